@@ -1,0 +1,211 @@
+"""Command line: ``refbpe train | encode | decode`` (also ``python -m refbpe``).
+
+Bad input ends with one line on stderr (``refbpe: error: ...``) and exit
+status 2; nothing half-written is left behind (every output is written to a
+temporary file and renamed).
+"""
+
+import argparse
+import glob
+import json
+import os
+import sys
+import sysconfig
+import time
+
+from . import __version__
+from .count import DEFAULT_CHUNK_SIZE, InputError
+from .io import parse_size
+from .progress import Progress, peak_memory_mb
+
+__all__ = ["main"]
+
+EXIT_BAD_INPUT = 2
+
+
+class CliError(Exception):
+    """An error reported as one line, exit status 2."""
+
+
+def stdlib_sources():
+    """The running interpreter's standard-library ``.py`` files, sorted."""
+    root = sysconfig.get_paths()["stdlib"]
+    files = sorted(glob.glob(os.path.join(root, "*.py")) + glob.glob(os.path.join(root, "*", "*.py")))
+    return [f for f in files if "site-packages" not in f and "test" not in os.path.relpath(f, root).split(os.sep)[0]]
+
+
+def _size(text):
+    try:
+        return parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected an integer, got %r" % (text,))
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be positive, got %d" % value)
+    return value
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="refbpe",
+        description="Reference byte-level BPE (CS336 semantics): train, encode, decode.",
+    )
+    parser.add_argument("--version", action="version", version="refbpe " + __version__)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    t = sub.add_parser(
+        "train",
+        help="train a BPE tokenizer on text files",
+        description="Train byte-level BPE and write DIR/vocab.json, DIR/merges.txt (GPT-2 format) "
+        "and DIR/refbpe.json (special tokens).",
+    )
+    t.add_argument("corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files; '-' is stdin, *.gz is decompressed")
+    t.add_argument("--stdlib", action="store_true", help="train on this interpreter's standard-library sources (a sample that needs no download)")
+    t.add_argument("--vocab-size", type=_positive_int, required=True, help="256 bytes + merges + special tokens")
+    t.add_argument("--special-token", action="append", default=[], metavar="TOKEN", help="a special token (repeatable), e.g. '<|endoftext|>'")
+    t.add_argument("--out", required=True, metavar="DIR", help="output directory (created if missing)")
+    t.add_argument("--workers", type=_positive_int, default=None, help="processes for counting (default: CPU count; 1 = in-process)")
+    t.add_argument("--chunk-size", type=_size, default=DEFAULT_CHUNK_SIZE, metavar="BYTES", help="bytes per work unit; K, M, G suffixes (default 4M)")
+    t.add_argument("--errors", choices=("strict", "replace", "ignore"), default="strict", help="invalid UTF-8 handling (default strict: fail)")
+    t.add_argument("--format", choices=("gpt2",), default="gpt2", help="output format (default gpt2)")
+    shown = t.add_mutually_exclusive_group()
+    shown.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
+    shown.add_argument("--quiet", action="store_true", help="no progress and no summary")
+    t.add_argument("--report", metavar="FILE", help="write per-phase figures as JSON")
+    t.set_defaults(func=cmd_train)
+
+    e = sub.add_parser("encode", help="print the token ids of a text file")
+    e.add_argument("model", metavar="DIR", help="directory written by 'refbpe train'")
+    e.add_argument("text", metavar="FILE", help="UTF-8 text file ('-' for stdin)")
+    e.add_argument("--json", action="store_true", help="one JSON list instead of one id per line")
+    e.set_defaults(func=cmd_encode)
+
+    d = sub.add_parser("decode", help="print the text of token ids (whitespace-separated or a JSON list)")
+    d.add_argument("model", metavar="DIR", help="directory written by 'refbpe train'")
+    d.add_argument("ids", metavar="FILE", help="file of ids ('-' for stdin)")
+    d.set_defaults(func=cmd_decode)
+
+    for register in _EXTRA_COMMANDS:
+        register(sub)
+    return parser
+
+
+# Other modules add subcommands here: each entry is ``register(subparsers)``.
+_EXTRA_COMMANDS = []
+
+
+def cmd_train(args):
+    sources = list(args.corpus)
+    if args.stdlib:
+        sources += stdlib_sources()
+    if not sources:
+        raise CliError("no input: give CORPUS files or --stdlib")
+    for s in sources:
+        if s != "-" and not os.path.isfile(s):
+            raise CliError("%s: no such file" % s)
+    from .train import check_training_args, train_bpe
+    from .formats import write_model_dir
+
+    try:
+        vocab_size, specials = check_training_args(args.vocab_size, args.special_token)
+    except ValueError as e:
+        raise CliError(str(e))
+    progress = Progress(enabled=(args.progress or sys.stderr.isatty()) and not args.quiet)
+    report = {}
+    t0 = time.time()
+    try:
+        vocab, merges = train_bpe(
+            sources, vocab_size, specials,
+            workers=args.workers, chunk_size=args.chunk_size, errors=args.errors,
+            progress=progress, report=report,
+        )
+    except InputError as e:
+        raise CliError(str(e))
+    t1 = time.time()
+    write_model_dir(args.out, vocab, merges, specials)
+    report["write"] = {"seconds": round(time.time() - t1, 3), "directory": args.out}
+    report["total_seconds"] = round(time.time() - t0, 3)
+    own, children = peak_memory_mb()
+    report["peak_memory_mb"] = {"main": round(own, 1), "largest_worker": round(children, 1)}
+    report["inputs"] = len(sources)
+    report["vocab_size"] = len(vocab)
+    if args.report:
+        from .formats import atomic_write
+
+        atomic_write(args.report, (json.dumps(report, indent=2) + "\n").encode("utf-8"))
+    if not args.quiet:
+        c, m = report["count"], report["merge"]
+        rate = " %.1f MB/s," % c["mb_per_s"] if c.get("mb_per_s") else ""
+        progress.line("count: %.2fs,%s %d unique words, peak %.0f MB (largest worker %.0f MB)" % (
+            c["seconds"], rate, c["unique_words"], c["peak_memory_mb"], c["peak_worker_memory_mb"]))
+        progress.line("merge: %.2fs, %d merges, %d unique words, peak %.0f MB" % (
+            m["seconds"], m["merges"], m["unique_words"], m["peak_memory_mb"]))
+        if report.get("stopped_early"):
+            progress.line("note: stopped early after %d of %d merges: no pair left to merge" % (m["merges"], m["merges_requested"]))
+        progress.line("write: %.2fs, %s/vocab.json, merges.txt, refbpe.json (%d tokens)" % (
+            report["write"]["seconds"], args.out, len(vocab)))
+    return 0
+
+
+def _load_model(directory):
+    from .tokenizer import Tokenizer
+
+    for name in ("vocab.json", "merges.txt"):
+        if not os.path.isfile(os.path.join(directory, name)):
+            raise CliError("%s: missing %s (expected a directory written by 'refbpe train')" % (directory, name))
+    return Tokenizer.from_dir(directory)
+
+
+def _read_text(path):
+    data = sys.stdin.buffer.read() if path == "-" else open(path, "rb").read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CliError("%s: invalid UTF-8 at byte offset %d" % (path, e.start))
+
+
+def cmd_encode(args):
+    tok = _load_model(args.model)
+    ids = tok.encode(_read_text(args.text))
+    out = sys.stdout
+    if args.json:
+        out.write(json.dumps(ids) + "\n")
+    else:
+        out.write("".join("%d\n" % i for i in ids))
+    return 0
+
+
+def cmd_decode(args):
+    tok = _load_model(args.model)
+    raw = _read_text(args.ids).strip()
+    try:
+        ids = json.loads(raw) if raw.startswith("[") else [int(x) for x in raw.split()]
+    except ValueError:
+        raise CliError("%s: expected whitespace-separated integers or a JSON list" % args.ids)
+    sys.stdout.write(tok.decode(ids))
+    return 0
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    try:
+        return args.func(args)
+    except CliError as e:
+        sys.stderr.write("refbpe: error: %s\n" % e)
+        return EXIT_BAD_INPUT
+    except (OSError, ValueError) as e:
+        sys.stderr.write("refbpe: error: %s\n" % e)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        sys.stderr.write("refbpe: interrupted\n")
+        return 130

@@ -1,0 +1,91 @@
+"""The oracle: textbook BPE, short enough to check by eye.
+
+Training recounts every pair from scratch before each merge, and encoding
+applies every merge, in creation order, to every pre-token.  Tokens are kept as
+``bytes`` (as the CS336 reference does), so nothing here depends on id
+bookkeeping.  It is quadratic and meant for small inputs: the test suite proves
+the fast paths in ``merge`` and ``tokenizer`` equal to it.
+"""
+
+from collections import Counter
+
+from .pretokenize import pretokenize
+from .specials import special_pattern, split_specials
+
+__all__ = ["naive_train_bpe", "naive_encode"]
+
+
+def _pretoken_counts(text, special_tokens):
+    counts = Counter()
+    for segment, is_special in split_specials(text, special_pattern(special_tokens)):
+        if not is_special:
+            counts.update(pretokenize(segment.encode("utf-8")))
+    return counts
+
+
+def _merge_word(word, pair, merged):
+    out, i = [], 0
+    while i < len(word):
+        if i + 1 < len(word) and (word[i], word[i + 1]) == pair:
+            out.append(merged)
+            i += 2
+        else:
+            out.append(word[i])
+            i += 1
+    return tuple(out)
+
+
+def naive_train_bpe(text, vocab_size, special_tokens=()):
+    """(vocab, merges) for ``text`` (a str), by full recount every step."""
+    special_tokens = list(special_tokens)
+    words = Counter()
+    for piece, n in _pretoken_counts(text, special_tokens).items():
+        words[tuple(bytes([b]) for b in piece)] += n
+    merges = []
+    for _ in range(vocab_size - 256 - len(special_tokens)):
+        pairs = Counter()
+        for word, n in words.items():
+            for pair in zip(word, word[1:]):
+                pairs[pair] += n
+        if not pairs:
+            break
+        best = max(pairs, key=lambda p: (pairs[p], p[0], p[1]))
+        merges.append(best)
+        merged = best[0] + best[1]
+        new_words = Counter()
+        for word, n in words.items():
+            new_words[_merge_word(word, best, merged)] += n
+        words = new_words
+    vocab = {i: bytes([i]) for i in range(256)}
+    for a, b in merges:
+        vocab[len(vocab)] = a + b
+    for token in special_tokens:
+        vocab[len(vocab)] = token.encode("utf-8")
+    return vocab, merges
+
+
+def naive_encode(text, vocab, merges, special_tokens=()):
+    """Token ids of ``text``: every merge applied in order to every pre-token.
+
+    A special token takes the largest id holding its bytes (appended at the
+    next free id when no id does); ordinary tokens take the smallest.
+    """
+    vocab = dict(vocab)
+    for t in special_tokens or ():
+        if t.encode("utf-8") not in vocab.values():
+            vocab[max(vocab) + 1] = t.encode("utf-8")
+    smallest_id, largest_id = {}, {}
+    for i in sorted(vocab):
+        smallest_id.setdefault(vocab[i], i)
+        largest_id[vocab[i]] = i
+    ids = []
+    for segment, is_special in split_specials(text, special_pattern(special_tokens)):
+        if is_special:
+            ids.append(largest_id[segment.encode("utf-8")])
+            continue
+        for piece in pretokenize(segment.encode("utf-8", "surrogatepass")):
+            word = tuple(bytes([b]) for b in piece)
+            for pair in merges:
+                word = _merge_word(word, tuple(pair), pair[0] + pair[1])
+            ids.extend(smallest_id[t] for t in word)
+    return ids

@@ -1,0 +1,74 @@
+"""Progress lines on stderr and peak-memory readings for the summary."""
+
+import os
+import resource
+import sys
+import time
+
+__all__ = ["Progress", "peak_memory_mb"]
+
+
+def _mb(n):
+    return n / 1e6
+
+
+def peak_memory_mb():
+    """(this process, largest child) peak resident set size, in MB."""
+    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss is KiB on Linux
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * scale
+    return _mb(own), _mb(children)
+
+
+class Progress(object):
+    """Throttled, overwritten status lines (only when ``enabled``)."""
+
+    def __init__(self, enabled, stream=None, interval=0.5):
+        self.enabled = enabled
+        self.stream = stream or sys.stderr
+        self.interval = interval
+        self._last = 0.0
+        self._start = time.time()
+        self._shown = False
+
+    def start(self):
+        self._start = time.time()
+        self._last = 0.0
+
+    def _emit(self, text, force=False):
+        if not self.enabled:
+            return
+        now = time.time()
+        if not force and now - self._last < self.interval:
+            return
+        self._last = now
+        self.stream.write("\r\x1b[K" + text)
+        self.stream.flush()
+        self._shown = True
+
+    def bytes(self, done, total):
+        elapsed = max(time.time() - self._start, 1e-9)
+        rate = done / elapsed
+        if total:
+            eta = (total - done) / rate if rate > 0 else 0.0
+            text = "counting: %.1f of %.1f MB (%.0f%%), %.1f MB/s, ETA %.0fs" % (
+                _mb(done), _mb(total), 100.0 * done / total, _mb(rate), eta)
+        else:
+            text = "counting: %.1f MB, %.1f MB/s" % (_mb(done), _mb(rate))
+        self._emit(text, force=bool(total) and done >= total)
+
+    def merges(self, done, total):
+        elapsed = max(time.time() - self._start, 1e-9)
+        self._emit("merging: %d of %d merges, %.0f merges/s" % (done, total, done / elapsed), force=done >= total)
+
+    def finish(self):
+        if self.enabled and self._shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self._shown = False
+
+    def line(self, text):
+        """A permanent line (summary); printed unless quiet."""
+        self.finish()
+        self.stream.write(text + "\n")
+        self.stream.flush()

@@ -1,0 +1,185 @@
+"""Encoding and decoding with a trained (or GPT-2) vocabulary.
+
+``encode`` splits on special tokens (longest first), pre-tokenizes each
+stretch between them with the GPT-2 scanner, and turns each pre-token into ids
+by applying the merges in creation order.  Merging the lowest-ranked adjacent
+pair, one occurrence at a time from the left, is the same as applying each
+merge to the whole pre-token in turn: a merge only creates pairs with the new
+token, and those rank later than the merge that made it.
+
+Ids: an ordinary token's bytes map to the smallest id holding them; a special
+token maps to the largest id holding its bytes, and is appended at the next
+free id when no id does (the CS336 rule).  The two differ only when a special
+token's bytes equal a learned token's: the learned one is used inside text,
+the special one where the special token is matched.
+
+Pre-tokens repeat heavily, so their ids are cached (bounded).
+
+``encode_iterable`` streams: it keeps back the text that more input could
+still change (the last two pre-tokens, and any tail that may be the start of a
+special token) and encodes the rest, so its memory is bounded by one chunk
+plus the longest pre-token.  Why two pre-tokens: a piece's extent is decided by
+at most the two characters after it (a contraction reads two ahead, a
+whitespace run checks the character after the next), and every piece is at
+least one character long.
+"""
+
+from .pretokenize import pretokenize
+from .specials import special_pattern, split_specials
+
+__all__ = ["Tokenizer"]
+
+_CACHE_LIMIT = 1 << 18
+
+
+class Tokenizer(object):
+    """Byte-level BPE tokenizer with the CS336 ``Tokenizer`` interface."""
+
+    def __init__(self, vocab, merges, special_tokens=None):
+        self.vocab = dict(vocab)
+        self.merges = [(bytes(a), bytes(b)) for a, b in merges]
+        self.special_tokens = list(special_tokens or [])
+        for token in self.special_tokens:
+            if token.encode("utf-8") not in set(self.vocab.values()):
+                self.vocab[max(self.vocab, default=-1) + 1] = token.encode("utf-8")
+        self._id_of = {}
+        largest = {}
+        for i in sorted(self.vocab):
+            self._id_of.setdefault(self.vocab[i], i)
+            largest[self.vocab[i]] = i
+        self._special_id = {t: largest[t.encode("utf-8")] for t in self.special_tokens}
+        self._byte_id = [self._id_of.get(bytes([b])) for b in range(256)]
+        self._ranks = self._merge_ranks()
+        self._pattern = special_pattern(self.special_tokens)
+        self._cache = {}
+
+    @classmethod
+    def from_files(cls, vocab_path, merges_path, special_tokens=None):
+        """Load GPT-2 format ``vocab.json`` and ``merges.txt``."""
+        from .formats import read_gpt2
+
+        vocab, merges = read_gpt2(vocab_path, merges_path)
+        return cls(vocab, merges, special_tokens)
+
+    @classmethod
+    def from_dir(cls, directory):
+        """Load a directory written by ``refbpe train`` (special tokens included)."""
+        from .formats import read_model_dir
+
+        vocab, merges, special_tokens = read_model_dir(directory)
+        return cls(vocab, merges, special_tokens)
+
+    def _merge_ranks(self):
+        """{packed (left id, right id): (rank, merged id)}."""
+        self._shift = shift = max(16, (max(self.vocab, default=0) + 1).bit_length())
+        ranks = {}
+        for rank, (a, b) in enumerate(self.merges):
+            try:
+                left, right, merged = self._id_of[a], self._id_of[b], self._id_of[a + b]
+            except KeyError:
+                raise ValueError("merge %d (%r, %r) uses a token missing from the vocab" % (rank, a, b))
+            ranks.setdefault((left << shift) | right, (rank, merged))
+        return ranks
+
+    # -- encoding ---------------------------------------------------------
+
+    def _encode_piece(self, piece):
+        """Ids of one pre-token: lowest-ranked adjacent pair first."""
+        try:
+            ids = [self._byte_id[b] for b in piece]
+        except TypeError:
+            raise ValueError("the vocab lacks a single-byte token needed for %r" % piece)
+        if None in ids:
+            raise ValueError("the vocab lacks a single-byte token needed for %r" % piece)
+        ranks, shift = self._ranks, self._shift
+        while len(ids) > 1:
+            best = None
+            best_at = -1
+            for k in range(len(ids) - 1):
+                r = ranks.get((ids[k] << shift) | ids[k + 1])
+                if r is not None and (best is None or r[0] < best[0]):
+                    best, best_at = r, k
+            if best is None:
+                break
+            ids[best_at : best_at + 2] = [best[1]]
+        return ids
+
+    def _encode_bytes(self, data, out):
+        cache = self._cache
+        for piece in pretokenize(data):
+            ids = cache.get(piece)
+            if ids is None:
+                ids = self._encode_piece(piece)
+                if len(cache) >= _CACHE_LIMIT:
+                    cache.clear()
+                cache[piece] = ids
+            out.extend(ids)
+
+    def encode(self, text):
+        """Token ids of ``text``."""
+        out = []
+        for segment, is_special in split_specials(text, self._pattern):
+            if is_special:
+                out.append(self._special_id[segment])
+            else:
+                self._encode_bytes(segment.encode("utf-8", "surrogatepass"), out)
+        return out
+
+    def encode_iterable(self, iterable):
+        """Yield the ids of ``"".join(iterable)`` lazily, in bounded memory."""
+        pending = ""
+        for chunk in iterable:
+            if not chunk:
+                continue
+            pending += chunk
+            ready, pending = self._split_final(pending)
+            if ready:
+                for i in self.encode(ready):
+                    yield i
+        if pending:
+            for i in self.encode(pending):
+                yield i
+
+    def _split_final(self, text):
+        """(prefix whose ids no continuation can change, the rest)."""
+        hold = self._special_prefix_start(text)
+        cut = 0
+        if self._pattern is not None:
+            for m in self._pattern.finditer(text, 0, len(text)):
+                if m.start() >= hold:
+                    break
+                cut = m.end()
+        if cut > hold:
+            hold = cut  # a complete special token straddles `hold`: it is final
+        # Inside text[cut:hold] there is no special token; keep back its last
+        # two pre-tokens (their extent may depend on what follows).
+        body = text[cut:hold].encode("utf-8", "surrogatepass")
+        pieces = pretokenize(body)
+        if len(pieces) <= 2:
+            return text[:cut], text[cut:]
+        kept = len(pieces[-1]) + len(pieces[-2])
+        final = len(body[: len(body) - kept].decode("utf-8", "surrogatepass"))
+        return text[: cut + final], text[cut + final :]
+
+    def _special_prefix_start(self, text):
+        """Earliest index whose suffix is a proper prefix of a special token."""
+        longest = max((len(t) for t in self.special_tokens), default=0)
+        for start in range(max(0, len(text) - longest + 1), len(text)):
+            tail = text[start:]
+            if any(t.startswith(tail) and t != tail for t in self.special_tokens):
+                return start
+        return len(text)
+
+    # -- decoding ---------------------------------------------------------
+
+    def decode(self, ids):
+        """Text of ``ids``; invalid UTF-8 becomes U+FFFD."""
+        vocab = self.vocab
+        try:
+            data = b"".join([vocab[i] for i in ids])
+        except KeyError as e:
+            raise ValueError("unknown token id %r" % (e.args[0],))
+        except TypeError:
+            bad = next(i for i in ids if not isinstance(i, int) or i not in vocab)
+            raise ValueError("unknown token id %r" % (bad,))
+        return data.decode("utf-8", "replace")
