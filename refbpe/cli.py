@@ -73,7 +73,10 @@ def build_parser():
     t.add_argument("--workers", type=_positive_int, default=None, help="processes for counting (default: CPU count; 1 = in-process)")
     t.add_argument("--chunk-size", type=_size, default=DEFAULT_CHUNK_SIZE, metavar="BYTES", help="bytes per work unit; K, M, G suffixes (default 4M)")
     t.add_argument("--errors", choices=("strict", "replace", "ignore"), default="strict", help="invalid UTF-8 handling (default strict: fail)")
-    t.add_argument("--format", choices=("gpt2",), default="gpt2", help="output format (default gpt2)")
+    t.add_argument("--format", choices=("gpt2", "hf", "tiktoken", "json"), default="gpt2",
+                   help="output format (default gpt2): gpt2 writes DIR/vocab.json, merges.txt, refbpe.json; "
+                   "hf DIR/tokenizer.json; tiktoken DIR/tokenizer.tiktoken (ranks; special tokens in DIR/refbpe.json); "
+                   "json DIR/tokenizer.hex.json")
     shown = t.add_mutually_exclusive_group()
     shown.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     shown.add_argument("--quiet", action="store_true", help="no progress and no summary")
@@ -98,6 +101,13 @@ def build_parser():
 
 # Other modules add subcommands here: each entry is ``register(subparsers)``.
 _EXTRA_COMMANDS = []
+
+# refbpe convert (exports), refbpe verify and refbpe count (verify).
+from . import exports as _exports, verify as _verify  # noqa: E402
+
+for _register in (_exports.register, _verify.register):
+    if _register not in _EXTRA_COMMANDS:
+        _EXTRA_COMMANDS.append(_register)
 
 
 def cmd_train(args):
@@ -128,7 +138,12 @@ def cmd_train(args):
     except InputError as e:
         raise CliError(str(e))
     t1 = time.time()
-    write_model_dir(args.out, vocab, merges, specials)
+    if args.format == "gpt2":
+        write_model_dir(args.out, vocab, merges, specials)
+    else:
+        from .exports import write_model_file_in_dir
+
+        write_model_file_in_dir(args.out, args.format, vocab, merges, specials)
     report["write"] = {"seconds": round(time.time() - t1, 3), "directory": args.out}
     report["total_seconds"] = round(time.time() - t0, 3)
     own, children = peak_memory_mb()
@@ -148,8 +163,10 @@ def cmd_train(args):
             m["seconds"], m["merges"], m["unique_words"], m["peak_memory_mb"]))
         if report.get("stopped_early"):
             progress.line("note: stopped early after %d of %d merges: no pair left to merge" % (m["merges"], m["merges_requested"]))
-        progress.line("write: %.2fs, %s/vocab.json, merges.txt, refbpe.json (%d tokens)" % (
-            report["write"]["seconds"], args.out, len(vocab)))
+        written = {"gpt2": "vocab.json, merges.txt, refbpe.json", "hf": "tokenizer.json",
+                   "tiktoken": "tokenizer.tiktoken, refbpe.json", "json": "tokenizer.hex.json"}[args.format]
+        progress.line("write: %.2fs, %s/%s (%d tokens)" % (
+            report["write"]["seconds"], args.out, written, len(vocab)))
     return 0
 
 

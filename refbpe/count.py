@@ -1,8 +1,12 @@
 """Pre-tokenize and count, in parallel: chunks in, one word table out.
 
-The main process reads and cuts the input (``io.iter_chunks``); workers decode,
-split on special tokens, pre-tokenize and count each chunk; their tables are
-added up as they complete, in whatever order (the sum does not depend on it).
+Work units are byte ranges of the input.  For a regular file a worker gets
+only ``(path, start, end)``, finds the safe cuts nearest those offsets itself
+(``io.find_cut_in_file``) and reads its own bytes; stdin and gzip streams are
+read and cut by the main process (``io.iter_chunks``) and shipped as bytes.
+Workers decode, split on special tokens, pre-tokenize and count; their tables
+are added up as they complete, in whatever order (the sum does not depend on
+it).
 
 At most ``2 * workers`` chunks are in flight, so memory is bounded by the
 chunk size and the word table, not by the corpus.  ``count_words`` takes any
@@ -20,7 +24,7 @@ import os
 import sys
 from array import array
 
-from .io import input_size, iter_chunks, open_input
+from .io import find_cut_in_file, input_size, iter_chunks, open_input
 from .pretokenize import count_pretokens
 from .specials import special_pattern
 
@@ -106,14 +110,36 @@ def make_executor(workers, start_method=None):
     return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(start_method))
 
 
-def _chunks(sources, chunk_size, special_tokens, read_size):
-    pattern = special_pattern(special_tokens, as_bytes=True)
-    longest = max((len(t.encode("utf-8")) for t in special_tokens), default=0)
+def count_file_range(path, start, end, special_tokens, errors):
+    """Counts of the part of file ``path`` between the first safe cuts at or
+    after ``start`` and ``end``.  Runs in a worker: it reads the bytes itself,
+    so the main process moves no text."""
+    specials = [t.encode("utf-8") for t in special_tokens]
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        lo = find_cut_in_file(f, start, size, specials)
+        hi = find_cut_in_file(f, end, size, specials)
+        if hi <= lo:
+            return pack_counts({})
+        f.seek(lo)
+        data = f.read(hi - lo)
+    return count_chunk(data, lo, path, special_tokens, errors)
+
+
+def _tasks(sources, chunk_size, special_tokens, errors, read_size):
+    """(function, args, bytes covered) for every unit of work, in input order."""
+    specials = [t.encode("utf-8") for t in special_tokens]
     for source in sources:
+        size = input_size(source)
+        if size is not None:
+            for start in range(0, size, chunk_size):
+                end = min(start + chunk_size, size)
+                yield count_file_range, (source, start, end, special_tokens, errors), end - start
+            continue
         stream = open_input(source)
         try:
-            for offset, chunk in iter_chunks(stream, chunk_size, pattern, longest, read_size):
-                yield source, offset, chunk
+            for offset, chunk in iter_chunks(stream, chunk_size, specials, read_size):
+                yield count_chunk, (chunk, offset, source, special_tokens, errors), len(chunk)
         finally:
             if stream is not sys.stdin.buffer:
                 stream.close()
@@ -146,11 +172,11 @@ def count_words(
     workers = workers or default_workers()
     counts = {}
     done = 0
-    chunks = _chunks(sources, chunk_size, special_tokens, read_size)
+    tasks = _tasks(sources, chunk_size, special_tokens, errors, read_size)
     if executor is None and workers == 1:
-        for source, offset, chunk in chunks:
-            unpack_counts(count_chunk(chunk, offset, source, special_tokens, errors), counts)
-            done += len(chunk)
+        for func, args, covered in tasks:
+            unpack_counts(func(*args), counts)
+            done += covered
             if progress:
                 progress(done, total)
         return counts
@@ -160,14 +186,13 @@ def count_words(
     in_flight = {}
     try:
         limit = 2 * workers
-        for source, offset, chunk in chunks:
+        for func, args, covered in tasks:
             if len(in_flight) >= limit:
                 done += _collect(in_flight, counts, concurrent.futures.FIRST_COMPLETED)
                 if progress:
                     progress(done, total)
-            future = executor.submit(count_chunk, chunk, offset, source, special_tokens, errors)
-            in_flight[future] = len(chunk)
-            del chunk
+            in_flight[executor.submit(func, *args)] = covered
+            del args
         while in_flight:
             done += _collect(in_flight, counts, concurrent.futures.FIRST_COMPLETED)
             if progress:

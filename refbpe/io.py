@@ -1,34 +1,39 @@
-"""Bytes in: open inputs and cut them into chunks that count independently.
+"""Bytes in: open inputs and cut them where cutting cannot change the result.
 
-A cut is only made where it cannot change the result, so counting chunks
-separately and adding the counts equals counting the whole input:
+Counting chunks separately and adding the counts equals counting the whole
+input when every cut ``c`` satisfies both:
 
-* at the start of a special-token occurrence: the text before it ends a
-  segment, and nothing merges across a special token anyway;
-* inside a stretch without one, right after a whitespace byte other than
-  U+0020 (``\\t \\n \\v \\f \\r``) that is followed by a non-whitespace ASCII byte.
-  The GPT-2 pattern always starts a new piece there: a whitespace run leaves
-  its last character, which is not a space and so does not glue onto the next
-  word, as a piece of its own, and matches never look behind.
+1. A new piece provably starts at ``c``: either ``c`` follows one of
+   ``\\t \\n \\v \\f \\r`` and the byte at ``c`` is ASCII and not whitespace (the
+   GPT-2 pattern then ends a piece at ``c``: a whitespace run leaves its last
+   character, which is not U+0020 and so does not glue onto the next word, as
+   a piece of its own; matches never look behind), or a special token's
+   bytes start at ``c``.
+2. No occurrence of any special token straddles ``c``.  Then every
+   special-token match before ``c`` ends by ``c``, leftmost-first matching of
+   the text before ``c`` is unchanged, and the text after ``c`` is matched as if
+   it were a new input.
 
-Both kinds of cut are at ASCII bytes or at the first byte of a special token,
-never inside a UTF-8 sequence, so decoding a chunk (strictly, or with
-``replace``/``ignore``) gives the same characters as decoding the whole input.
-Candidates are only taken at least one special-token length before the end of
-what has been read, so a special token or a UTF-8 sequence straddling a read
-boundary is seen whole.  A stretch with no cut point at all (no newline and no
-special token) simply makes a larger chunk.
+Both are decided from at most one special-token length of bytes on either
+side of ``c``, so any process can find the same cuts from a file offset alone:
+workers each read their own part of a file (``file_range_bounds``), and the
+main process only cuts streams it must read itself (stdin, gzip).  Cuts are
+at ASCII bytes or at a special token's first byte, never inside a UTF-8
+sequence, so decoding a chunk (strictly, or with ``replace``/``ignore``) gives
+the characters that decoding the whole input gives there.  A stretch with no
+cut point (no newline or tab and no special token) just makes a larger chunk.
 """
 
 import gzip
 import os
+import re
 import sys
 
-from .pretokenize import CLASS_OF, SPACE
+__all__ = ["open_input", "input_size", "iter_chunks", "parse_size", "next_cut", "is_safe_cut", "find_cut_in_file"]
 
-__all__ = ["open_input", "input_size", "iter_chunks", "parse_size"]
-
-_SAFE_WHITESPACE_BYTES = (b"\n", b"\r", b"\t", b"\x0b", b"\x0c")
+# A whitespace byte other than U+0020, followed by an ASCII byte that is not
+# whitespace for the pattern (U+001C..U+001F are not \s).
+_WHITESPACE_CUT = re.compile(b"[\\t\\n\\x0b\\x0c\\r](?=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])")
 
 
 def parse_size(text):
@@ -65,63 +70,91 @@ def input_size(path):
     return os.path.getsize(path)
 
 
-def _find_cut(buf, limit, special_re):
-    """The last safe cut position in ``buf[1:limit]``, or 0 when there is none.
+def is_safe_cut(buf, c, specials):
+    """True when no special token occurrence in ``buf`` straddles ``c``."""
+    for t in specials:
+        if len(t) > 1:
+            s = buf.find(t, max(0, c - len(t) + 1), c + len(t) - 1)
+            if 0 <= s < c:
+                return False
+    return True
 
-    Every special-token match that starts before ``limit`` must lie wholly in
-    ``buf`` (the caller keeps ``limit`` a special-token length from the end),
-    so the matches found here are the ones the whole input has.
+
+def next_cut(buf, pos, specials, at_end=False):
+    """The first safe cut ``c >= max(pos, 1)`` in ``buf``, or -1.
+
+    A cut needs one special-token length of context after it; unless
+    ``at_end`` (``buf`` ends where the input ends), candidates too close to the
+    end of ``buf`` are not decided and -1 is returned.  ``buf`` must begin at
+    the start of the input or at least that much context before ``pos``.
     """
-    last_start = last_end = 0
-    if special_re is not None:
-        for m in special_re.finditer(buf):
-            if m.start() >= limit:
-                break
-            last_start, last_end = m.start(), m.end()
-        if last_start > 0:
-            return last_start
-    # No special token starts in buf[1:limit]; one may span buf[0:last_end].
-    hi = limit - 1
-    lo = max(last_end, 1) - 1
-    while hi > lo:
-        pos = max([buf.rfind(c, lo, hi) for c in _SAFE_WHITESPACE_BYTES])
-        if pos < 0:
-            return 0
-        nxt = buf[pos + 1]
-        if nxt < 0x80 and CLASS_OF[nxt] != SPACE:
-            return pos + 1
-        hi = pos
-    return 0
+    longest = max([len(t) for t in specials] or [1])
+    limit = len(buf) if at_end else len(buf) - longest + 1
+    pos = max(pos, 1)
+    while pos < limit:
+        m = _WHITESPACE_CUT.search(buf, pos - 1, limit)
+        c = m.end() if m else len(buf)
+        for t in specials:
+            s = buf.find(t, pos, min(c, limit) - 1 + len(t))
+            if s != -1 and s < c:
+                c = s
+        if c >= limit:
+            return -1
+        if is_safe_cut(buf, c, specials):
+            return c
+        pos = c + 1
+    return -1
 
 
-def iter_chunks(stream, chunk_size, special_re=None, max_special_len=0, read_size=None):
-    """Yield ``(offset, chunk)`` pairs covering the stream, cut where safe.
+def find_cut_in_file(f, offset, size, specials, block=1 << 16):
+    """The first safe cut at or after ``offset`` in the open file ``f`` (or ``size``)."""
+    if offset <= 0:
+        return 0
+    if offset >= size:
+        return size
+    longest = max([len(t) for t in specials] or [1])
+    start = max(0, offset - longest)
+    f.seek(start)
+    buf = b""
+    while True:
+        more = f.read(block)
+        buf += more
+        at_end = start + len(buf) >= size or not more
+        c = next_cut(buf, offset - start, specials, at_end)
+        if c != -1:
+            return start + c
+        if at_end:
+            return size
+        block *= 2
 
-    ``special_re`` is the bytes pattern of the special tokens (or None);
-    chunks are about ``chunk_size`` bytes; reads are ``read_size`` bytes.
+
+def iter_chunks(stream, chunk_size, specials=(), read_size=None):
+    """Yield ``(offset, chunk)`` pairs covering ``stream``, each cut safely.
+
+    A chunk ends at the first safe cut at or after ``chunk_size`` bytes
+    (``specials`` are the special tokens as bytes).  Reads are ``read_size``
+    bytes; a special token or UTF-8 sequence that straddles a read is seen
+    whole because cuts are only decided with context after them.
     """
     read_size = read_size or chunk_size
     buf = b""
     offset = 0
+    searched = 0  # no cut lies in buf[chunk_size:searched]
     eof = False
     while not eof:
         block = stream.read(read_size)
-        if not block:
-            eof = True
-        else:
+        if block:
             buf += block
-        while len(buf) >= chunk_size or (eof and buf):
-            if eof:
-                cut = len(buf)
-            else:
-                # Cuts must leave a whole special token (and a whole UTF-8
-                # sequence, at most 4 bytes) visible after them.
-                limit = len(buf) - max(max_special_len, 4)
-                cut = _find_cut(buf, min(limit, chunk_size), special_re)
-                if cut == 0:
-                    cut = _find_cut(buf, limit, special_re) if limit > chunk_size else 0
-                if cut == 0:
-                    break  # no safe cut yet: read more
-            yield offset, buf[:cut]
-            offset += cut
-            buf = buf[cut:]
+        else:
+            eof = True
+        while len(buf) > chunk_size:
+            c = next_cut(buf, max(chunk_size, searched), specials, at_end=eof)
+            if c == -1:
+                searched = max(chunk_size, len(buf) - max([len(t) for t in specials] or [1]))
+                break
+            yield offset, buf[:c]
+            offset += c
+            buf = buf[c:]
+            searched = 0
+    if buf:
+        yield offset, buf

@@ -18,7 +18,8 @@ Pre-tokens repeat heavily, so their ids are cached (bounded).
 ``encode_iterable`` streams: it keeps back the text that more input could
 still change (the last two pre-tokens, and any tail that may be the start of a
 special token) and encodes the rest, so its memory is bounded by one chunk
-plus the longest pre-token.  Why two pre-tokens: a piece's extent is decided by
+plus the longest pre-token (plus a 64K-character batch, gathered so that a
+stream of short lines is not scanned once per line).  Why two pre-tokens: a piece's extent is decided by
 at most the two characters after it (a contraction reads two ahead, a
 whitespace run checks the character after the next), and every piece is at
 least one character long.
@@ -30,6 +31,7 @@ from .specials import special_pattern, split_specials
 __all__ = ["Tokenizer"]
 
 _CACHE_LIMIT = 1 << 18
+_BATCH = 1 << 16  # characters gathered before a scan: bounds memory, amortises per-call work
 
 
 class Tokenizer(object):
@@ -105,8 +107,11 @@ class Tokenizer(object):
         return ids
 
     def _encode_bytes(self, data, out):
+        self._encode_pieces(pretokenize(data), out)
+
+    def _encode_pieces(self, pieces, out):
         cache = self._cache
-        for piece in pretokenize(data):
+        for piece in pieces:
             ids = cache.get(piece)
             if ids is None:
                 ids = self._encode_piece(piece)
@@ -127,39 +132,50 @@ class Tokenizer(object):
 
     def encode_iterable(self, iterable):
         """Yield the ids of ``"".join(iterable)`` lazily, in bounded memory."""
-        pending = ""
+        pending = []
+        size = 0
         for chunk in iterable:
-            if not chunk:
-                continue
-            pending += chunk
-            ready, pending = self._split_final(pending)
-            if ready:
-                for i in self.encode(ready):
-                    yield i
-        if pending:
-            for i in self.encode(pending):
+            pending.append(chunk)
+            size += len(chunk)
+            if size < _BATCH:
+                continue  # many small chunks (lines): one scan per batch
+            ids, rest = self._encode_final_part("".join(pending))
+            pending, size = [rest], len(rest)
+            for i in ids:
                 yield i
+        for i in self.encode("".join(pending)):
+            yield i
 
-    def _split_final(self, text):
-        """(prefix whose ids no continuation can change, the rest)."""
+    def _encode_final_part(self, text):
+        """(ids of the longest prefix no continuation can change, the rest).
+
+        The ids come from the pieces as scanned in context: re-scanning the
+        prefix alone could end it differently (``"\n\n"`` at the end of a
+        text is one piece, before a letter it is two).
+        """
+        out = []
         hold = self._special_prefix_start(text)
         cut = 0
         if self._pattern is not None:
-            for m in self._pattern.finditer(text, 0, len(text)):
+            for m in self._pattern.finditer(text):
                 if m.start() >= hold:
                     break
+                if m.start() > cut:
+                    self._encode_bytes(text[cut : m.start()].encode("utf-8", "surrogatepass"), out)
+                out.append(self._special_id[m.group()])
                 cut = m.end()
-        if cut > hold:
-            hold = cut  # a complete special token straddles `hold`: it is final
-        # Inside text[cut:hold] there is no special token; keep back its last
-        # two pre-tokens (their extent may depend on what follows).
+        if cut >= hold:
+            return out, text[cut:]
+        # No special token starts in text[cut:hold]; keep back its last two
+        # pre-tokens, whose extent may depend on what follows.
         body = text[cut:hold].encode("utf-8", "surrogatepass")
         pieces = pretokenize(body)
         if len(pieces) <= 2:
-            return text[:cut], text[cut:]
+            return out, text[cut:]
+        self._encode_pieces(pieces[:-2], out)
         kept = len(pieces[-1]) + len(pieces[-2])
-        final = len(body[: len(body) - kept].decode("utf-8", "surrogatepass"))
-        return text[: cut + final], text[cut + final :]
+        done = len(body[: len(body) - kept].decode("utf-8", "surrogatepass"))
+        return out, text[cut + done :]
 
     def _special_prefix_start(self, text):
         """Earliest index whose suffix is a proper prefix of a special token."""
