@@ -281,6 +281,8 @@ def merges_from_ranks(ranks):
             raise FormatError(
                 "token %r (rank %d) is not the merge of two lower-ranked tokens (%d parts)" % (token, rank, len(parts))
             )
+        if any(ranks.get(p, rank) >= rank for p in parts):
+            raise FormatError("token %r (rank %d) splits into %r, not two tokens of lower rank" % (token, rank, parts))
         merges.append((parts[0], parts[1]))
     return merges
 

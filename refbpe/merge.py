@@ -100,12 +100,10 @@ def learn_merges(word_counts, num_merges, progress=None):
         z = len(token_bytes)
         token_bytes.append(token_bytes[a] + token_bytes[b])
         merges.append((token_bytes[a], token_bytes[b]))
-        new_pairs = _apply_merge(words, freqs, counts, where, where.pop(best), a, b, z, shift)
+        fresh = _apply_merge(words, freqs, counts, where, where.pop(best), a, b, z, shift)
         del counts[best]
-        for p in new_pairs:
-            c = counts.get(p, 0)
-            if c > 0:
-                heapq.heappush(heap, _Entry(c, token_bytes[p >> shift], token_bytes[p & mask], p))
+        for p, c in fresh.items():
+            heapq.heappush(heap, _Entry(c, token_bytes[p >> shift], token_bytes[p & mask], p))
         if progress is not None and len(merges) % 100 == 0:
             progress(len(merges), num_merges)
     if progress is not None:
@@ -132,10 +130,10 @@ def _pop_best(heap, counts):
 def _apply_merge(words, freqs, counts, where, word_ids, a, b, z, shift):
     """Merge (a, b) -> z in every listed word; update counts and the index.
 
-    Returns the set of new pairs (all contain z).
+    Returns {new pair: count}; every new pair contains z, so none is in
+    ``counts`` yet (they are added there by this function too).
     """
-    ab = (a << shift) | b
-    new_pairs = set()
+    fresh = {}
     for w in word_ids:
         ids = words[w]
         n = len(ids)
@@ -149,36 +147,37 @@ def _apply_merge(words, freqs, counts, where, word_ids, a, b, z, shift):
         out = ids[:i]
         while i < n:
             if i + 1 < n and ids[i] == a and ids[i + 1] == b:
-                counts[ab] -= f
                 if out:
-                    left = out[-1]
-                    old = (ids[i - 1] << shift) | a
-                    counts[old] -= f
-                    new = (left << shift) | z
-                    counts[new] = counts.get(new, 0) + f
-                    _index(where, new, w)
-                    new_pairs.add(new)
+                    counts[(ids[i - 1] << shift) | a] -= f
+                    new = (out[-1] << shift) | z
+                    c = fresh.get(new)
+                    if c is None:
+                        fresh[new] = f
+                        where[new] = [w]
+                    else:
+                        fresh[new] = c + f
+                        s = where[new]
+                        if s[-1] != w:
+                            s.append(w)
                 if i + 2 < n:
                     right = ids[i + 2]
                     if not (right == a and i + 3 < n and ids[i + 3] == b):
-                        old = (b << shift) | right
-                        counts[old] -= f
+                        counts[(b << shift) | right] -= f
                         new = (z << shift) | right
-                        counts[new] = counts.get(new, 0) + f
-                        _index(where, new, w)
-                        new_pairs.add(new)
+                        c = fresh.get(new)
+                        if c is None:
+                            fresh[new] = f
+                            where[new] = [w]
+                        else:
+                            fresh[new] = c + f
+                            s = where[new]
+                            if s[-1] != w:
+                                s.append(w)
                 out.append(z)
                 i += 2
             else:
                 out.append(ids[i])
                 i += 1
         words[w] = out
-    return new_pairs
-
-
-def _index(where, pair, w):
-    s = where.get(pair)
-    if s is None:
-        where[pair] = [w]
-    elif s[-1] != w:
-        s.append(w)
+    counts.update(fresh)
+    return fresh
