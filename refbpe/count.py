@@ -21,6 +21,7 @@ on a 4 MB English chunk: see ``pack_counts``.
 import concurrent.futures
 import multiprocessing
 import os
+import platform
 import sys
 from array import array
 
@@ -103,10 +104,25 @@ def default_workers():
     return os.cpu_count() or 1
 
 
+def _warm_up():
+    """Run the scanner a little so that forked workers inherit compiled code.
+
+    Under PyPy each worker would otherwise spend its first chunk in the
+    interpreter before the JIT kicks in; machine code made before ``fork`` is
+    shared by the children.
+    """
+    sample = (b"The quick brown fox's 12 jumps, over\n\n  the lazy dog? " * 400
+              + "Съешь же ещё этих мягких булок 中文字符 1234 \u3000 ok\n".encode("utf-8") * 100)
+    for _ in range(30):
+        count_pretokens(sample)
+
+
 def make_executor(workers, start_method=None):
     """A ProcessPoolExecutor; ``fork`` where available (no re-import), else ``spawn``."""
     if start_method is None:
         start_method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    if start_method == "fork" and platform.python_implementation() == "PyPy":
+        _warm_up()
     return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(start_method))
 
 

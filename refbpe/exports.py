@@ -226,7 +226,24 @@ def read_hf(path):
 # -- tiktoken ranks --------------------------------------------------------
 
 
-def tiktoken_ranks_text(vocab, special_tokens):
+def _check_ranks_follow_merges(vocab, merges):
+    """tiktoken merges by the rank (id) of the merged bytes: the ids must grow
+    with the merge order, and exceed the ids of both parts, or the file would
+    mean other merges."""
+    id_of = {}
+    for i in sorted(vocab):
+        id_of.setdefault(vocab[i], i)
+    last = -1
+    for k, (a, b) in enumerate(merges):
+        r = id_of.get(a + b)
+        if r is None or r <= last or id_of.get(a, r) >= r or id_of.get(b, r) >= r:
+            raise FormatError(
+                "merge %d (%r, %r): the vocab ids do not follow the merge order, so tiktoken ranks "
+                "(= ids) cannot express these merges" % (k, a, b))
+        last = r
+
+
+def tiktoken_ranks_text(vocab, merges, special_tokens):
     """The ranks file: ``base64(token) rank`` per token, rank = refbpe id.
 
     Special tokens are left out (tiktoken takes them separately: see
@@ -235,6 +252,7 @@ def tiktoken_ranks_text(vocab, special_tokens):
     """
     special_bytes = {t.encode("utf-8") for t in special_tokens}
     vocab = _with_specials(vocab, special_tokens)
+    _check_ranks_follow_merges(vocab, merges)
     specials = set(_special_ids(vocab, special_tokens).values())
     seen = set()
     lines = []
@@ -551,7 +569,7 @@ def write_model(dest, fmt, vocab, merges, special_tokens):
         atomic_write(dest, _json_bytes(hf_tokenizer_json(vocab, merges, special_tokens), indent=1))
         return dest
     if fmt == "tiktoken":
-        atomic_write(dest, tiktoken_ranks_text(vocab, special_tokens).encode("ascii"))
+        atomic_write(dest, tiktoken_ranks_text(vocab, merges, special_tokens).encode("ascii"))
         return dest
     if fmt == "json":
         atomic_write(dest, _json_bytes(hex_json(vocab, merges, special_tokens)))

@@ -3,12 +3,15 @@
 Counting chunks separately and adding the counts equals counting the whole
 input when every cut ``c`` satisfies both:
 
-1. A new piece provably starts at ``c``: either ``c`` follows one of
-   ``\\t \\n \\v \\f \\r`` and the byte at ``c`` is ASCII and not whitespace (the
-   GPT-2 pattern then ends a piece at ``c``: a whitespace run leaves its last
-   character, which is not U+0020 and so does not glue onto the next word, as
-   a piece of its own; matches never look behind), or a special token's
-   bytes start at ``c``.
+1. The pieces on both sides of ``c`` are the same whether or not the text
+   is cut there: either the byte before ``c`` is one of ``\\t \\n \\v \\f \\r``
+   standing alone between two ASCII non-whitespace bytes (in the whole text
+   that character is a piece of its own, by the last alternative ``\\s+``; at
+   the end of a chunk it is one too, and it is not U+0020, so it never glues
+   onto the next word; matches never look behind), or a special token's bytes
+   start at ``c``.  A longer whitespace run would not do: at the end of a
+   chunk ``\\s+(?!\\S)`` takes all of it, in the whole text all but its last
+   character.
 2. No occurrence of any special token straddles ``c``.  Then every
    special-token match before ``c`` ends by ``c``, leftmost-first matching of
    the text before ``c`` is unchanged, and the text after ``c`` is matched as if
@@ -16,7 +19,7 @@ input when every cut ``c`` satisfies both:
 
 Both are decided from at most one special-token length of bytes on either
 side of ``c``, so any process can find the same cuts from a file offset alone:
-workers each read their own part of a file (``file_range_bounds``), and the
+workers each read their own part of a file (``find_cut_in_file``), and the
 main process only cuts streams it must read itself (stdin, gzip).  Cuts are
 at ASCII bytes or at a special token's first byte, never inside a UTF-8
 sequence, so decoding a chunk (strictly, or with ``replace``/``ignore``) gives
@@ -31,9 +34,11 @@ import sys
 
 __all__ = ["open_input", "input_size", "iter_chunks", "parse_size", "next_cut", "is_safe_cut", "find_cut_in_file"]
 
-# A whitespace byte other than U+0020, followed by an ASCII byte that is not
+# A whitespace byte other than U+0020 between two ASCII bytes that are not
 # whitespace for the pattern (U+001C..U+001F are not \s).
-_WHITESPACE_CUT = re.compile(b"[\\t\\n\\x0b\\x0c\\r](?=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])")
+_WHITESPACE_CUT = re.compile(
+    b"(?<=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])[\\t\\n\\x0b\\x0c\\r](?=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])"
+)
 
 
 def parse_size(text):
@@ -113,7 +118,7 @@ def find_cut_in_file(f, offset, size, specials, block=1 << 16):
     if offset >= size:
         return size
     longest = max([len(t) for t in specials] or [1])
-    start = max(0, offset - longest)
+    start = max(0, offset - longest - 2)
     f.seek(start)
     buf = b""
     while True:

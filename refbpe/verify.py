@@ -553,7 +553,7 @@ def verify_merges(word_counts, vocab_size, special_tokens, theirs, texts=None, h
                 "reading line by line (whitespace runs and newlines are then counted differently)",
                 "special tokens counted as text (or documents not split at them)",
                 "a prefix space added to each text (add_prefix_space)",
-                "counts kept in 32-bit integers (overflow)" if m >= 1 << 31 else "a bug in the incremental count updates",
+                "counts kept in 32-bit integers (overflow)" if m >= 1 << 31 else "a bug in their incremental count updates",
             ]
     if hypotheses and texts is not None and their_merges:
         hyp = []
@@ -629,7 +629,7 @@ def _read_npy(path, data):
         raise ValueError("%s: unsupported .npy version %d" % (path, major))
     try:
         header = ast.literal_eval(data[start : start + hlen].decode("latin-1"))
-        descr, fortran, shape = header["descr"], header["fortran_order"], tuple(header["shape"])
+        descr, shape = header["descr"], tuple(header["shape"])  # 1-D: fortran_order is moot
     except (ValueError, SyntaxError, KeyError, TypeError):
         raise ValueError("%s: malformed .npy header" % path)
     if len(shape) > 1 and sum(1 for s in shape if s != 1) > 1:
