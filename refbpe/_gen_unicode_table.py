@@ -28,6 +28,7 @@ VERSION_PROBES = (
     ("15.1.0", 0x2EBF0),  # CJK Extension I, first character
     ("16.0.0", 0x1C89),  # CYRILLIC CAPITAL LETTER TJE
     ("17.0.0", 0x11B60),  # SHARADA VOWEL SIGN OE (Unicode 17)
+    ("18.0.0", 0x3D000),  # CJK Extension J, first character
 )
 
 

@@ -1,8 +1,8 @@
 """Pre-tokenize and count, in parallel: chunks in, one word table out.
 
-Work units are byte ranges of the input.  For a regular file a worker gets
-only ``(path, start, end)``, finds the safe cuts nearest those offsets itself
-(``io.find_cut_in_file``) and reads its own bytes; stdin and gzip streams are
+Work units are byte ranges of the input.  For a regular file the main
+process finds the safe cuts (``io.find_cut_in_file``: a small read near each
+offset) and a worker gets only ``(path, start, end)`` and reads its own bytes; stdin and gzip streams are
 read and cut by the main process (``io.iter_chunks``) and shipped as bytes.
 Workers decode, split on special tokens, pre-tokenize and count; their tables
 are added up as they complete, in whatever order (the sum does not depend on
@@ -127,30 +127,33 @@ def make_executor(workers, start_method=None):
 
 
 def count_file_range(path, start, end, special_tokens, errors):
-    """Counts of the part of file ``path`` between the first safe cuts at or
-    after ``start`` and ``end``.  Runs in a worker: it reads the bytes itself,
-    so the main process moves no text."""
-    specials = [t.encode("utf-8") for t in special_tokens]
-    size = os.path.getsize(path)
+    """Counts of bytes ``[start, end)`` of file ``path`` (both safe cuts).
+
+    Runs in a worker, which reads the bytes itself: the main process moves
+    no text, only offsets."""
     with open(path, "rb") as f:
-        lo = find_cut_in_file(f, start, size, specials)
-        hi = find_cut_in_file(f, end, size, specials)
-        if hi <= lo:
-            return pack_counts({})
-        f.seek(lo)
-        data = f.read(hi - lo)
-    return count_chunk(data, lo, path, special_tokens, errors)
+        f.seek(start)
+        data = f.read(end - start)
+    return count_chunk(data, start, path, special_tokens, errors)
 
 
 def _tasks(sources, chunk_size, special_tokens, errors, read_size):
-    """(function, args, bytes covered) for every unit of work, in input order."""
+    """(function, args, bytes covered) for every unit of work, in input order.
+
+    A regular file is cut by offsets: the main process finds each cut by
+    reading a little around ``previous cut + chunk_size`` (the whole file is
+    looked at at most once, even with no cut point in it).
+    """
     specials = [t.encode("utf-8") for t in special_tokens]
     for source in sources:
         size = input_size(source)
         if size is not None:
-            for start in range(0, size, chunk_size):
-                end = min(start + chunk_size, size)
-                yield count_file_range, (source, start, end, special_tokens, errors), end - start
+            with open(source, "rb") as f:
+                start = 0
+                while start < size:
+                    end = find_cut_in_file(f, start + chunk_size, size, specials, read_size or (1 << 16))
+                    yield count_file_range, (source, start, end, special_tokens, errors), end - start
+                    start = end
             continue
         stream = open_input(source)
         try:

@@ -18,9 +18,9 @@ input when every cut ``c`` satisfies both:
    it were a new input.
 
 Both are decided from at most one special-token length of bytes on either
-side of ``c``, so any process can find the same cuts from a file offset alone:
-workers each read their own part of a file (``find_cut_in_file``), and the
-main process only cuts streams it must read itself (stdin, gzip).  Cuts are
+side of ``c``, so the cuts of a file are found by small reads near chosen
+offsets (``find_cut_in_file``) and workers then read their own ranges; streams
+(stdin, gzip) are cut as they are read (``iter_chunks``).  Cuts are
 at ASCII bytes or at a special token's first byte, never inside a UTF-8
 sequence, so decoding a chunk (strictly, or with ``replace``/``ignore``) gives
 the characters that decoding the whole input gives there.  A stretch with no

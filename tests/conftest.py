@@ -20,7 +20,8 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IS_PYPY = platform.python_implementation() == "PyPy"
 
 _PROFILE = os.environ.get("REFBPE_HYPOTHESIS_PROFILE", "default")
-_SCALE = 10 if _PROFILE == "heavy" else 1
+HEAVY = _PROFILE == "heavy"
+_SCALE = 10 if HEAVY else 1
 
 settings.register_profile(
     "default",
@@ -77,6 +78,20 @@ def import_regex_or_skip():
     except ImportError:
         pytest.skip("the regex module is not importable on this interpreter")
     return regex
+
+
+def _regex_skip_reason():
+    if IS_PYPY:
+        return "regex comparisons run on CPython only (regex's Unicode classes are only ASCII-correct on PyPy)"
+    try:
+        import regex  # noqa: F401
+    except ImportError:
+        return "the regex module is not importable on this interpreter"
+    return None
+
+
+REGEX_SKIP_REASON = _regex_skip_reason()
+needs_regex = pytest.mark.skipif(REGEX_SKIP_REASON is not None, reason=REGEX_SKIP_REASON or "")
 
 
 def regex_declared_unicode_version():
