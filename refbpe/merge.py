@@ -149,30 +149,12 @@ def _apply_merge(words, freqs, counts, where, word_ids, a, b, z, shift):
             if i + 1 < n and ids[i] == a and ids[i + 1] == b:
                 if out:
                     counts[(ids[i - 1] << shift) | a] -= f
-                    new = (out[-1] << shift) | z
-                    c = fresh.get(new)
-                    if c is None:
-                        fresh[new] = f
-                        where[new] = [w]
-                    else:
-                        fresh[new] = c + f
-                        s = where[new]
-                        if s[-1] != w:
-                            s.append(w)
+                    _add_new_pair(fresh, where, (out[-1] << shift) | z, f, w)
                 if i + 2 < n:
                     right = ids[i + 2]
                     if not (right == a and i + 3 < n and ids[i + 3] == b):
                         counts[(b << shift) | right] -= f
-                        new = (z << shift) | right
-                        c = fresh.get(new)
-                        if c is None:
-                            fresh[new] = f
-                            where[new] = [w]
-                        else:
-                            fresh[new] = c + f
-                            s = where[new]
-                            if s[-1] != w:
-                                s.append(w)
+                        _add_new_pair(fresh, where, (z << shift) | right, f, w)
                 out.append(z)
                 i += 2
             else:
@@ -181,3 +163,16 @@ def _apply_merge(words, freqs, counts, where, word_ids, a, b, z, shift):
         words[w] = out
     counts.update(fresh)
     return fresh
+
+
+def _add_new_pair(fresh, where, pair, f, w):
+    """Count ``f`` more of a pair made this step, held by word ``w``."""
+    c = fresh.get(pair)
+    if c is None:
+        fresh[pair] = f
+        where[pair] = [w]
+    else:
+        fresh[pair] = c + f
+        s = where[pair]
+        if s[-1] != w:
+            s.append(w)
