@@ -1,0 +1,126 @@
+"""Pickling a worker's word counts: plain dict vs ``refbpe.count.pack_counts``.
+
+    .venv/bin/python perf/bench_pickle.py            # both interpreters, side by side
+    .venv-pypy/bin/python perf/bench_pickle.py --here --json   # this interpreter only
+
+The word-count dict is the one a worker returns for a 4 MB English chunk (the
+first 4 MB of english_small.txt, ``count_chunk`` semantics).  Timed (best of
+``--repeats``): pickle.dumps of the dict and pickle.loads; pack_counts +
+pickle.dumps of the packed triple, and pickle.loads + unpack_counts into an
+empty dict.  Python 3.9 syntax (PyPy runs it).
+"""
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+DATA = os.environ.get("REFBPE_DATA", os.path.join(ROOT, "..", "shared", "data"))
+CHUNK = 4 << 20
+
+
+def best(fn, repeats):
+    times = []
+    out = None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), out
+
+
+def measure_here(repeats):
+    from refbpe.count import count_chunk, pack_counts, unpack_counts
+
+    path = os.path.join(DATA, "corpora", "english_small.txt")
+    with open(path, "rb") as f:
+        chunk = f.read(CHUNK)
+    while chunk and (chunk[-1] & 0xC0) == 0x80:
+        chunk = chunk[:-1]
+    if chunk and chunk[-1] >= 0xC0:
+        chunk = chunk[:-1]
+    counts = unpack_counts(count_chunk(chunk, 0, path, ["<|endoftext|>"], "strict"), {})
+    proto = pickle.HIGHEST_PROTOCOL
+    # warm-up (PyPy's JIT), then best of `repeats`
+    for _ in range(2):
+        pickle.loads(pickle.dumps(counts, proto))
+        unpack_counts(pickle.loads(pickle.dumps(pack_counts(counts), proto)), {})
+    t_dump, blob = best(lambda: pickle.dumps(counts, proto), repeats)
+    t_load, _ = best(lambda: pickle.loads(blob), repeats)
+    t_pack, packed = best(lambda: pack_counts(counts), repeats)
+    t_pdump, pblob = best(lambda: pickle.dumps(packed, proto), repeats)
+    t_pload, loaded = best(lambda: pickle.loads(pblob), repeats)
+    t_unpack, again = best(lambda: unpack_counts(loaded, {}), repeats)
+    assert again == counts
+    impl = "pypy" if hasattr(sys, "pypy_version_info") else "cpython"
+    return {
+        "interpreter": impl,
+        "version": sys.version.split()[0],
+        "chunk_bytes": len(chunk),
+        "unique_words": len(counts),
+        "dict": {"dumps_ms": t_dump * 1e3, "loads_ms": t_load * 1e3, "bytes": len(blob),
+                 "total_ms": (t_dump + t_load) * 1e3},
+        "packed": {"pack_ms": t_pack * 1e3, "dumps_ms": t_pdump * 1e3, "loads_ms": t_pload * 1e3,
+                   "unpack_ms": t_unpack * 1e3, "bytes": len(pblob),
+                   "total_ms": (t_pack + t_pdump + t_pload + t_unpack) * 1e3},
+    }
+
+
+def interpreters():
+    found = []
+    for name, rel in (("cpython", ".venv/bin/python"), ("pypy", ".venv-pypy/bin/python")):
+        exe = os.path.join(ROOT, rel)
+        found.append((name, exe if os.path.exists(exe) else None))
+    return found
+
+
+def run_all(repeats):
+    results = []
+    for name, exe in interpreters():
+        if exe is None:
+            results.append({"interpreter": name, "absent": True})
+            continue
+        p = subprocess.run([exe, os.path.abspath(__file__), "--here", "--json", "--repeats", str(repeats)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        if p.returncode != 0:
+            results.append({"interpreter": name, "error": p.stderr.strip().splitlines()[-1:]})
+        else:
+            results.append(json.loads(p.stdout.strip().splitlines()[-1]))
+    return results
+
+
+def format_table(results):
+    lines = ["Pickling one worker's word counts (4 MB English chunk), best of N, milliseconds",
+             "%-8s %7s | %8s %8s %8s %6s | %7s %8s %8s %8s %8s %6s | %7s" % (
+                 "interp", "words", "dumps", "loads", "total", "MB",
+                 "pack", "dumps", "loads", "unpack", "total", "MB", "speedup")]
+    for r in results:
+        if r.get("absent") or r.get("error"):
+            lines.append("%-8s %s" % (r["interpreter"], "absent" if r.get("absent") else "error: %s" % r["error"]))
+            continue
+        d, p = r["dict"], r["packed"]
+        lines.append("%-8s %7d | %8.1f %8.1f %8.1f %6.2f | %7.1f %8.1f %8.1f %8.1f %8.1f %6.2f | %6.1fx" % (
+            r["interpreter"], r["unique_words"], d["dumps_ms"], d["loads_ms"], d["total_ms"], d["bytes"] / 1e6,
+            p["pack_ms"], p["dumps_ms"], p["loads_ms"], p["unpack_ms"], p["total_ms"], p["bytes"] / 1e6,
+            d["total_ms"] / p["total_ms"] if p["total_ms"] else float("nan")))
+    lines.append("(left: pickle of the dict; right: pack_counts + pickle, unpickle + unpack_counts; "
+                 "speedup = dict total / packed total)")
+    return "\n".join(lines)
+
+
+def main(argv):
+    repeats = int(argv[argv.index("--repeats") + 1]) if "--repeats" in argv else 5
+    results = [measure_here(repeats)] if "--here" in argv else run_all(repeats)
+    if "--json" in argv:
+        print(json.dumps(results[0] if "--here" in argv else results))
+    else:
+        print(format_table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
