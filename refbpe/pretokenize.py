@@ -30,7 +30,7 @@ Speed: PyPy's JIT turns the index loop below into machine code; indexing a
 
 from ._unicode_table import RUNS, UNICODE_VERSION
 
-__all__ = ["GPT2_PATTERN", "UNICODE_VERSION", "pretokenize", "pretokenize_str", "char_class", "OTHER", "LETTER", "NUMBER", "SPACE"]
+__all__ = ["GPT2_PATTERN", "UNICODE_VERSION", "piece_ends", "pretokenize", "add_small_counts", "pretokenize_str", "char_class", "OTHER", "LETTER", "NUMBER", "SPACE"]
 
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
@@ -69,14 +69,14 @@ def _decode_at(data, i, lead):
     )
 
 
-def pretokenize(data, out=None):
-    """Split UTF-8 ``data`` into GPT-2 pre-tokens (bytes), appended to ``out``.
+def piece_ends(data):
+    """End offsets of the GPT-2 pre-tokens of UTF-8 ``data``, in order.
 
-    ``b"".join(pretokenize(data)) == data`` always holds.
+    The scanner itself: it returns offsets (a list of small ints, unboxed under
+    PyPy) so that callers choose whether to build ``bytes`` pieces at all.
     """
-    if out is None:
-        out = []
-    append = out.append
+    ends = []
+    append = ends.append
     table = CLASS_OF
     n = len(data)
     i = 0
@@ -89,13 +89,13 @@ def pretokenize(data, out=None):
             if b == _APOSTROPHE and i + 1 < n:
                 b1 = data[i + 1]
                 if b1 == 0x73 or b1 == 0x74 or b1 == 0x64 or b1 == 0x6D:  # s t d m
-                    append(data[i : i + 2])
+                    append(i + 2)
                     i += 2
                     continue
                 if i + 2 < n:
                     b2 = data[i + 2]
                     if (b1 == 0x6C and b2 == 0x6C) or (b2 == 0x65 and (b1 == 0x76 or b1 == 0x72)):  # ll ve re
-                        append(data[i : i + 3])
+                        append(i + 3)
                         i += 3
                         continue
             j = i + 1
@@ -127,7 +127,7 @@ def pretokenize(data, out=None):
                     if table[cp] != cls:
                         break
                     j += w
-            append(data[i:j])
+            append(j)
             i = j
             continue
         # Whitespace run [i, j); `last` is where its last character starts.
@@ -147,8 +147,22 @@ def pretokenize(data, out=None):
                 j += w
         if j < n and last > i:
             j = last  # \s+(?!\S): leave the last space for the next piece
-        append(data[i:j])
+        append(j)
         i = j
+    return ends
+
+
+def pretokenize(data, out=None):
+    """The GPT-2 pre-tokens of UTF-8 ``data``, as ``bytes`` appended to ``out``.
+
+    ``b"".join(pretokenize(data)) == data`` always holds.
+    """
+    if out is None:
+        out = []
+    start = 0
+    for end in piece_ends(data):
+        out.append(data[start:end])
+        start = end
     return out
 
 
@@ -158,16 +172,42 @@ def pretokenize_str(text):
 
 
 
-def count_pretokens(data, counts=None):
+def count_pretokens(data, counts=None, small=None):
     """Add the pre-token counts of UTF-8 ``data`` to ``counts`` (bytes -> int).
 
-    A plain loop over ``pretokenize``: cutting at spaces first and counting
-    repeated segments once was measured slower under PyPy (bytes hashing of the
-    extra segment dict cost more than the scan it saved).
+    A piece shorter than 8 bytes (most of them) is counted under an int key,
+    its bytes packed big-endian after a leading 1 bit, built without slicing:
+    no ``bytes`` object is made and an int-keyed dict is cheaper to probe.
+    Measured under PyPy on English: 1.5x faster than counting ``bytes``
+    slices.  Given a dict ``small``, those int keys are left in it (callers
+    that add up many tables convert once, with ``add_small_counts``);
+    otherwise they become ``bytes`` keys of ``counts`` at the end.
     """
     if counts is None:
         counts = {}
-    get = counts.get
-    for piece in pretokenize(data):
-        counts[piece] = get(piece, 0) + 1
+    keep_small = small is not None
+    if not keep_small:
+        small = {}
+    start = 0
+    for end in piece_ends(data):
+        if end - start < 8:
+            key = 1
+            for p in range(start, end):
+                key = (key << 8) | data[p]
+            small[key] = small.get(key, 0) + 1
+        else:
+            piece = data[start:end]
+            counts[piece] = counts.get(piece, 0) + 1
+        start = end
+    if not keep_small:
+        add_small_counts(small, counts)
+    return counts
+
+
+def add_small_counts(small, counts):
+    """Add counts kept under packed int keys (see ``count_pretokens``) to ``counts``."""
+    for key, n in small.items():
+        size = (key.bit_length() - 1) >> 3
+        piece = (key ^ (1 << (size << 3))).to_bytes(size, "big")
+        counts[piece] = counts.get(piece, 0) + n
     return counts
