@@ -25,7 +25,7 @@ whitespace run checks the character after the next), and every piece is at
 least one character long.
 """
 
-from .pretokenize import pretokenize
+from .pretokenize import piece_ends
 from .specials import special_pattern, split_specials
 
 __all__ = ["Tokenizer"]
@@ -53,7 +53,8 @@ class Tokenizer(object):
         self._byte_id = [self._id_of.get(bytes([b])) for b in range(256)]
         self._ranks = self._merge_ranks()
         self._pattern = special_pattern(self.special_tokens)
-        self._cache = {}
+        self._cache = {}  # pieces of 8 bytes or more -> ids
+        self._small_cache = {}  # shorter pieces, under packed-int keys -> ids
 
     @classmethod
     def from_files(cls, vocab_path, merges_path, special_tokens=None):
@@ -72,7 +73,11 @@ class Tokenizer(object):
         return cls(vocab, merges, special_tokens)
 
     def _merge_ranks(self):
-        """{packed (left id, right id): (rank, merged id)}."""
+        """{packed (left id, right id): rank << shift | merged id}.
+
+        One int per pair: the smallest value is the lowest rank, and no tuple
+        is built or unpacked per lookup.
+        """
         self._shift = shift = max(16, (max(self.vocab, default=0) + 1).bit_length())
         ranks = {}
         for rank, (a, b) in enumerate(self.merges):
@@ -80,45 +85,64 @@ class Tokenizer(object):
                 left, right, merged = self._id_of[a], self._id_of[b], self._id_of[a + b]
             except KeyError:
                 raise ValueError("merge %d (%r, %r) uses a token missing from the vocab" % (rank, a, b))
-            ranks.setdefault((left << shift) | right, (rank, merged))
+            ranks.setdefault((left << shift) | right, (rank << shift) | merged)
         return ranks
-
-    # -- encoding ---------------------------------------------------------
 
     def _encode_piece(self, piece):
         """Ids of one pre-token: lowest-ranked adjacent pair first."""
-        try:
-            ids = [self._byte_id[b] for b in piece]
-        except TypeError:
-            raise ValueError("the vocab lacks a single-byte token needed for %r" % piece)
+        byte_id = self._byte_id
+        ids = [byte_id[b] for b in piece]
         if None in ids:
             raise ValueError("the vocab lacks a single-byte token needed for %r" % piece)
         ranks, shift = self._ranks, self._shift
+        mask = (1 << shift) - 1
         while len(ids) > 1:
-            best = None
+            best = -1
             best_at = -1
             for k in range(len(ids) - 1):
-                r = ranks.get((ids[k] << shift) | ids[k + 1])
-                if r is not None and (best is None or r[0] < best[0]):
+                r = ranks.get((ids[k] << shift) | ids[k + 1], -1)
+                if r != -1 and (best == -1 or r < best):
                     best, best_at = r, k
-            if best is None:
+            if best == -1:
                 break
-            ids[best_at : best_at + 2] = [best[1]]
+            ids[best_at : best_at + 2] = [best & mask]
         return ids
 
-    def _encode_bytes(self, data, out):
-        self._encode_pieces(pretokenize(data), out)
+    def _encode_bytes(self, data, out, ends=None):
+        """Append the ids of UTF-8 ``data`` (pieces ending at ``ends``) to ``out``.
 
-    def _encode_pieces(self, pieces, out):
-        cache = self._cache
-        for piece in pieces:
-            ids = cache.get(piece)
-            if ids is None:
-                ids = self._encode_piece(piece)
-                if len(cache) >= _CACHE_LIMIT:
-                    cache.clear()
-                cache[piece] = ids
-            out.extend(ids)
+        Short pieces are looked up in the cache under the packed-int key of
+        ``pretokenize.count_pretokens``, built without slicing (measured under
+        PyPy: ~1.4x faster than slicing and hashing ``bytes`` per piece).
+        """
+        if ends is None:
+            ends = piece_ends(data)
+        small, cache = self._small_cache, self._cache
+        start = 0
+        for end in ends:
+            if end - start < 8:
+                key = 1
+                for p in range(start, end):
+                    key = (key << 8) | data[p]
+                ids = small.get(key)
+                if ids is None:
+                    ids = self._encode_piece(data[start:end])
+                    if len(small) >= _CACHE_LIMIT:
+                        small.clear()
+                    small[key] = ids
+            else:
+                piece = data[start:end]
+                ids = cache.get(piece)
+                if ids is None:
+                    ids = self._encode_piece(piece)
+                    if len(cache) >= _CACHE_LIMIT:
+                        cache.clear()
+                    cache[piece] = ids
+            if len(ids) == 1:
+                out.append(ids[0])
+            else:
+                out.extend(ids)
+            start = end
 
     def encode(self, text):
         """Token ids of ``text``."""
@@ -169,12 +193,12 @@ class Tokenizer(object):
         # No special token starts in text[cut:hold]; keep back its last two
         # pre-tokens, whose extent may depend on what follows.
         body = text[cut:hold].encode("utf-8", "surrogatepass")
-        pieces = pretokenize(body)
-        if len(pieces) <= 2:
+        ends = piece_ends(body)
+        if len(ends) <= 2:
             return out, text[cut:]
-        self._encode_pieces(pieces[:-2], out)
-        kept = len(pieces[-1]) + len(pieces[-2])
-        done = len(body[: len(body) - kept].decode("utf-8", "surrogatepass"))
+        final = ends[-3]
+        self._encode_bytes(body, out, ends[:-2])
+        done = len(body[:final].decode("utf-8", "surrogatepass"))
         return out, text[cut + done :]
 
     def _special_prefix_start(self, text):

@@ -11,23 +11,20 @@ import sys
 os.environ["TOKENIZERS_PARALLELISM"] = "false"
 os.environ["RAYON_NUM_THREADS"] = "1"
 
-from _common import SPECIAL, arg, emit, ids_digest, now, read_text  # noqa: E402
+from _common import SPECIAL, arg, emit, encode_twice, now  # noqa: E402
 
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers  # noqa: E402
 
 
 def main(argv):
-    text, nbytes = read_text(argv[0], int(arg(argv, "--max-bytes", 0)))
     t0 = now()
     tok = Tokenizer(models.BPE.from_file(argv[1], argv[2]))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     tok.decoder = decoders.ByteLevel()
     tok.add_special_tokens([SPECIAL])
-    t1 = now()
-    ids = tok.encode(text, add_special_tokens=False).ids
-    t2 = now()
-    emit(bytes=nbytes, load_seconds=round(t1 - t0, 3), encode_seconds=round(t2 - t1, 4),
-         ids=len(ids), ids_digest=ids_digest(ids))
+    load = round(now() - t0, 3)
+    emit(load_seconds=load,
+         **encode_twice(argv[0], int(arg(argv, "--max-bytes", 0)), lambda t: tok.encode(t, add_special_tokens=False).ids))
 
 
 if __name__ == "__main__":

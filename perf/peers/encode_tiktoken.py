@@ -5,20 +5,17 @@ usage: encode_tiktoken.py TEXT [--max-bytes N]   (needs TIKTOKEN_CACHE_DIR offli
 
 import sys
 
-from _common import arg, emit, ids_digest, now, read_text
+from _common import arg, emit, encode_twice, now
 
 import tiktoken
 
 
 def main(argv):
-    text, nbytes = read_text(argv[0], int(arg(argv, "--max-bytes", 0)))
     t0 = now()
     enc = tiktoken.get_encoding("gpt2")
-    t1 = now()
-    ids = enc.encode(text, allowed_special="all")
-    t2 = now()
-    emit(bytes=nbytes, load_seconds=round(t1 - t0, 3), encode_seconds=round(t2 - t1, 4),
-         ids=len(ids), ids_digest=ids_digest(ids))
+    load = round(now() - t0, 3)
+    emit(load_seconds=load,
+         **encode_twice(argv[0], int(arg(argv, "--max-bytes", 0)), lambda t: enc.encode(t, allowed_special="all")))
 
 
 if __name__ == "__main__":
