@@ -19,10 +19,10 @@ Pre-tokens repeat heavily, so their ids are cached (bounded).
 still change (the last two pre-tokens, and any tail that may be the start of a
 special token) and encodes the rest, so its memory is bounded by one chunk
 plus the longest pre-token (plus a 64K-character batch, gathered so that a
-stream of short lines is not scanned once per line).  Why two pre-tokens: a piece's extent is decided by
-at most the two characters after it (a contraction reads two ahead, a
-whitespace run checks the character after the next), and every piece is at
-least one character long.
+stream of short lines is not scanned once per line).  Why two pre-tokens: a
+piece's extent is decided by at most the two characters after it (a
+contraction reads two ahead, a whitespace run checks the character after the
+next), and every piece is at least one character long.
 """
 
 from .pretokenize import piece_ends
@@ -41,9 +41,11 @@ class Tokenizer(object):
         self.vocab = dict(vocab)
         self.merges = [(bytes(a), bytes(b)) for a, b in merges]
         self.special_tokens = list(special_tokens or [])
+        present = set(self.vocab.values())
         for token in self.special_tokens:
-            if token.encode("utf-8") not in set(self.vocab.values()):
+            if token.encode("utf-8") not in present:
                 self.vocab[max(self.vocab, default=-1) + 1] = token.encode("utf-8")
+                present.add(token.encode("utf-8"))
         self._id_of = {}
         largest = {}
         for i in sorted(self.vocab):
