@@ -29,9 +29,22 @@ from .io import find_cut_in_file, input_size, iter_chunks, open_input
 from .pretokenize import add_small_counts, count_pretokens
 from .specials import special_pattern
 
-__all__ = ["count_words", "count_chunk", "pack_counts", "unpack_counts", "InputError", "DEFAULT_CHUNK_SIZE"]
+__all__ = ["count_words", "count_chunk", "pack_counts", "unpack_counts", "InputError", "DEFAULT_CHUNK_SIZE", "auto_chunk_size"]
 
-DEFAULT_CHUNK_SIZE = 4 << 20
+DEFAULT_CHUNK_SIZE = None  # chosen per input by auto_chunk_size
+
+
+def auto_chunk_size(total, workers):
+    """About three units per worker, within 1-32 MiB (8 MiB for streams).
+
+    Fewer, larger units mean fewer tables for the main process to add up
+    (measured under PyPy, english_medium with 2 workers: 4 MiB units 2.1 s,
+    12 MiB 1.7 s, 16 MiB 1.9 s, the last from uneven shares), and the cap
+    keeps a worker's memory small on huge inputs.
+    """
+    if total is None:
+        return 8 << 20
+    return max(1 << 20, min(32 << 20, total // (3 * max(workers, 1)) + 1))
 
 
 class InputError(ValueError):
@@ -205,6 +218,7 @@ def count_words(
     sizes = [input_size(s) for s in sources]
     total = None if None in sizes else sum(sizes)
     workers = workers or default_workers()
+    chunk_size = chunk_size or auto_chunk_size(total, workers)
     small, counts = {}, {}
     done = 0
     tasks = _tasks(sources, chunk_size, special_tokens, errors, read_size)
