@@ -31,6 +31,7 @@ from .specials import special_pattern, split_specials
 __all__ = ["Tokenizer"]
 
 _CACHE_LIMIT = 1 << 18
+_NO_MERGE = 1 << 62  # above every packed rank
 _BATCH = 1 << 16  # characters gathered before a scan: bounds memory, amortises per-call work
 
 
@@ -91,23 +92,34 @@ class Tokenizer(object):
         return ranks
 
     def _encode_piece(self, piece):
-        """Ids of one pre-token: lowest-ranked adjacent pair first."""
+        """Ids of one pre-token: lowest-ranked adjacent pair first.
+
+        ``ranks[k]`` holds the merge of pair (k, k + 1); after a merge only
+        its two neighbours are looked up again (measured under PyPy: half the
+        time of rescanning every pair after each merge).
+        """
         byte_id = self._byte_id
         ids = [byte_id[b] for b in piece]
         if None in ids:
             raise ValueError("the vocab lacks a single-byte token needed for %r" % piece)
-        ranks, shift = self._ranks, self._shift
+        table, shift = self._ranks, self._shift
         mask = (1 << shift) - 1
-        while len(ids) > 1:
-            best = -1
-            best_at = -1
-            for k in range(len(ids) - 1):
-                r = ranks.get((ids[k] << shift) | ids[k + 1], -1)
-                if r != -1 and (best == -1 or r < best):
-                    best, best_at = r, k
-            if best == -1:
+        none = _NO_MERGE
+        ranks = [table.get((ids[k] << shift) | ids[k + 1], none) for k in range(len(ids) - 1)]
+        while ranks:
+            best, at = none, -1
+            for k in range(len(ranks)):
+                if ranks[k] < best:
+                    best, at = ranks[k], k
+            if at < 0:
                 break
-            ids[best_at : best_at + 2] = [best & mask]
+            ids[at] = best & mask
+            del ids[at + 1]
+            del ranks[at]
+            if at > 0:
+                ranks[at - 1] = table.get((ids[at - 1] << shift) | ids[at], none)
+            if at < len(ranks):
+                ranks[at] = table.get((ids[at] << shift) | ids[at + 1], none)
         return ids
 
     def _encode_bytes(self, data, out, ends=None):

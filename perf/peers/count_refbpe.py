@@ -15,7 +15,8 @@ from refbpe.count import DEFAULT_CHUNK_SIZE, count_words
 
 def main(argv):
     corpus, workers = argv[0], int(argv[1])
-    chunk = int(arg(argv, "--chunk-size", DEFAULT_CHUNK_SIZE))
+    chunk = arg(argv, "--chunk-size", None)
+    chunk = int(chunk) if chunk else DEFAULT_CHUNK_SIZE  # None: sized to the input
     size = os.path.getsize(corpus)
     t0 = now()
     counts = count_words([corpus], [SPECIAL], workers=workers, chunk_size=chunk)
