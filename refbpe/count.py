@@ -1,21 +1,21 @@
 """Pre-tokenize and count, in parallel: chunks in, one word table out.
 
-Work units are byte ranges of the input.  For a regular file the main
-process finds the safe cuts (``io.find_cut_in_file``: a small read near each
-offset) and a worker gets only ``(path, start, end)`` and reads its own bytes; stdin and gzip streams are
-read and cut by the main process (``io.iter_chunks``) and shipped as bytes.
-Workers decode, split on special tokens, pre-tokenize and count; their tables
-are added up as they complete, in whatever order (the sum does not depend on
-it).
+Work units are byte ranges of the input, about three per worker
+(``auto_chunk_size``).  For a regular file the main process finds the safe
+cuts (``io.find_cut_in_file``: a small read near each offset) and a worker
+gets only ``(path, start, end)`` and reads its own bytes; stdin and gzip
+streams are read and cut by the main process (``io.iter_chunks``) and shipped
+as bytes.  Workers decode, split on special tokens, pre-tokenize and count;
+their tables are added up as they complete, in whatever order (the sum does
+not depend on it).
 
-At most ``2 * workers`` chunks are in flight, so memory is bounded by the
+At most ``2 * workers`` units are in flight, so memory is bounded by the
 chunk size and the word table, not by the corpus.  ``count_words`` takes any
 ``concurrent.futures.Executor``; by default it makes a ``ProcessPoolExecutor``
 with an explicit start method, or runs in-process for one worker.
 
-Worker results travel as three flat objects (keys joined in one bytes, their
-lengths and counts as arrays) instead of a pickled dict.  Measured under PyPy
-on a 4 MB English chunk: see ``pack_counts``.
+Worker results travel as flat arrays and one joined ``bytes`` instead of a
+pickled dict (``pack_counts`` gives the measured reason).
 """
 
 import concurrent.futures
