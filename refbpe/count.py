@@ -35,7 +35,7 @@ DEFAULT_CHUNK_SIZE = None  # chosen per input by auto_chunk_size
 
 
 def auto_chunk_size(total, workers):
-    """About three units per worker, within 1-32 MiB (8 MiB for streams).
+    """About three units per worker, within 1-16 MiB (8 MiB for streams).
 
     Fewer, larger units mean fewer tables for the main process to add up
     (measured under PyPy, english_medium with 2 workers: 4 MiB units 2.1 s,
@@ -44,7 +44,7 @@ def auto_chunk_size(total, workers):
     """
     if total is None:
         return 8 << 20
-    return max(1 << 20, min(32 << 20, total // (3 * max(workers, 1)) + 1))
+    return max(1 << 20, min(16 << 20, total // (3 * max(workers, 1)) + 1))
 
 
 class InputError(ValueError):
@@ -222,7 +222,8 @@ def count_words(
     small, counts = {}, {}
     done = 0
     tasks = _tasks(sources, chunk_size, special_tokens, errors, read_size)
-    if executor is None and workers == 1:
+    if executor is None and (workers == 1 or (total is not None and total <= chunk_size)):
+        # One worker, or a single unit of work: no pool to start.
         for func, args, covered in tasks:
             unpack_counts(func(*args), small, counts)
             done += covered
