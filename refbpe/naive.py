@@ -12,7 +12,7 @@ from collections import Counter
 from .pretokenize import pretokenize
 from .specials import special_pattern, split_specials
 
-__all__ = ["naive_train_bpe", "naive_encode"]
+__all__ = ["naive_train_bpe", "naive_encode", "merge_word"]
 
 
 def _pretoken_counts(text, special_tokens):
@@ -23,7 +23,9 @@ def _pretoken_counts(text, special_tokens):
     return counts
 
 
-def _merge_word(word, pair, merged):
+def merge_word(word, pair, merged):
+    """``word`` (a sequence of tokens) with each ``pair`` replaced by ``merged``,
+    left to right, without overlap."""
     out, i = [], 0
     while i < len(word):
         if i + 1 < len(word) and (word[i], word[i + 1]) == pair:
@@ -54,7 +56,7 @@ def naive_train_bpe(text, vocab_size, special_tokens=()):
         merged = best[0] + best[1]
         new_words = Counter()
         for word, n in words.items():
-            new_words[_merge_word(word, best, merged)] += n
+            new_words[merge_word(word, best, merged)] += n
         words = new_words
     vocab = {i: bytes([i]) for i in range(256)}
     for a, b in merges:
@@ -86,6 +88,6 @@ def naive_encode(text, vocab, merges, special_tokens=()):
         for piece in pretokenize(segment.encode("utf-8", "surrogatepass")):
             word = tuple(bytes([b]) for b in piece)
             for pair in merges:
-                word = _merge_word(word, tuple(pair), pair[0] + pair[1])
+                word = merge_word(word, tuple(pair), pair[0] + pair[1])
             ids.extend(smallest_id[t] for t in word)
     return ids

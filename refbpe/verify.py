@@ -40,6 +40,7 @@ import os
 import struct
 import sys
 
+from .naive import merge_word
 from .pretokenize import pretokenize
 from .specials import special_pattern, split_specials
 
@@ -238,14 +239,7 @@ class PairReplay(object):
             for p in zip(toks, toks[1:]):
                 counts[p] -= n
                 changed.add(p)
-            out, i = [], 0
-            while i < len(toks):
-                if i + 1 < len(toks) and toks[i] == a and toks[i + 1] == b:
-                    out.append(merged)
-                    i += 2
-                else:
-                    out.append(toks[i])
-                    i += 1
+            out = merge_word(toks, pair, merged)
             self.words[k] = out
             for p in zip(out, out[1:]):
                 counts[p] = counts.get(p, 0) + n
@@ -326,15 +320,7 @@ def _bpe(piece, ranks):
         if best is None:
             break
         a, b = best[1]
-        out, i = [], 0
-        while i < len(toks):
-            if i + 1 < len(toks) and toks[i] == a and toks[i + 1] == b:
-                out.append(a + b)
-                i += 2
-            else:
-                out.append(toks[i])
-                i += 1
-        toks = out
+        toks = merge_word(toks, (a, b), a + b)
     return toks
 
 
