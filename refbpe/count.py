@@ -247,9 +247,17 @@ def count_words(
             done += _collect(in_flight, small, counts)
             if progress:
                 progress(done, total)
-    except BaseException:
-        for f in in_flight:
-            f.cancel()
+    except Exception:
+        # Let the units in flight finish (there are at most 2 per worker)
+        # rather than cancel them: cancelling queued futures and then shutting
+        # down can leave the pool's manager thread waiting forever on
+        # CPython 3.9 (seen here as an occasional hang after a bad-input error).
+        concurrent.futures.wait(list(in_flight))
+        raise
+    except BaseException:  # KeyboardInterrupt: do not wait for the workers
+        if own:
+            executor.shutdown(wait=False, cancel_futures=True)
+            own = False
         raise
     finally:
         if own:
