@@ -23,6 +23,7 @@ import multiprocessing
 import os
 import platform
 import sys
+import threading
 from array import array
 
 from .io import find_cut_in_file, input_size, iter_chunks, open_input
@@ -146,13 +147,39 @@ def _warm_up():
         count_pretokens(sample)
 
 
+def default_start_method():
+    """``fork`` when this process has one thread, else ``forkserver`` (or ``spawn``).
+
+    ``fork`` is fastest (no re-import, and under PyPy the children inherit
+    compiled code), but forking a process in which other threads run can
+    copy a lock that one of them holds into the child (Python 3.12+ warns
+    about it).  Debian's PyPy 3.9 patches the pool so that only ``fork``
+    works (it lacks ``_adjust_process_count``); there ``fork`` is kept.
+    """
+    methods = multiprocessing.get_all_start_methods()
+    other_methods_work = hasattr(concurrent.futures.ProcessPoolExecutor, "_adjust_process_count")
+    if "fork" in methods and (_thread_count() == 1 or not other_methods_work):
+        return "fork"
+    return "forkserver" if "forkserver" in methods else "spawn"
+
+
+def _thread_count():
+    """Threads of this process, native ones included where the OS tells."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
+
+
 def make_executor(workers, start_method=None):
-    """A ProcessPoolExecutor; ``fork`` where available (no re-import), else ``spawn``."""
-    if start_method is None:
-        start_method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    """A ProcessPoolExecutor with an explicit start method (``default_start_method``)."""
+    start_method = start_method or default_start_method()
+    context = multiprocessing.get_context(start_method)
     if start_method == "fork" and platform.python_implementation() == "PyPy":
         _warm_up()
-    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(start_method))
+    elif start_method == "forkserver":
+        context.set_forkserver_preload(["refbpe.count"])
+    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context)
 
 
 def count_file_range(path, start, end, special_tokens, errors):

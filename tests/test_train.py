@@ -1,10 +1,8 @@
 """Training: CS336 conformance, engine == naive oracle, chunking/worker/input invariance, CLI."""
 
-import concurrent.futures
 import gzip
 import hashlib
 import json
-import multiprocessing
 import os
 import shutil
 import subprocess
@@ -17,7 +15,7 @@ from hypothesis import strategies as st
 
 from conftest import EMOJI, REPO_ROOT, IS_PYPY, WORDS, cs336_path, examples, mixed_text, repeated_text, shared_root, ws_run
 from refbpe import train_bpe
-from refbpe.count import InputError, count_words
+from refbpe.count import InputError, count_words, make_executor
 from refbpe.formats import decode_token
 from refbpe.io import iter_chunks
 from refbpe.naive import naive_train_bpe
@@ -66,8 +64,7 @@ _EXECUTORS = {}
 def executor_for(workers):
     """Shared process pools (a fresh pool per Hypothesis example would dominate the run time)."""
     if workers not in _EXECUTORS:
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        _EXECUTORS[workers] = concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+        _EXECUTORS[workers] = make_executor(workers)
     return _EXECUTORS[workers]
 
 
