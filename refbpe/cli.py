@@ -71,7 +71,7 @@ def build_parser():
     t.add_argument("--special-token", action="append", default=[], metavar="TOKEN", help="a special token (repeatable), e.g. '<|endoftext|>'")
     t.add_argument("--out", required=True, metavar="DIR", help="output directory (created if missing)")
     t.add_argument("--workers", type=_positive_int, default=None, help="processes for counting (default: CPU count; 1 = in-process)")
-    t.add_argument("--chunk-size", type=_size, default=DEFAULT_CHUNK_SIZE, metavar="BYTES", help="bytes per work unit; K, M, G suffixes (default: about 3 units per worker, 1M-16M)")
+    t.add_argument("--chunk-size", type=_size, default=DEFAULT_CHUNK_SIZE, metavar="BYTES", help="bytes per work unit; K, M, G suffixes (default: about 3 units per worker, 8M-16M)")
     t.add_argument("--errors", choices=("strict", "replace", "ignore"), default="strict", help="invalid UTF-8 handling (default strict: fail)")
     t.add_argument("--format", choices=("gpt2", "hf", "tiktoken", "json"), default="gpt2",
                    help="output format (default gpt2): gpt2 writes DIR/vocab.json, merges.txt, refbpe.json; "
