@@ -27,11 +27,11 @@ from refbpe.verify import (
     verify_merges,
 )
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.environ.get("REFBPE_SHARED") or os.path.join(os.path.dirname(REPO), "shared")
-CS336 = os.path.join(SHARED, "data", "cs336")
-# Modest by default; 10x under the suite's heavy profile (REFBPE_HYPOTHESIS_PROFILE=heavy).
-EXAMPLES = int(os.environ.get("REFBPE_EXAMPLES", "500" if os.environ.get("REFBPE_HYPOTHESIS_PROFILE") == "heavy" else "50"))
+from conftest import REPO_ROOT, examples, shared_root
+
+REPO = REPO_ROOT
+CS336 = os.path.join(shared_root(), "data", "cs336")
+EXAMPLES = examples(50)
 EOT = "<|endoftext|>"
 
 TEXT = (
