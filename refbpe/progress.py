@@ -1,6 +1,5 @@
 """Progress lines on stderr and peak-memory readings for the summary."""
 
-import os
 import resource
 import sys
 import time

@@ -10,7 +10,6 @@ Shared data (read-only, never copied into the repository) is found through
 
 import os
 import platform
-import sys
 
 import pytest
 from hypothesis import HealthCheck, settings

@@ -99,7 +99,7 @@ def _regex_class(regex):
 
 @needs_regex
 def test_class_table_equals_regex():
-    regex = import_regex_or_skip()
+    import_regex_or_skip()
     reason = regex_version_mismatch()
     if reason:
         pytest.skip(reason)

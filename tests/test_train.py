@@ -10,7 +10,7 @@ import sys
 import tempfile
 
 import pytest
-from hypothesis import assume, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conftest import EMOJI, REPO_ROOT, IS_PYPY, WORDS, cs336_path, examples, mixed_text, repeated_text, shared_root, ws_run
