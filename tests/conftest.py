@@ -22,20 +22,14 @@ _PROFILE = os.environ.get("REFBPE_HYPOTHESIS_PROFILE", "default")
 HEAVY = _PROFILE == "heavy"
 _SCALE = 10 if HEAVY else 1
 
-settings.register_profile(
-    "default",
-    max_examples=100,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
-    print_blob=True,
-)
-settings.register_profile(
-    "heavy",
-    max_examples=1000,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
-    print_blob=True,
-)
+for _name, _scale in (("default", 1), ("heavy", 10)):
+    settings.register_profile(
+        _name,
+        max_examples=100 * _scale,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+        print_blob=True,
+    )
 settings.load_profile(_PROFILE)
 
 
