@@ -1,30 +1,90 @@
 """Command line: ``refbpe train | encode | decode`` (also ``python -m refbpe``).
 
-Bad input ends with one line on stderr (``refbpe: error: ...``) and exit
-status 2; nothing half-written is left behind (every output is written to a
-temporary file and renamed).
+Exit status: 0 success; 1 a run that failed for another reason than its
+input (a counting worker died); 2 bad input or an unreadable/unwritable file,
+reported as one line on stderr (``refbpe: error: ...``), never a traceback;
+130 on Ctrl-C (SIGINT), 143 on SIGTERM.  Inputs and the output directory are
+checked before any work starts, and outputs are written to temporary files
+and renamed into place only when all of them are complete, so a failed or
+interrupted run leaves no file behind and the previous outputs intact.
 """
 
 import argparse
 import glob
 import json
 import os
+import signal
 import sys
 import sysconfig
+import tempfile
 import time
 
 from . import __version__
-from .count import DEFAULT_CHUNK_SIZE, InputError
+from .count import DEFAULT_CHUNK_SIZE, InputError, WorkerError
 from .io import parse_size
 from .progress import Progress, peak_memory_mb
 
 __all__ = ["main"]
 
+EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
 
 
 class CliError(Exception):
     """An error reported as one line, exit status 2."""
+
+
+class Terminated(BaseException):
+    """Raised in the main thread by SIGTERM, so that cleanup runs as for Ctrl-C."""
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated()
+
+
+def check_inputs(sources):
+    """A one-line CliError for an input that is missing, a directory or unreadable."""
+    for s in sources:
+        if s == "-":
+            continue
+        if os.path.isdir(s):
+            raise CliError("%s: is a directory, not a file" % s)
+        if not os.path.exists(s):
+            raise CliError("%s: no such file" % s)
+        try:
+            open(s, "rb").close()
+        except OSError as e:
+            raise CliError("%s: cannot read (%s)" % (s, e.strerror or e))
+
+
+def check_output_dir(directory):
+    """A one-line CliError unless ``directory`` is, or can be made, a writable directory.
+
+    Checked before any work, so that a long run does not fail at its end: a
+    probe file is made there (and directories when missing), then removed.
+    """
+    path = os.path.abspath(directory)
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise CliError("--out %s: exists and is not a directory" % directory)
+    missing, existing = [], path
+    while not os.path.exists(existing):
+        missing.append(existing)
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise CliError("--out %s: cannot create a directory under the file %s" % (directory, existing))
+    try:
+        os.makedirs(path, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".refbpe-probe-", dir=path)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise CliError("--out %s: cannot write there (%s)" % (directory, e.strerror or e))
+    finally:
+        for d in missing:  # deepest first
+            try:
+                os.rmdir(d)
+            except OSError:
+                pass
 
 
 def stdlib_sources():
@@ -116,16 +176,20 @@ def cmd_train(args):
         sources += stdlib_sources()
     if not sources:
         raise CliError("no input: give CORPUS files or --stdlib")
-    for s in sources:
-        if s != "-" and not os.path.isfile(s):
-            raise CliError("%s: no such file" % s)
+    check_inputs(sources)
     from .train import check_training_args, train_bpe
     from .formats import write_model_dir
 
+    for k, token in enumerate(args.special_token):
+        if token in args.special_token[:k]:
+            raise CliError("special token %r is given twice" % (token,))
     try:
         vocab_size, specials = check_training_args(args.vocab_size, args.special_token)
     except ValueError as e:
         raise CliError(str(e))
+    check_output_dir(args.out)
+    if args.report:
+        check_output_dir(os.path.dirname(os.path.abspath(args.report)))
     progress = Progress(enabled=(args.progress or sys.stderr.isatty()) and not args.quiet)
     report = {}
     t0 = time.time()
@@ -180,6 +244,7 @@ def _load_model(directory):
 
 
 def _read_text(path):
+    check_inputs([path])
     data = sys.stdin.buffer.read() if path == "-" else open(path, "rb").read()
     try:
         return data.decode("utf-8")
@@ -203,8 +268,14 @@ def cmd_decode(args):
     raw = _read_text(args.ids).strip()
     try:
         ids = json.loads(raw) if raw.startswith("[") else [int(x) for x in raw.split()]
+        if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+            raise ValueError
     except ValueError:
-        raise CliError("%s: expected whitespace-separated integers or a JSON list" % args.ids)
+        raise CliError("%s: expected whitespace-separated integers or a JSON list of integers" % args.ids)
+    unknown = [i for i in ids if i not in tok.vocab]
+    if unknown:
+        raise CliError("%s: unknown token id %d (at position %d; the vocab has %d ids, %d..%d)" % (
+            args.ids, unknown[0], ids.index(unknown[0]), len(tok.vocab), min(tok.vocab), max(tok.vocab)))
     sys.stdout.write(tok.decode(ids))
     return 0
 
@@ -215,14 +286,27 @@ def main(argv=None):
     if not getattr(args, "command", None):
         parser.print_help()
         return EXIT_BAD_INPUT
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
         return args.func(args)
     except CliError as e:
-        sys.stderr.write("refbpe: error: %s\n" % e)
-        return EXIT_BAD_INPUT
-    except (OSError, ValueError) as e:
-        sys.stderr.write("refbpe: error: %s\n" % e)
-        return EXIT_BAD_INPUT
+        return _fail("refbpe: error: %s" % e, EXIT_BAD_INPUT)
+    except (OSError, ValueError) as e:  # InputError, ModelFileError, a failed read or write
+        return _fail("refbpe: error: %s" % e, EXIT_BAD_INPUT)
+    except WorkerError as e:
+        return _fail("refbpe: error: %s; nothing was written" % e, EXIT_FAILED)
     except KeyboardInterrupt:
-        sys.stderr.write("refbpe: interrupted\n")
-        return 130
+        return _fail("refbpe: interrupted", 128 + signal.SIGINT)
+    except Terminated:
+        return _fail("refbpe: terminated", 128 + signal.SIGTERM)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _fail(line, status):
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # stderr closed
+        pass
+    return status

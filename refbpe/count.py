@@ -19,18 +19,25 @@ pickled dict (``pack_counts`` gives the measured reason).
 """
 
 import concurrent.futures
+import gzip
 import multiprocessing
 import os
 import platform
+import signal
 import sys
+import zlib
 import threading
 from array import array
+from concurrent.futures.process import BrokenProcessPool
 
 from .io import find_cut_in_file, input_size, iter_chunks, open_input
 from .pretokenize import add_small_counts, count_pretokens
 from .specials import special_pattern
 
-__all__ = ["count_words", "count_chunk", "pack_counts", "unpack_counts", "InputError", "DEFAULT_CHUNK_SIZE", "auto_chunk_size"]
+__all__ = [
+    "count_words", "count_chunk", "pack_counts", "unpack_counts", "InputError", "WorkerError",
+    "DEFAULT_CHUNK_SIZE", "auto_chunk_size",
+]
 
 DEFAULT_CHUNK_SIZE = None  # chosen per input by auto_chunk_size
 
@@ -53,6 +60,10 @@ def auto_chunk_size(total, workers):
 
 class InputError(ValueError):
     """Bad input (for example invalid UTF-8 under ``errors="strict"``)."""
+
+
+class WorkerError(RuntimeError):
+    """A counting worker process died (killed, or out of memory)."""
 
 
 def pack_counts(small, counts):
@@ -182,7 +193,29 @@ def make_executor(workers, start_method=None):
         _warm_up()
     elif start_method == "forkserver":
         context.set_forkserver_preload(["refbpe.count"])
-    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_sigint)
+
+
+def _ignore_sigint():
+    """Workers leave Ctrl-C to the main process.
+
+    A terminal sends SIGINT to the whole process group; the main process
+    stops the pool itself (``_stop_pool``), and workers that raised
+    KeyboardInterrupt too would only print tracebacks.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_pool(executor):
+    """Cancel what is queued and end the worker processes now (on an interrupt)."""
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in list((getattr(executor, "_processes", None) or {}).values()):
+        try:
+            process.terminate()
+        except Exception:  # already gone
+            pass
+    for process in list((getattr(executor, "_processes", None) or {}).values()):
+        process.join(5)
 
 
 def count_file_range(path, start, end, special_tokens, errors):
@@ -216,7 +249,14 @@ def _tasks(sources, chunk_size, special_tokens, errors, read_size):
             continue
         stream = open_input(source)
         try:
-            for offset, chunk in iter_chunks(stream, chunk_size, specials, read_size):
+            chunks = iter_chunks(stream, chunk_size, specials, read_size)
+            while True:
+                try:
+                    offset, chunk = next(chunks)
+                except StopIteration:
+                    break
+                except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+                    raise InputError("%s: corrupt or truncated gzip data (%s)" % (source, e))
                 yield count_chunk, (chunk, offset, source, special_tokens, errors), len(chunk)
         finally:
             if stream is not sys.stdin.buffer:
@@ -277,6 +317,8 @@ def count_words(
             done += _collect(in_flight, small, counts)
             if progress:
                 progress(done, total)
+    except BrokenProcessPool as e:
+        raise WorkerError("a counting worker process died (killed by a signal, or out of memory): %s" % (e,))
     except Exception:
         # Let the units in flight finish (there are at most 2 per worker)
         # rather than cancel them: cancelling queued futures and then shutting
@@ -284,9 +326,9 @@ def count_words(
         # CPython 3.9 (seen here as an occasional hang after a bad-input error).
         concurrent.futures.wait(list(in_flight))
         raise
-    except BaseException:  # KeyboardInterrupt: do not wait for the workers
+    except BaseException:  # KeyboardInterrupt, SIGTERM: stop the workers now
         if own:
-            executor.shutdown(wait=False, cancel_futures=True)
+            _stop_pool(executor)
             own = False
         raise
     finally:

@@ -30,6 +30,8 @@ __all__ = [
     "read_model_dir",
     "write_model_dir",
     "atomic_write",
+    "atomic_write_many",
+    "ModelFileError",
 ]
 
 MANIFEST = "refbpe.json"
@@ -66,20 +68,36 @@ def decode_token(text):
 
 def atomic_write(path, data):
     """Write ``data`` (bytes) to ``path`` so readers see all of it or none."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    atomic_write_many({path: data})
+
+
+def atomic_write_many(files):
+    """Write several files ``{path: bytes}`` so that each is all old or all new.
+
+    Every file is first written in full to a temporary name beside its target
+    and fsynced; only when all are on disk are they renamed into place.  A
+    failure while writing (a full disk, an interrupt) removes the temporary
+    files and leaves every previous output as it was.
+    """
+    staged = []
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        for path, data in files.items():
+            directory = os.path.dirname(os.path.abspath(path))
+            fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+            staged.append((tmp, path))
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, 0o644)
+        for tmp, path in staged:
+            os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        for tmp, _ in staged:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
         raise
 
 
@@ -102,48 +120,151 @@ def gpt2_merges_txt(merges):
 
 
 def write_gpt2(vocab, merges, vocab_path, merges_path):
-    atomic_write(vocab_path, gpt2_vocab_json(vocab).encode("utf-8"))
-    atomic_write(merges_path, gpt2_merges_txt(merges).encode("utf-8"))
+    atomic_write_many({
+        vocab_path: gpt2_vocab_json(vocab).encode("utf-8"),
+        merges_path: gpt2_merges_txt(merges).encode("utf-8"),
+    })
+
+
+# -- reading, with every error naming its file and line ------------------------
+
+
+class ModelFileError(ValueError):
+    """A vocab, merges or manifest file that is not valid ("file:line: what")."""
+
+
+def _read_text(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ModelFileError("%s:%d: not UTF-8 (byte offset %d)" % (path, line, e.start))
+
+
+def _load_json(path):
+    """(parsed JSON with objects as lists of pairs, text); ModelFileError if not JSON."""
+    text = _read_text(path)
+    try:
+        return json.loads(text, object_pairs_hook=list), text
+    except ValueError as e:  # json.JSONDecodeError
+        line = getattr(e, "lineno", None)
+        where = "%s:%d" % (path, line) if line else path
+        raise ModelFileError("%s: not valid JSON (%s)" % (where, getattr(e, "msg", e)))
+
+
+def _key_line(text, key, occurrence=1):
+    """The line of the ``occurrence``-th appearance of ``key`` as a JSON key (1 if unknown)."""
+    for spelling in (json.dumps(key, ensure_ascii=False), json.dumps(key)):
+        pos = -1
+        for _ in range(occurrence):
+            pos = text.find(spelling + ":", pos + 1)
+            if pos < 0:
+                pos = text.find(spelling + " :", pos + 1)
+            if pos < 0:
+                break
+        if pos >= 0:
+            return text.count("\n", 0, pos) + 1
+    return 1
+
+
+def _is_id(value):
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def read_gpt2_vocab(vocab_path):
-    with open(vocab_path, encoding="utf-8") as f:
-        raw = json.load(f)
-    if not isinstance(raw, dict):
-        raise ValueError("%s: expected a JSON object of token -> id" % vocab_path)
-    vocab = {}
-    for text, i in raw.items():
-        if not isinstance(i, int):
-            raise ValueError("%s: id of %r is not an integer" % (vocab_path, text))
+    """{id: bytes} from a GPT-2 ``vocab.json`` (token -> id)."""
+    pairs, text = _load_json(vocab_path)
+    if not isinstance(pairs, list):
+        raise ModelFileError("%s:1: expected a JSON object of token -> id" % vocab_path)
+    vocab, token_of = {}, {}
+    for token, i in pairs:
+        if token in token_of:
+            raise ModelFileError("%s:%d: token %r appears twice" % (vocab_path, _key_line(text, token, 2), token))
+        if not _is_id(i):
+            raise ModelFileError("%s:%d: the id of token %r is not a non-negative integer: %r" % (
+                vocab_path, _key_line(text, token), token, i))
+        if i in vocab:
+            raise ModelFileError("%s:%d: id %d is given to two tokens, %r and %r" % (
+                vocab_path, _key_line(text, token), i, _token_of_id(token_of, i), token))
+        token_of[token] = i
         try:
-            vocab[i] = decode_token(text)
+            vocab[i] = decode_token(token)
         except ValueError:
-            vocab[i] = text.encode("utf-8")  # an added token written as itself
+            vocab[i] = token.encode("utf-8")  # an added token written as itself
     return vocab
 
 
-def read_gpt2_merges(merges_path):
+def _token_of_id(token_of, i):
+    return next(t for t, j in token_of.items() if j == i)
+
+
+def _read_merge_lines(merges_path):
+    """[(line number, (left bytes, right bytes))] from a GPT-2 ``merges.txt``."""
     merges = []
-    with open(merges_path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.rstrip("\r\n")
-            if (lineno == 1 and line.startswith("#version")) or not line:
-                continue
-            parts = line.split(" ")
-            if len(parts) != 2:
-                raise ValueError("%s:%d: expected two tokens separated by one space" % (merges_path, lineno))
-            merges.append((decode_token(parts[0]), decode_token(parts[1])))
+    for lineno, line in enumerate(_read_text(merges_path).split("\n"), 1):
+        line = line.rstrip("\r")
+        if (lineno == 1 and line.startswith("#version")) or not line:
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2 or not parts[0] or not parts[1]:
+            raise ModelFileError("%s:%d: expected two tokens separated by one space, got %r" % (merges_path, lineno, line))
+        try:
+            merges.append((lineno, (decode_token(parts[0]), decode_token(parts[1]))))
+        except ValueError as e:
+            raise ModelFileError("%s:%d: %s" % (merges_path, lineno, e))
     return merges
 
 
+def read_gpt2_merges(merges_path):
+    """[(left bytes, right bytes)] from a GPT-2 ``merges.txt``."""
+    return [pair for _, pair in _read_merge_lines(merges_path)]
+
+
+def _check_merges(vocab, numbered_merges, merges_path, vocab_path):
+    """Each merge's two parts and their join must be tokens of the vocab."""
+    present = set(vocab.values())
+    for lineno, (a, b) in numbered_merges:
+        for token in (a, b, a + b):
+            if token not in present:
+                raise ModelFileError("%s:%d: merge %s %s uses %s, which is not in %s" % (
+                    merges_path, lineno, encode_token(a), encode_token(b), encode_token(token), vocab_path))
+
+
 def read_gpt2(vocab_path, merges_path):
-    """(vocab {id: bytes}, merges [(bytes, bytes)]) from GPT-2 format files."""
-    return read_gpt2_vocab(vocab_path), read_gpt2_merges(merges_path)
+    """(vocab {id: bytes}, merges [(bytes, bytes)]) from GPT-2 format files.
+
+    ModelFileError (a ValueError) names the file and line of anything invalid:
+    malformed JSON or lines, a token twice, an id twice, a merge of tokens the
+    vocab lacks.
+    """
+    vocab = read_gpt2_vocab(vocab_path)
+    numbered = _read_merge_lines(merges_path)
+    _check_merges(vocab, numbered, merges_path, vocab_path)
+    return vocab, [pair for _, pair in numbered]
 
 
 def write_model_dir(directory, vocab, merges, special_tokens, extra=None):
-    """Write vocab.json, merges.txt and the refbpe.json manifest into ``directory``."""
+    """Write vocab.json, merges.txt and the refbpe.json manifest into ``directory``.
+
+    The three files are replaced together (``atomic_write_many``); a
+    directory made here is removed again when writing fails.
+    """
+    created = not os.path.isdir(directory)
     os.makedirs(directory, exist_ok=True)
+    try:
+        _write_model_files(directory, vocab, merges, special_tokens, extra)
+    except BaseException:
+        if created:
+            try:
+                os.rmdir(directory)
+            except OSError:
+                pass
+        raise
+
+
+def _write_model_files(directory, vocab, merges, special_tokens, extra):
     n = len(vocab) - len(special_tokens)
     specials = [{"content": t, "id": n + k} for k, t in enumerate(special_tokens)]
     manifest = {
@@ -157,9 +278,33 @@ def write_model_dir(directory, vocab, merges, special_tokens, extra=None):
     # token's: the manifest carries it.
     taken = {vocab[i] for i in range(n)}
     skip = {s["id"] for s in specials if vocab[s["id"]] in taken}
-    atomic_write(os.path.join(directory, "vocab.json"), gpt2_vocab_json(vocab, skip).encode("utf-8"))
-    atomic_write(os.path.join(directory, "merges.txt"), gpt2_merges_txt(merges).encode("utf-8"))
-    atomic_write(os.path.join(directory, MANIFEST), (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    atomic_write_many({
+        os.path.join(directory, "vocab.json"): gpt2_vocab_json(vocab, skip).encode("utf-8"),
+        os.path.join(directory, "merges.txt"): gpt2_merges_txt(merges).encode("utf-8"),
+        os.path.join(directory, MANIFEST): (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
+    })
+
+
+def _read_manifest_specials(manifest_path, vocab):
+    """[(content, id)] of the manifest's special tokens, checked against ``vocab``."""
+    pairs, text = _load_json(manifest_path)
+    manifest = dict(pairs) if isinstance(pairs, list) else None
+    entries = (manifest or {}).get("special_tokens", [])
+    line = _key_line(text, "special_tokens")
+    if manifest is None or not isinstance(entries, list):
+        raise ModelFileError("%s:%d: expected an object with a list 'special_tokens'" % (manifest_path, line))
+    out = []
+    for k, entry in enumerate(entries):
+        entry = dict(entry) if isinstance(entry, list) else {}
+        content, i = entry.get("content"), entry.get("id")
+        line = _key_line(text, "content", k + 1) if "content" in entry else line
+        if not isinstance(content, str) or not content or not _is_id(i):
+            raise ModelFileError("%s:%d: each special token needs a non-empty 'content' and an integer 'id'" % (manifest_path, line))
+        if i in vocab and vocab[i] != content.encode("utf-8"):
+            raise ModelFileError("%s:%d: special token %r has id %d, which vocab.json gives to %r" % (
+                manifest_path, line, content, i, vocab[i]))
+        out.append((content, i))
+    return out
 
 
 def read_model_dir(directory):
@@ -172,9 +317,7 @@ def read_model_dir(directory):
     special_tokens = []
     manifest_path = os.path.join(directory, MANIFEST)
     if os.path.exists(manifest_path):
-        with open(manifest_path, encoding="utf-8") as f:
-            manifest = json.load(f)
-        for s in manifest.get("special_tokens", []):
-            vocab[s["id"]] = s["content"].encode("utf-8")
-            special_tokens.append(s["content"])
+        for content, i in _read_manifest_specials(manifest_path, vocab):
+            vocab[i] = content.encode("utf-8")
+            special_tokens.append(content)
     return vocab, merges, special_tokens

@@ -476,18 +476,20 @@ def test_empty_corpus(tmp_path):
     assert report["stopped_early"] is True
 
 
-def test_duplicate_special_tokens_are_deduped(tmp_path):
+def test_duplicate_special_tokens_are_deduped_by_the_api(tmp_path):
     path = _write(str(tmp_path), "c.txt", "a<|x|>b<|y|>ab ab ab")
     vocab, merges = train_bpe(path, 262, ["<|x|>", "<|y|>", "<|x|>", "<|y|>"], workers=1)
     assert merges == [(b"a", b"b"), (b" ", b"ab")]  # 4 merges wanted (2 specials after dedup); 2 exist
     assert len(vocab) == 260
     assert [vocab[258], vocab[259]] == [b"<|x|>", b"<|y|>"]
     assert list(vocab.values()).count(b"<|x|>") == 1
+    # On the command line a repeated special token is taken for a mistake.
     out = str(tmp_path / "m")
     r = run_cli(["train", path, "--vocab-size", "262", "--special-token", "<|x|>", "--special-token", "<|x|>",
                  "--special-token", "<|y|>", "--out", out, "--quiet"])
-    assert r.returncode == 0, r.stderr
-    assert [s["content"] for s in json.load(open(os.path.join(out, "refbpe.json")))["special_tokens"]] == ["<|x|>", "<|y|>"]
+    assert r.returncode == 2
+    assert r.stderr == b"refbpe: error: special token '<|x|>' is given twice\n"
+    assert not os.path.exists(out)
 
 
 def test_special_token_equal_to_learned_token(tmp_path):
