@@ -111,8 +111,23 @@ def _positive_int(text):
     return value
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line (not the usage block), exit status 2.
+
+    Options are not abbreviated: a prefix that matches today could match two
+    options tomorrow, and scripts calling the oracle must not change meaning.
+    """
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super(_Parser, self).__init__(*args, **kwargs)
+
+    def error(self, message):
+        self.exit(EXIT_BAD_INPUT, "%s: error: %s (see '%s --help')\n" % (self.prog, message, self.prog))
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="refbpe",
         description="Reference byte-level BPE (CS336 semantics): train, encode, decode.",
     )

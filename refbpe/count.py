@@ -193,17 +193,22 @@ def make_executor(workers, start_method=None):
         _warm_up()
     elif start_method == "forkserver":
         context.set_forkserver_preload(["refbpe.count"])
-    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_sigint)
+    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_signals)
 
 
-def _ignore_sigint():
-    """Workers leave Ctrl-C to the main process.
+def _worker_signals():
+    """Workers leave Ctrl-C to the main process and die at once on SIGTERM.
 
     A terminal sends SIGINT to the whole process group; the main process
     stops the pool itself (``_stop_pool``), and workers that raised
-    KeyboardInterrupt too would only print tracebacks.
+    KeyboardInterrupt too would only print tracebacks.  SIGTERM must kill:
+    the pool terminates its workers when one dies, and a worker that turned
+    the signal into an exception (as the CLI's handler, inherited through
+    ``fork``, does) would try to report it and block forever on the result
+    queue's lock, left held by the dead worker.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _stop_pool(executor):
@@ -317,8 +322,8 @@ def count_words(
             done += _collect(in_flight, small, counts)
             if progress:
                 progress(done, total)
-    except BrokenProcessPool as e:
-        raise WorkerError("a counting worker process died (killed by a signal, or out of memory): %s" % (e,))
+    except BrokenProcessPool:
+        raise WorkerError("a counting worker process died (killed by a signal, or out of memory)")
     except Exception:
         # Let the units in flight finish (there are at most 2 per worker)
         # rather than cancel them: cancelling queued futures and then shutting

@@ -143,11 +143,15 @@ def _read_text(path):
         raise ModelFileError("%s:%d: not UTF-8 (byte offset %d)" % (path, line, e.start))
 
 
+class _Pairs(list):
+    """A JSON object as the list of its (key, value) pairs, duplicates kept."""
+
+
 def _load_json(path):
-    """(parsed JSON with objects as lists of pairs, text); ModelFileError if not JSON."""
+    """(parsed JSON with objects as ``_Pairs``, text); ModelFileError if not JSON."""
     text = _read_text(path)
     try:
-        return json.loads(text, object_pairs_hook=list), text
+        return json.loads(text, object_pairs_hook=_Pairs), text
     except ValueError as e:  # json.JSONDecodeError
         line = getattr(e, "lineno", None)
         where = "%s:%d" % (path, line) if line else path
@@ -176,7 +180,7 @@ def _is_id(value):
 def read_gpt2_vocab(vocab_path):
     """{id: bytes} from a GPT-2 ``vocab.json`` (token -> id)."""
     pairs, text = _load_json(vocab_path)
-    if not isinstance(pairs, list):
+    if not isinstance(pairs, _Pairs):
         raise ModelFileError("%s:1: expected a JSON object of token -> id" % vocab_path)
     vocab, token_of = {}, {}
     for token, i in pairs:
@@ -288,14 +292,14 @@ def _write_model_files(directory, vocab, merges, special_tokens, extra):
 def _read_manifest_specials(manifest_path, vocab):
     """[(content, id)] of the manifest's special tokens, checked against ``vocab``."""
     pairs, text = _load_json(manifest_path)
-    manifest = dict(pairs) if isinstance(pairs, list) else None
+    manifest = dict(pairs) if isinstance(pairs, _Pairs) else None
     entries = (manifest or {}).get("special_tokens", [])
     line = _key_line(text, "special_tokens")
     if manifest is None or not isinstance(entries, list):
         raise ModelFileError("%s:%d: expected an object with a list 'special_tokens'" % (manifest_path, line))
     out = []
     for k, entry in enumerate(entries):
-        entry = dict(entry) if isinstance(entry, list) else {}
+        entry = dict(entry) if isinstance(entry, _Pairs) else {}
         content, i = entry.get("content"), entry.get("id")
         line = _key_line(text, "content", k + 1) if "content" in entry else line
         if not isinstance(content, str) or not content or not _is_id(i):

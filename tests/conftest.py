@@ -10,6 +10,9 @@ Shared data (read-only, never copied into the repository) is found through
 
 import os
 import platform
+import shutil
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -57,6 +60,42 @@ def cs336_path(*parts):
 @pytest.fixture(scope="session")
 def gpt2_files():
     return cs336_path("gpt2_vocab.json"), cs336_path("gpt2_merges.txt")
+
+
+# -- running the command line ---------------------------------------------------
+
+
+def run_cli(args, python=None, input=None, env=None, cwd=None):
+    full_env = dict(os.environ)
+    full_env["PYTHONPATH"] = REPO_ROOT + os.pathsep + full_env.get("PYTHONPATH", "")
+    full_env.update(env or {})
+    return subprocess.run(
+        [python or sys.executable, "-m", "refbpe"] + list(args),
+        input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env, cwd=cwd, timeout=300,
+    )
+
+
+def read_outputs(directory):
+    return {name: open(os.path.join(directory, name), "rb").read() for name in ("vocab.json", "merges.txt", "refbpe.json")}
+
+
+def other_interpreter():
+    """A second interpreter (PyPy from CPython, CPython from PyPy) that can import this refbpe."""
+    candidates = []
+    if IS_PYPY:
+        candidates.append(os.path.join(REPO_ROOT, ".venv", "bin", "python"))
+    else:
+        candidates.append(os.path.join(REPO_ROOT, ".venv-pypy", "bin", "python"))
+        candidates.append(shutil.which("pypy3"))
+    for exe in candidates:
+        if not exe or not os.path.exists(exe):
+            continue
+        env = dict(os.environ, PYTHONPATH=REPO_ROOT)
+        r = subprocess.run([exe, "-c", "import refbpe, os; print(os.path.dirname(refbpe.__file__))"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=60)
+        if r.returncode == 0 and os.path.realpath(r.stdout.decode().strip()) == os.path.realpath(os.path.join(REPO_ROOT, "refbpe")):
+            return exe
+    return None
 
 
 # -- optional modules ------------------------------------------------------------

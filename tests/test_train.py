@@ -4,8 +4,6 @@ import gzip
 import hashlib
 import json
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -13,7 +11,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from conftest import EMOJI, REPO_ROOT, IS_PYPY, WORDS, cs336_path, examples, mixed_text, repeated_text, shared_root, ws_run
+from conftest import (EMOJI, WORDS, cs336_path, examples, mixed_text, other_interpreter, read_outputs,
+                      repeated_text, run_cli, shared_root, ws_run)
 from refbpe import train_bpe
 from refbpe.count import InputError, count_words, make_executor
 from refbpe.formats import decode_token
@@ -42,20 +41,6 @@ def whole_count(data, specials):
         if not is_special:
             count_pretokens(seg, counts)
     return counts
-
-
-def run_cli(args, python=None, input=None, env=None, cwd=None):
-    full_env = dict(os.environ)
-    full_env["PYTHONPATH"] = REPO_ROOT + os.pathsep + full_env.get("PYTHONPATH", "")
-    full_env.update(env or {})
-    return subprocess.run(
-        [python or sys.executable, "-m", "refbpe"] + list(args),
-        input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env, cwd=cwd, timeout=300,
-    )
-
-
-def read_outputs(directory):
-    return {name: open(os.path.join(directory, name), "rb").read() for name in ("vocab.json", "merges.txt", "refbpe.json")}
 
 
 _EXECUTORS = {}
@@ -352,27 +337,8 @@ def test_cli_hash_seed_invariance(tmp_path, small_corpus):
     assert outs[0] == outs[1]
 
 
-def _other_interpreter():
-    """A second interpreter (PyPy from CPython, CPython from PyPy) that can import this refbpe."""
-    candidates = []
-    if IS_PYPY:
-        candidates.append(os.path.join(REPO_ROOT, ".venv", "bin", "python"))
-    else:
-        candidates.append(os.path.join(REPO_ROOT, ".venv-pypy", "bin", "python"))
-        candidates.append(shutil.which("pypy3"))
-    for exe in candidates:
-        if not exe or not os.path.exists(exe):
-            continue
-        env = dict(os.environ, PYTHONPATH=REPO_ROOT)
-        r = subprocess.run([exe, "-c", "import refbpe, os; print(os.path.dirname(refbpe.__file__))"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=60)
-        if r.returncode == 0 and os.path.realpath(r.stdout.decode().strip()) == os.path.realpath(os.path.join(REPO_ROOT, "refbpe")):
-            return exe
-    return None
-
-
 def test_interpreter_invariance(tmp_path, small_corpus):
-    other = _other_interpreter()
+    other = other_interpreter()
     if other is None:
         pytest.skip("no second interpreter (.venv-pypy/bin/python or pypy3 from CPython, .venv/bin/python from PyPy) can import this refbpe")
     outs = []
