@@ -12,7 +12,7 @@ from collections import Counter
 from .pretokenize import pretokenize
 from .specials import special_pattern, split_specials
 
-__all__ = ["naive_train_bpe", "naive_encode", "merge_word"]
+__all__ = ["naive_train_bpe", "naive_train_bpe_from_counts", "naive_encode", "merge_word"]
 
 
 def _pretoken_counts(text, special_tokens):
@@ -39,9 +39,14 @@ def merge_word(word, pair, merged):
 
 def naive_train_bpe(text, vocab_size, special_tokens=()):
     """(vocab, merges) for ``text`` (a str), by full recount every step."""
+    return naive_train_bpe_from_counts(_pretoken_counts(text, special_tokens), vocab_size, special_tokens)
+
+
+def naive_train_bpe_from_counts(word_counts, vocab_size, special_tokens=()):
+    """(vocab, merges) for ``{pre-token bytes: count}``, by full recount every step."""
     special_tokens = list(special_tokens)
     words = Counter()
-    for piece, n in _pretoken_counts(text, special_tokens).items():
+    for piece, n in word_counts.items():
         words[tuple(bytes([b]) for b in piece)] += n
     merges = []
     for _ in range(vocab_size - 256 - len(special_tokens)):
