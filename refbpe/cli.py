@@ -57,7 +57,7 @@ def check_inputs(sources):
             raise CliError("%s: cannot read (%s)" % (s, e.strerror or e))
 
 
-def check_output_dir(directory):
+def check_output_dir(directory, label="--out"):
     """A one-line CliError unless ``directory`` is, or can be made, a writable directory.
 
     Checked before any work, so that a long run does not fail at its end: a
@@ -65,26 +65,33 @@ def check_output_dir(directory):
     """
     path = os.path.abspath(directory)
     if os.path.exists(path) and not os.path.isdir(path):
-        raise CliError("--out %s: exists and is not a directory" % directory)
+        raise CliError("%s %s: exists and is not a directory" % (label, directory))
     missing, existing = [], path
     while not os.path.exists(existing):
         missing.append(existing)
         existing = os.path.dirname(existing)
     if not os.path.isdir(existing):
-        raise CliError("--out %s: cannot create a directory under the file %s" % (directory, existing))
+        raise CliError("%s %s: cannot create a directory under the file %s" % (label, directory, existing))
     try:
         os.makedirs(path, exist_ok=True)
         fd, probe = tempfile.mkstemp(prefix=".refbpe-probe-", dir=path)
         os.close(fd)
         os.unlink(probe)
     except OSError as e:
-        raise CliError("--out %s: cannot write there (%s)" % (directory, e.strerror or e))
+        raise CliError("%s %s: cannot write there (%s)" % (label, directory, e.strerror or e))
     finally:
         for d in missing:  # deepest first
             try:
                 os.rmdir(d)
             except OSError:
                 pass
+
+
+def check_output_file(path, label):
+    """As ``check_output_dir``, for a file to be written at ``path``."""
+    if os.path.isdir(path):
+        raise CliError("%s %s: is a directory" % (label, path))
+    check_output_dir(os.path.dirname(os.path.abspath(path)), "%s %s:" % (label, path))
 
 
 def stdlib_sources():
@@ -204,7 +211,7 @@ def cmd_train(args):
         raise CliError(str(e))
     check_output_dir(args.out)
     if args.report:
-        check_output_dir(os.path.dirname(os.path.abspath(args.report)))
+        check_output_file(args.report, "--report")
     progress = Progress(enabled=(args.progress or sys.stderr.isatty()) and not args.quiet)
     report = {}
     t0 = time.time()

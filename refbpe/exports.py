@@ -43,8 +43,10 @@ from .formats import (
     atomic_write,
     decode_token,
     encode_token,
+    read_gpt2,
     read_gpt2_merges,
     read_gpt2_vocab,
+    read_manifest_specials,
     write_model_dir,
 )
 from .pretokenize import GPT2_PATTERN
@@ -478,11 +480,13 @@ def detect_format(path):
     raise FormatError("%s: unknown format (expected a GPT-2 directory, tokenizer.json, tiktoken ranks or hex JSON)" % path)
 
 
-def read_model(path, fmt="auto", special_tokens=()):
+def read_model(path, fmt="auto", special_tokens=(), strict=True):
     """A ``Model`` from ``path`` in format ``fmt`` (``auto`` detects it).
 
     ``special_tokens`` (given by the caller) are added to those the file
     names; formats without special tokens (tiktoken, plain GPT-2) need them.
+    ``strict=False`` reads GPT-2 merges of tokens the vocab lacks (``verify``
+    reports such output as a difference instead of refusing to read it).
     """
     if fmt == "auto":
         fmt = detect_format(path)
@@ -496,22 +500,22 @@ def read_model(path, fmt="auto", special_tokens=()):
         for p in (vocab_path, merges_path):
             if not os.path.isfile(p):
                 raise FormatError("%s: missing %s" % (path, os.path.basename(p)))
-        try:
-            vocab = read_gpt2_vocab(vocab_path)
-            merges = read_gpt2_merges(merges_path)
-        except ValueError as e:
-            raise FormatError(str(e))
         specials = []
         manifest = os.path.join(os.path.dirname(vocab_path), MANIFEST)
-        if os.path.isfile(manifest):
-            with open(manifest, encoding="utf-8") as f:
-                for s in json.load(f).get("special_tokens", []):
-                    vocab[s["id"]] = s["content"].encode("utf-8")
-                    specials.append(s["content"])
-        else:
-            # Plain GPT-2 files: a vocab entry that is not byte-mapped was
-            # read as itself; the caller's special tokens are looked up or appended.
-            pass
+        try:
+            if strict:
+                vocab, merges = read_gpt2(vocab_path, merges_path)
+            else:
+                vocab, merges = read_gpt2_vocab(vocab_path), read_gpt2_merges(merges_path)
+            # Without a manifest (plain GPT-2 files) a vocab entry that is not
+            # byte-mapped was read as itself; the caller's special tokens are
+            # looked up or appended.
+            if os.path.isfile(manifest):
+                for content, i in read_manifest_specials(manifest, vocab):
+                    vocab[i] = content.encode("utf-8")
+                    specials.append(content)
+        except ValueError as e:
+            raise FormatError(str(e))
         for t in special_tokens:
             if t not in specials:
                 specials.append(t)
@@ -600,7 +604,7 @@ def write_model_file_in_dir(directory, fmt, vocab, merges, special_tokens):
 def _write_gpt2_dir_any_ids(directory, vocab, merges, special_tokens, special_ids):
     """GPT-2 files for a vocab whose special tokens are not the last ids
     (for example one converted from an HF-trained tokenizer.json)."""
-    from .formats import gpt2_merges_txt, gpt2_vocab_json
+    from .formats import atomic_write_many, gpt2_merges_txt, gpt2_vocab_json
 
     os.makedirs(directory, exist_ok=True)
     taken = {vocab[i] for i in vocab if i not in set(special_ids.values())}
@@ -611,17 +615,23 @@ def _write_gpt2_dir_any_ids(directory, vocab, merges, special_tokens, special_id
         "num_merges": len(merges),
         "special_tokens": [{"content": t, "id": special_ids[t]} for t in special_tokens],
     }
-    atomic_write(os.path.join(directory, "vocab.json"), gpt2_vocab_json(vocab, skip).encode("utf-8"))
-    atomic_write(os.path.join(directory, "merges.txt"), gpt2_merges_txt(merges).encode("utf-8"))
-    atomic_write(os.path.join(directory, MANIFEST), _json_bytes(manifest, indent=2))
+    atomic_write_many({
+        os.path.join(directory, "vocab.json"): gpt2_vocab_json(vocab, skip).encode("utf-8"),
+        os.path.join(directory, "merges.txt"): gpt2_merges_txt(merges).encode("utf-8"),
+        os.path.join(directory, MANIFEST): _json_bytes(manifest, indent=2),
+    })
 
 
 # -- CLI: refbpe convert -----------------------------------------------------
 
 
 def cmd_convert(args):
-    from .cli import CliError
+    from .cli import CliError, check_output_dir, check_output_file
 
+    if args.to == "gpt2" or os.path.isdir(args.out):
+        check_output_dir(args.out, "-o")
+    else:
+        check_output_file(args.out, "-o")
     try:
         m = read_model(args.src, args.source_format, args.special_token)
         out = write_model(args.out, args.to, m.vocab, m.merges, m.special_tokens)

@@ -31,6 +31,7 @@ __all__ = [
     "write_model_dir",
     "atomic_write",
     "atomic_write_many",
+    "read_manifest_specials",
     "ModelFileError",
 ]
 
@@ -289,7 +290,7 @@ def _write_model_files(directory, vocab, merges, special_tokens, extra):
     })
 
 
-def _read_manifest_specials(manifest_path, vocab):
+def read_manifest_specials(manifest_path, vocab):
     """[(content, id)] of the manifest's special tokens, checked against ``vocab``."""
     pairs, text = _load_json(manifest_path)
     manifest = dict(pairs) if isinstance(pairs, _Pairs) else None
@@ -321,7 +322,7 @@ def read_model_dir(directory):
     special_tokens = []
     manifest_path = os.path.join(directory, MANIFEST)
     if os.path.exists(manifest_path):
-        for content, i in _read_manifest_specials(manifest_path, vocab):
+        for content, i in read_manifest_specials(manifest_path, vocab):
             vocab[i] = content.encode("utf-8")
             special_tokens.append(content)
     return vocab, merges, special_tokens

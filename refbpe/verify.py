@@ -750,7 +750,7 @@ def cmd_verify(args):
     if not os.path.exists(args.against):
         raise CliError("%s: no such file or directory" % args.against)
     try:
-        theirs = read_model(args.against, args.format, args.special_token)
+        theirs = read_model(args.against, args.format, args.special_token, strict=False)
     except FormatError as e:
         raise CliError(str(e))
 

@@ -478,3 +478,20 @@ def test_failed_write_leaves_no_new_directory_and_old_files_intact(tmp_path, mon
         formats.write_model_dir(old, dict(list(byte_vocab.items()) + [(256, b"ab")]), [(b"a", b"b")], [])
     assert read_outputs(old) == before
     assert sorted(os.listdir(old)) == ["merges.txt", "refbpe.json", "vocab.json"]
+
+
+def test_other_outputs_are_checked_before_work(tmp_path, capsys, monkeypatch, model_dir):
+    monkeypatch.chdir(tmp_path)
+    os.mkdir("adir")
+    corpus = write("ok.txt", b"hello hello world\n")
+    status, _, err = cli(["train", corpus, "--vocab-size", "300", "--out", "m", "--report", "adir"], capsys)
+    assert_one_line_error(status, err, r"refbpe: error: --report adir: is a directory$")
+    status, _, err = cli(["train", corpus, "--vocab-size", "300", "--out", "m", "--report", "/proc/r.json"], capsys)
+    assert_one_line_error(status, err, r"refbpe: error: --report /proc/r\.json: /proc: cannot write there \(")
+    assert not os.path.exists("m")
+    status, _, err = cli(["convert", model_dir, "--to", "hf", "-o", "/proc/t.json"], capsys)
+    assert_one_line_error(status, err, r"refbpe: error: -o /proc/t\.json: /proc: cannot write there \(")
+    _edit(model_dir, "merges.txt", lambda t: t + "zq x\n")
+    status, _, err = cli(["convert", model_dir, "--to", "hf", "-o", "t.json"], capsys)
+    assert_one_line_error(status, err, r"refbpe: error: .*merges\.txt:\d+: merge zq x uses zq, which is not in .*vocab\.json$")
+    assert not os.path.exists("t.json")
