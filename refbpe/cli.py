@@ -22,7 +22,7 @@ import time
 from . import __version__
 from .count import DEFAULT_CHUNK_SIZE, InputError, WorkerError
 from .io import parse_size
-from .progress import Progress, peak_memory_mb
+from .progress import Progress, clear_status_line, peak_memory_mb
 
 __all__ = ["main"]
 
@@ -327,6 +327,7 @@ def main(argv=None):
 
 def _fail(line, status):
     try:
+        clear_status_line()
         sys.stderr.write(line + "\n")
         sys.stderr.flush()
     except (OSError, ValueError):  # stderr closed

@@ -4,7 +4,15 @@ import resource
 import sys
 import time
 
-__all__ = ["Progress", "peak_memory_mb"]
+__all__ = ["Progress", "peak_memory_mb", "clear_status_line"]
+
+_visible = []  # the Progress whose status line is on screen, if any
+
+
+def clear_status_line():
+    """Erase a status line still on screen (before an error message, say)."""
+    for progress in list(_visible):
+        progress.finish()
 
 
 def _mb(n):
@@ -43,6 +51,8 @@ class Progress(object):
         self._last = now
         self.stream.write("\r\x1b[K" + text)
         self.stream.flush()
+        if not self._shown:
+            _visible.append(self)
         self._shown = True
 
     def bytes(self, done, total):
@@ -65,6 +75,7 @@ class Progress(object):
             self.stream.write("\r\x1b[K")
             self.stream.flush()
             self._shown = False
+            _visible.remove(self)
 
     def line(self, text):
         """A permanent line (summary); printed unless quiet."""

@@ -365,8 +365,9 @@ def _finish(proc, timeout=20):
     return proc.returncode, err.decode("utf-8", "replace"), took
 
 
-def _last_line(err):
-    return err.replace("\r", "\n").strip().split("\n")[-1]
+def _ends_cleanly(err, message):
+    """The message stands on a line of its own: any status line was erased first."""
+    return err.endswith("\r\x1b[K" + message + "\n") or err == message + "\n"
 
 
 def test_killed_worker_fails_fast_with_a_clear_message(tmp_path, big_corpus):
@@ -377,8 +378,8 @@ def test_killed_worker_fails_fast_with_a_clear_message(tmp_path, big_corpus):
     os.kill(workers[-1], signal.SIGKILL)
     status, err, took = _finish(proc)
     assert status == 1, err
-    assert _last_line(err) == ("refbpe: error: a counting worker process died (killed by a signal, or out of memory); "
-                               "nothing was written")
+    assert _ends_cleanly(err, "refbpe: error: a counting worker process died (killed by a signal, or out of memory); "
+                              "nothing was written"), err
     assert "Traceback" not in err
     assert took < 10
     assert not os.path.exists(out)
@@ -396,7 +397,7 @@ def test_signal_during_counting(tmp_path, big_corpus, sig):
         os.kill(proc.pid, signal.SIGTERM)
     status, err, took = _finish(proc)
     assert status == 128 + getattr(signal, sig)
-    assert _last_line(err) == ("refbpe: interrupted" if sig == "SIGINT" else "refbpe: terminated")
+    assert _ends_cleanly(err, "refbpe: interrupted" if sig == "SIGINT" else "refbpe: terminated"), err
     assert "Traceback" not in err
     assert took < 10
     assert not os.path.exists(out)
