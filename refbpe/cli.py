@@ -1,9 +1,10 @@
 """Command line: ``refbpe train | encode | decode`` (also ``python -m refbpe``).
 
 Exit status: 0 success; 1 a run that failed for another reason than its
-input (a counting worker died); 2 bad input or an unreadable/unwritable file,
+input (a counting worker died, out of memory); 2 bad input or an unreadable/unwritable file,
 reported as one line on stderr (``refbpe: error: ...``), never a traceback;
-130 on Ctrl-C (SIGINT), 143 on SIGTERM.  Inputs and the output directory are
+130 on Ctrl-C (SIGINT), 143 on SIGTERM, 141 when the reader of stdout goes
+away (``refbpe encode ... | head``), silently, as other Unix tools do.  Inputs and the output directory are
 checked before any work starts, and outputs are written to temporary files
 and renamed into place only when all of them are complete, so a failed or
 interrupted run leaves no file behind and the previous outputs intact.
@@ -277,11 +278,10 @@ def _read_text(path):
 def cmd_encode(args):
     tok = _load_model(args.model)
     ids = tok.encode(_read_text(args.text))
-    out = sys.stdout
     if args.json:
-        out.write(json.dumps(ids) + "\n")
+        write_stdout(json.dumps(ids) + "\n")
     else:
-        out.write("".join("%d\n" % i for i in ids))
+        write_stdout("".join("%d\n" % i for i in ids))
     return 0
 
 
@@ -298,7 +298,7 @@ def cmd_decode(args):
     if unknown:
         raise CliError("%s: unknown token id %d (at position %d; the vocab has %d ids, %d..%d)" % (
             args.ids, unknown[0], ids.index(unknown[0]), len(tok.vocab), min(tok.vocab), max(tok.vocab)))
-    sys.stdout.write(tok.decode(ids))
+    write_stdout(tok.decode(ids))
     return 0
 
 
@@ -313,6 +313,11 @@ def main(argv=None):
         return args.func(args)
     except CliError as e:
         return _fail("refbpe: error: %s" % e, EXIT_BAD_INPUT)
+    except BrokenPipeError:  # the reader went away (``refbpe encode ... | head``): stop quietly
+        _silence_stdout()
+        return 128 + signal.SIGPIPE
+    except MemoryError:
+        return _fail("refbpe: error: out of memory; nothing was written", EXIT_FAILED)
     except (OSError, ValueError) as e:  # InputError, ModelFileError, a failed read or write
         return _fail("refbpe: error: %s" % e, EXIT_BAD_INPUT)
     except WorkerError as e:
@@ -323,6 +328,33 @@ def main(argv=None):
         return _fail("refbpe: terminated", 128 + signal.SIGTERM)
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def write_stdout(text):
+    """Write ``text`` as UTF-8 to stdout, all of it or an error.
+
+    Under ``PYTHONUNBUFFERED`` stdout's text layer writes straight to the
+    file and ignores a short write, so a reader that goes away would
+    truncate the output without an error; the loop turns that into
+    BrokenPipeError.
+    """
+    sys.stdout.flush()
+    out = sys.stdout.buffer
+    view = memoryview(text.encode("utf-8"))
+    while view:
+        written = out.write(view)
+        view = view[len(view) if written is None else written :]
+    out.flush()
+
+
+def _silence_stdout():
+    """Point stdout at /dev/null so that flushing it at exit raises nothing more."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def _fail(line, status):

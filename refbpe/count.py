@@ -15,7 +15,9 @@ chunk size and the word table, not by the corpus.  ``count_words`` takes any
 with an explicit start method, or runs in-process for one worker.
 
 Worker results travel as flat arrays and one joined ``bytes`` instead of a
-pickled dict (``pack_counts`` gives the measured reason).
+pickled dict (``pack_counts`` gives the measured reason); in refbpe's own pool
+they, and stream chunks, go through files so that a killed worker cannot
+leave a torn message in the pool's pipes (``spool`` says why).
 """
 
 import concurrent.futures
@@ -33,6 +35,7 @@ from concurrent.futures.process import BrokenProcessPool
 from .io import find_cut_in_file, input_size, iter_chunks, open_input
 from .pretokenize import add_small_counts, count_pretokens
 from .specials import special_pattern
+from .spool import SpoolDirectory, count_spooled_chunk, run_spooled, take
 
 __all__ = [
     "count_words", "count_chunk", "pack_counts", "unpack_counts", "InputError", "WorkerError",
@@ -306,20 +309,22 @@ def count_words(
                 progress(done, total)
         return add_small_counts(small, counts)
     own = executor is None
+    spool = None
     if own:
         executor = make_executor(workers)
+        spool = SpoolDirectory()
     in_flight = {}
     try:
         limit = 2 * workers
         for func, args, covered in tasks:
             if len(in_flight) >= limit:
-                done += _collect(in_flight, small, counts)
+                done += _collect(in_flight, small, counts, spool)
                 if progress:
                     progress(done, total)
-            in_flight[executor.submit(func, *args)] = covered
+            in_flight[_submit(executor, spool, func, args)] = covered
             del args
         while in_flight:
-            done += _collect(in_flight, small, counts)
+            done += _collect(in_flight, small, counts, spool)
             if progress:
                 progress(done, total)
     except BrokenProcessPool:
@@ -339,14 +344,26 @@ def count_words(
     finally:
         if own:
             executor.shutdown(wait=True)
+        if spool is not None:
+            spool.close()
     return add_small_counts(small, counts)
 
 
-def _collect(in_flight, small, counts):
+def _submit(executor, spool, func, args):
+    """Submit one unit; through files (``spool``) when the pool is refbpe's own."""
+    if spool is None:
+        return executor.submit(func, *args)
+    if func is count_chunk:  # a chunk of a stream: hand the bytes over in a file too
+        func, args = count_spooled_chunk, (spool.put(args[0]),) + tuple(args[1:])
+    return executor.submit(run_spooled, spool.path, func, args)
+
+
+def _collect(in_flight, small, counts, spool=None):
     """Wait for some futures, add their counts, return the bytes they covered."""
     finished, _ = concurrent.futures.wait(list(in_flight), return_when=concurrent.futures.FIRST_COMPLETED)
     covered = 0
     for f in finished:
         covered += in_flight.pop(f)
-        unpack_counts(f.result(), small, counts)
+        result = f.result()
+        unpack_counts(take(result) if spool is not None else result, small, counts)
     return covered

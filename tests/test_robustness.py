@@ -385,6 +385,27 @@ def test_killed_worker_fails_fast_with_a_clear_message(tmp_path, big_corpus):
     assert not os.path.exists(out)
 
 
+def test_spool_directory_is_removed_however_counting_ends(tmp_path, monkeypatch):
+    """Worker results travel through files (refbpe/spool.py); none outlives the run."""
+    import tempfile
+
+    from refbpe.count import InputError, count_words
+
+    spool_root = tmp_path / "tmp"
+    spool_root.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spool_root))
+    good = write(tmp_path / "good.txt", ("some text here\n" * 5000) + EOT + "more\n")
+    bad = write(tmp_path / "bad.txt", ("some text here\n" * 5000).encode() + b"\xff\n")
+    with gzip.open(str(tmp_path / "good.gz"), "wb") as f:
+        f.write(open(good, "rb").read())
+    expected = count_words(good, [EOT], workers=1)
+    assert count_words([good], [EOT], workers=2, chunk_size=4096) == expected
+    assert count_words([str(tmp_path / "good.gz")], [EOT], workers=2, chunk_size=4096) == expected
+    with pytest.raises(InputError):
+        count_words([bad], [EOT], workers=2, chunk_size=4096)
+    assert os.listdir(str(spool_root)) == []
+
+
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
 def test_signal_during_counting(tmp_path, big_corpus, sig):
     out = str(tmp_path / "model")
@@ -496,3 +517,31 @@ def test_other_outputs_are_checked_before_work(tmp_path, capsys, monkeypatch, mo
     status, _, err = cli(["convert", model_dir, "--to", "hf", "-o", "t.json"], capsys)
     assert_one_line_error(status, err, r"refbpe: error: .*merges\.txt:\d+: merge zq x uses zq, which is not in .*vocab\.json$")
     assert not os.path.exists("t.json")
+
+
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+def test_reader_going_away_ends_encode_quietly(tmp_path, model_dir, unbuffered):
+    """``refbpe encode ... | head``: exit 141 (SIGPIPE's status) and no message."""
+    text = write(tmp_path / "t.txt", "low lower lowest newer wider " * 400000)
+    env = dict(os.environ, PYTHONPATH=REPO_ROOT, PYTHONUNBUFFERED=unbuffered)
+    proc = subprocess.Popen([sys.executable, "-m", "refbpe", "encode", model_dir, text], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    assert proc.stdout.read(4) != b""
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 141, err
+    assert err == b""
+
+
+def test_out_of_memory_is_one_line(tmp_path, capsys, monkeypatch):
+    import refbpe.train
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(refbpe.train, "train_bpe", exhausted)
+    corpus = write(tmp_path / "ok.txt", b"hello")
+    status, _, err = cli(["train", corpus, "--vocab-size", "300", "--out", str(tmp_path / "m")], capsys)
+    assert status == 1
+    assert err == "refbpe: error: out of memory; nothing was written\n"
+    assert not os.path.exists(str(tmp_path / "m"))

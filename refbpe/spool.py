@@ -1,0 +1,105 @@
+"""Work and results of refbpe's own process pool travel through files.
+
+``ProcessPoolExecutor`` sends every argument and result through a pipe.  A
+message larger than the pipe's atomic size (4 KiB) is written in several
+pieces, and a worker killed part-way through one (the OOM killer, a stray
+``kill -9``) leaves a torn message: the pool's manager thread then waits for
+the rest of it forever, and the run hangs instead of failing.  (Seen under
+PyPy 3.9 about one time in six when a worker was killed; CPython 3.11 has the
+same code path.  Results of a 1 MiB chunk are about 0.5 MB.)
+
+So the pool's messages are kept small: a worker writes its packed counts
+(``count.pack_counts``) to a file in a private spool directory and returns
+the file's name, and a chunk read from a stream (stdin, gzip) goes to the
+worker the same way.  A dead worker then only ever stops between messages,
+and the pool notices it through its process sentinel.  The files live in
+the page cache for the moment between write and read; the directory is
+removed when counting ends, however it ends.
+
+The file format is private to one run: five fields, each one byte of kind
+(an ``array`` typecode, ``B`` for bytes, ``T`` for decimal text, used for
+counts beyond 2**63), an 8-byte little-endian length, then the payload.
+"""
+
+import os
+import shutil
+import struct
+import tempfile
+from array import array
+
+__all__ = ["SpoolDirectory", "run_spooled", "count_spooled_chunk", "take"]
+
+_LENGTH = struct.Struct("<Q")
+
+
+class SpoolDirectory(object):
+    """A private temporary directory, removed on ``close``."""
+
+    def __init__(self):
+        self.path = tempfile.mkdtemp(prefix="refbpe-spool-")
+
+    def put(self, data):
+        """Write ``data`` (bytes) to a new file here; its path."""
+        fd, path = tempfile.mkstemp(dir=self.path, suffix=".chunk")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        return path
+
+    def close(self):
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def run_spooled(directory, func, args):
+    """In a worker: ``func(*args)`` (packed counts), written to a file of ``directory``; its path."""
+    packed = func(*args)
+    fd, path = tempfile.mkstemp(dir=directory, suffix=".counts")
+    with os.fdopen(fd, "wb") as f:
+        for part in packed:
+            kind, payload = _encode_part(part)
+            f.write(kind + _LENGTH.pack(len(payload)))
+            f.write(payload)
+    return path
+
+
+def count_spooled_chunk(chunk_path, offset, source, special_tokens, errors):
+    """In a worker: ``count.count_chunk`` of a chunk that was spooled to ``chunk_path``."""
+    from .count import count_chunk
+
+    with open(chunk_path, "rb") as f:
+        chunk = f.read()
+    os.unlink(chunk_path)
+    return count_chunk(chunk, offset, source, special_tokens, errors)
+
+
+def take(path):
+    """The packed counts in the file at ``path``, which is then removed."""
+    parts = []
+    with open(path, "rb") as f:
+        data = f.read()
+    os.unlink(path)
+    pos = 0
+    while pos < len(data):
+        kind = data[pos : pos + 1]
+        (n,) = _LENGTH.unpack_from(data, pos + 1)
+        pos += 1 + _LENGTH.size
+        parts.append(_decode_part(kind, data[pos : pos + n]))
+        pos += n
+    return tuple(parts)
+
+
+def _encode_part(part):
+    if isinstance(part, bytes):
+        return b"B", part
+    if isinstance(part, array):
+        return part.typecode.encode("ascii"), part.tobytes()
+    return b"T", " ".join(str(v) for v in part).encode("ascii")  # ints beyond 64 bits
+
+
+def _decode_part(kind, payload):
+    if kind == b"B":
+        return payload
+    if kind == b"T":
+        return [int(v) for v in payload.split()]
+    values = array(kind.decode("ascii"))
+    values.frombytes(payload)
+    return values
