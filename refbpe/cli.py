@@ -232,9 +232,12 @@ def _summary(args, report, progress):
             c["count_files"], c["seconds"], c["unique_words"], c["peak_memory_mb"]))
     else:
         rate = " %.1f MB/s," % c["mb_per_s"] if c.get("mb_per_s") else ""
-        where = " on %s" % args.executor if args.executor else ""
-        progress.line("count%s: %.2fs,%s %d unique words, peak %.0f MB (largest worker %.0f MB)" % (
-            where, c["seconds"], rate, c["unique_words"], c["peak_memory_mb"], c["peak_worker_memory_mb"]))
+        if args.executor:  # the cluster's workers are not this process's children: no figure for them
+            progress.line("count on %s: %.2fs,%s %d unique words, peak %.0f MB" % (
+                args.executor, c["seconds"], rate, c["unique_words"], c["peak_memory_mb"]))
+        else:
+            progress.line("count: %.2fs,%s %d unique words, peak %.0f MB (largest worker %.0f MB)" % (
+                c["seconds"], rate, c["unique_words"], c["peak_memory_mb"], c["peak_worker_memory_mb"]))
     progress.line("merge: %.2fs, %d merges, %d unique words, peak %.0f MB" % (
         m["seconds"], m["merges"], m["unique_words"], m["peak_memory_mb"]))
     if report.get("stopped_early"):
