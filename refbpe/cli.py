@@ -121,7 +121,8 @@ def build_parser():
 
 def _add_counting_arguments(p):
     p.add_argument("--workers", type=_positive_int, default=None, help="processes for counting (default: CPU count; "
-                   "1 = in-process); with --executor, units in flight / 2 (default: the cluster's worker threads)")
+                   "1 = in-process); with --executor, the worker threads to keep busy, 2 units in flight each "
+                   "(default: the cluster's worker threads)")
     p.add_argument("--chunk-size", type=_size, default=DEFAULT_CHUNK_SIZE, metavar="BYTES",
                    help="bytes per work unit; K, M, G suffixes (default: about 3 units per worker, 8M-16M)")
     p.add_argument("--errors", choices=("strict", "replace", "ignore"), default="strict", help="invalid UTF-8 handling (default strict: fail)")
@@ -143,16 +144,13 @@ for _register in (_exports.register, _verify.register):
         _EXTRA_COMMANDS.append(_register)
 
 
-@contextlib.contextmanager
 def _executor(args):
-    """``(executor, threads)`` for ``--executor``, or ``(None, None)``."""
+    """A context giving ``(executor, threads)`` for ``--executor``, or ``(None, None)``."""
     if not args.executor:
-        yield None, None
-        return
+        return contextlib.nullcontext((None, None))
     from .cluster import dask_executor
 
-    with dask_executor(args.executor) as (executor, threads):
-        yield executor, threads
+    return dask_executor(args.executor)
 
 
 def _counting_error(args, error):
