@@ -19,7 +19,8 @@ import time
 
 import pytest
 
-from conftest import REPO_ROOT, cs336_path
+from conftest import REPO_ROOT
+from refbpe.cli import stdlib_sources
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("distributed") is None,
@@ -126,9 +127,17 @@ def cluster(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory):
-    """Two corpus files, named relative to their directory (the cwd of the runs)."""
+    """Two corpus files, named relative to their directory (the cwd of the runs).
+
+    The first is this interpreter's standard library (about 130 KB): no
+    shared data needed."""
     directory = tmp_path_factory.mktemp("inputs")
-    (directory / "a.txt").write_bytes(open(cs336_path("corpus.en"), "rb").read())
+    text = b""
+    for source in stdlib_sources():
+        text += open(source, "rb").read().decode("utf-8", "replace").encode("utf-8") + EOT.encode()
+        if len(text) > 130000:
+            break
+    (directory / "a.txt").write_bytes(text)
     story = "caf\u00e9 \u4e2d\u6587 na\u00efve<|endoftext|>ab ba  x\n\ty's 12\r\n"
     (directory / "b.txt").write_bytes((story * 1500).encode("utf-8"))
     return str(directory), ["a.txt", "b.txt"]
