@@ -73,12 +73,12 @@ def dask_executor(url, timeout=CONNECT_TIMEOUT):
         raise ExecutorError("--executor %s needs the distributed package: pip install 'refbpe[dask]'" % url)
     try:
         client = distributed.Client(address, timeout=timeout, set_as_default=False)
-    except (OSError, getattr(distributed, "TimeoutError", OSError)) as e:
+    except (OSError, distributed.TimeoutError) as e:
         raise ExecutorError("cannot reach the Dask scheduler at %s: %s" % (url, _one_line(e)))
     try:
         try:
             client.wait_for_workers(1, timeout=timeout)
-        except (OSError, getattr(distributed, "TimeoutError", OSError)):
+        except (OSError, distributed.TimeoutError):
             raise ExecutorError("the Dask scheduler at %s has no workers (waited %ds)" % (url, timeout))
         threads = sum(client.nthreads().values())
         # pure=False: every unit is a task of its own, without hashing its arguments.
