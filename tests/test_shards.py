@@ -327,3 +327,13 @@ def test_verify_reads_gzipped_count_files(tmp_path, capsys, two_files):
     assert cli(capsys, "count", *two_files, "--special-token", EOT, "-o", counts)[0] == 0
     rc, out, _ = cli(capsys, "verify", counts, "--vocab-size", 300, "--special-token", EOT, "--against", model)
     assert rc == 0 and out.startswith("identical")
+
+
+def test_executor_url():
+    from refbpe.cluster import ExecutorError, scheduler_address
+
+    assert scheduler_address("dask://10.0.0.5:8786") == "tcp://10.0.0.5:8786"
+    assert scheduler_address("dask://[::1]:8786") == "tcp://[::1]:8786"
+    for bad in ("tcp://h:1", "dask://h", "dask://:8786", "dask://h:port", "dask://h:1/x", "h:1"):
+        with pytest.raises(ExecutorError):
+            scheduler_address(bad)
