@@ -1,4 +1,4 @@
-"""Command line: ``refbpe train | encode | decode`` (also ``python -m refbpe``).
+"""Command line: ``refbpe train | count | encode | decode`` (also ``python -m refbpe``).
 
 Exit status: 0 success; 1 a run that failed for another reason than its
 input (a counting worker died, out of memory); 2 bad input or an unreadable/unwritable file,
@@ -11,6 +11,7 @@ interrupted run leaves no file behind and the previous outputs intact.
 """
 
 import argparse
+import contextlib
 import glob
 import json
 import os
@@ -144,18 +145,19 @@ def build_parser():
 
     t = sub.add_parser(
         "train",
-        help="train a BPE tokenizer on text files",
+        help="train a BPE tokenizer on text files (or on word-count files)",
         description="Train byte-level BPE and write DIR/vocab.json, DIR/merges.txt (GPT-2 format) "
-        "and DIR/refbpe.json (special tokens).",
+        "and DIR/refbpe.json (special tokens). The input is CORPUS files, or with --counts the "
+        "word-count files written by 'refbpe count' (added up; the same output as training on the corpus).",
     )
     t.add_argument("corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files; '-' is stdin, *.gz is decompressed")
+    t.add_argument("--counts", nargs="+", metavar="FILE", help="train on these word-count files (from 'refbpe count', "
+                   "e.g. one per shard; *.gz allowed) instead of CORPUS")
     t.add_argument("--stdlib", action="store_true", help="train on this interpreter's standard-library sources (a sample that needs no download)")
     t.add_argument("--vocab-size", type=_positive_int, required=True, help="256 bytes + merges + special tokens")
     t.add_argument("--special-token", action="append", default=[], metavar="TOKEN", help="a special token (repeatable), e.g. '<|endoftext|>'")
     t.add_argument("--out", required=True, metavar="DIR", help="output directory (created if missing)")
-    t.add_argument("--workers", type=_positive_int, default=None, help="processes for counting (default: CPU count; 1 = in-process)")
-    t.add_argument("--chunk-size", type=_size, default=DEFAULT_CHUNK_SIZE, metavar="BYTES", help="bytes per work unit; K, M, G suffixes (default: about 3 units per worker, 8M-16M)")
-    t.add_argument("--errors", choices=("strict", "replace", "ignore"), default="strict", help="invalid UTF-8 handling (default strict: fail)")
+    _add_counting_arguments(t)
     t.add_argument("--format", choices=("gpt2", "hf", "tiktoken", "json"), default="gpt2",
                    help="output format (default gpt2): gpt2 writes DIR/vocab.json, merges.txt, refbpe.json; "
                    "hf DIR/tokenizer.json; tiktoken DIR/tokenizer.tiktoken (ranks; special tokens in DIR/refbpe.json); "
@@ -165,6 +167,24 @@ def build_parser():
     shown.add_argument("--quiet", action="store_true", help="no progress and no summary")
     t.add_argument("--report", metavar="FILE", help="write per-phase figures as JSON")
     t.set_defaults(func=cmd_train)
+
+    c = sub.add_parser(
+        "count",
+        help="write the word (pre-token) counts of text files, or of one shard of them",
+        description="Write the word (pre-token) counts of CORPUS: one 'count<TAB>escaped bytes' line per word, "
+        "sorted by bytes (format: README, refbpe/countfile.py; *.gz output is gzip-compressed). With --shard I/N, "
+        "only shard I of N byte ranges of the inputs (cut where no pre-token is split): the counts of shards "
+        "0..N-1 add up to the whole, and 'refbpe train --counts' trains on them.",
+    )
+    c.add_argument("corpus", nargs="+", metavar="CORPUS", help="UTF-8 text files ('-' is stdin, *.gz is decompressed; "
+                   "--shard needs regular files)")
+    c.add_argument("--special-token", action="append", default=[], metavar="TOKEN", help="a special token (repeatable); "
+                   "give train the same ones")
+    c.add_argument("-o", "--out", required=True, metavar="FILE", help="output file (conventionally NAME.counts.tsv, or .counts.tsv.gz)")
+    c.add_argument("--shard", metavar="I/N", help="count only shard I of N, numbered from 0 (0/4 .. 3/4): "
+                   "every shard must be given the same CORPUS files in the same order and the same special tokens")
+    _add_counting_arguments(c)
+    c.set_defaults(func=cmd_count)
 
     e = sub.add_parser("encode", help="print the token ids of a text file")
     e.add_argument("model", metavar="DIR", help="directory written by 'refbpe train'")
@@ -182,10 +202,24 @@ def build_parser():
     return parser
 
 
+def _add_counting_arguments(p):
+    p.add_argument("--workers", type=_positive_int, default=None, help="processes for counting (default: CPU count; "
+                   "1 = in-process); with --executor, the worker threads to keep busy, 2 units in flight each "
+                   "(default: the cluster's worker threads)")
+    p.add_argument("--chunk-size", type=_size, default=DEFAULT_CHUNK_SIZE, metavar="BYTES",
+                   help="bytes per work unit; K, M, G suffixes (default: about 3 units per worker, 8M-16M)")
+    p.add_argument("--errors", choices=("strict", "replace", "ignore"), default="strict", help="invalid UTF-8 handling (default strict: fail)")
+    p.add_argument("--executor", metavar="dask://HOST:PORT", help="count on this Dask cluster (needs pip install 'refbpe[dask]'); "
+                   "the result is the same as a local run")
+    p.add_argument("--executor-data", choices=("path", "chunk"), default="path",
+                   help="how input bytes reach the cluster's workers: path (default: they open the same paths, "
+                   "a shared filesystem) or chunk (this process reads the inputs and ships the bytes)")
+
+
 # Other modules add subcommands here: each entry is ``register(subparsers)``.
 _EXTRA_COMMANDS = []
 
-# refbpe convert (exports), refbpe verify and refbpe count (verify).
+# refbpe convert (exports) and refbpe verify (verify).
 from . import exports as _exports, verify as _verify  # noqa: E402
 
 for _register in (_exports.register, _verify.register):
@@ -193,14 +227,35 @@ for _register in (_exports.register, _verify.register):
         _EXTRA_COMMANDS.append(_register)
 
 
+def _executor(args):
+    """A context giving ``(executor, threads)`` for ``--executor``, or ``(None, None)``."""
+    if not args.executor:
+        return contextlib.nullcontext((None, None))
+    from .cluster import dask_executor
+
+    return dask_executor(args.executor)
+
+
+def _counting_error(args, error):
+    """A CliError for an error raised while counting (a worker's included)."""
+    if isinstance(error, InputError) or not args.executor or args.executor_data != "path":
+        return CliError(str(error))
+    return CliError("%s (the cluster's workers open the inputs by path: they need the same files at the same "
+                    "paths, else use --executor-data chunk)" % error)
+
+
 def cmd_train(args):
     sources = list(args.corpus)
     if args.stdlib:
         sources += stdlib_sources()
-    if not sources:
-        raise CliError("no input: give CORPUS files or --stdlib")
-    check_inputs(sources)
-    from .train import check_training_args, train_bpe
+    if args.counts and sources:
+        raise CliError("give either CORPUS files (or --stdlib) or --counts FILE..., not both")
+    if not sources and not args.counts:
+        raise CliError("no input: give CORPUS files, --counts FILE... or --stdlib")
+    if args.counts and args.executor:
+        raise CliError("--executor counts a corpus; with --counts there is nothing to count")
+    check_inputs(args.counts or sources)
+    from .train import check_training_args, train_bpe, train_from_count_files
     from .formats import write_model_dir
 
     for k, token in enumerate(args.special_token):
@@ -216,14 +271,18 @@ def cmd_train(args):
     progress = Progress(enabled=(args.progress or sys.stderr.isatty()) and not args.quiet)
     report = {}
     t0 = time.time()
-    try:
-        vocab, merges = train_bpe(
-            sources, vocab_size, specials,
-            workers=args.workers, chunk_size=args.chunk_size, errors=args.errors,
-            progress=progress, report=report,
-        )
-    except InputError as e:
-        raise CliError(str(e))
+    if args.counts:
+        vocab, merges = train_from_count_files(args.counts, vocab_size, specials, progress=progress, report=report)
+    else:
+        with _executor(args) as (executor, threads):
+            try:
+                vocab, merges = train_bpe(
+                    sources, vocab_size, specials,
+                    workers=args.workers or threads, chunk_size=args.chunk_size, errors=args.errors,
+                    executor=executor, executor_data=args.executor_data, progress=progress, report=report,
+                )
+            except (InputError, OSError) as e:
+                raise _counting_error(args, e)
     t1 = time.time()
     if args.format == "gpt2":
         write_model_dir(args.out, vocab, merges, specials)
@@ -235,25 +294,64 @@ def cmd_train(args):
     report["total_seconds"] = round(time.time() - t0, 3)
     own, children = peak_memory_mb()
     report["peak_memory_mb"] = {"main": round(own, 1), "largest_worker": round(children, 1)}
-    report["inputs"] = len(sources)
+    report["inputs"] = len(args.counts or sources)
+    report["executor"] = args.executor or "local"
     report["vocab_size"] = len(vocab)
     if args.report:
         from .formats import atomic_write
 
         atomic_write(args.report, (json.dumps(report, indent=2) + "\n").encode("utf-8"))
     if not args.quiet:
-        c, m = report["count"], report["merge"]
+        _summary(args, report, progress)
+    return 0
+
+
+def _summary(args, report, progress):
+    c, m = report["count"], report["merge"]
+    if "count_files" in c:
+        progress.line("count: read %d count files in %.2fs, %d unique words, peak %.0f MB" % (
+            c["count_files"], c["seconds"], c["unique_words"], c["peak_memory_mb"]))
+    else:
         rate = " %.1f MB/s," % c["mb_per_s"] if c.get("mb_per_s") else ""
-        progress.line("count: %.2fs,%s %d unique words, peak %.0f MB (largest worker %.0f MB)" % (
-            c["seconds"], rate, c["unique_words"], c["peak_memory_mb"], c["peak_worker_memory_mb"]))
-        progress.line("merge: %.2fs, %d merges, %d unique words, peak %.0f MB" % (
-            m["seconds"], m["merges"], m["unique_words"], m["peak_memory_mb"]))
-        if report.get("stopped_early"):
-            progress.line("note: stopped early after %d of %d merges: no pair left to merge" % (m["merges"], m["merges_requested"]))
-        written = {"gpt2": "vocab.json, merges.txt, refbpe.json", "hf": "tokenizer.json",
-                   "tiktoken": "tokenizer.tiktoken, refbpe.json", "json": "tokenizer.hex.json"}[args.format]
-        progress.line("write: %.2fs, %s/%s (%d tokens)" % (
-            report["write"]["seconds"], args.out, written, len(vocab)))
+        if args.executor:  # the cluster's workers are not this process's children: no figure for them
+            progress.line("count on %s: %.2fs,%s %d unique words, peak %.0f MB" % (
+                args.executor, c["seconds"], rate, c["unique_words"], c["peak_memory_mb"]))
+        else:
+            progress.line("count: %.2fs,%s %d unique words, peak %.0f MB (largest worker %.0f MB)" % (
+                c["seconds"], rate, c["unique_words"], c["peak_memory_mb"], c["peak_worker_memory_mb"]))
+    progress.line("merge: %.2fs, %d merges, %d unique words, peak %.0f MB" % (
+        m["seconds"], m["merges"], m["unique_words"], m["peak_memory_mb"]))
+    if report.get("stopped_early"):
+        progress.line("note: stopped early after %d of %d merges: no pair left to merge" % (m["merges"], m["merges_requested"]))
+    written = {"gpt2": "vocab.json, merges.txt, refbpe.json", "hf": "tokenizer.json",
+               "tiktoken": "tokenizer.tiktoken, refbpe.json", "json": "tokenizer.hex.json"}[args.format]
+    progress.line("write: %.2fs, %s/%s (%d tokens)" % (
+        report["write"]["seconds"], args.out, written, report["vocab_size"]))
+
+
+def cmd_count(args):
+    from .count import count_words
+    from .countfile import write_counts
+    from .io import input_size
+    from .shard import parse_shard
+
+    check_inputs(args.corpus)
+    check_output_file(args.out, "-o")
+    shard = parse_shard(args.shard) if args.shard else None
+    if shard is not None:
+        for s in args.corpus:
+            if input_size(s) is None:
+                raise CliError("%s: --shard needs regular files (stdin and .gz cannot be cut at an offset; "
+                               "decompress first)" % s)
+    with _executor(args) as (executor, threads):
+        try:
+            word_counts = count_words(
+                args.corpus, args.special_token, workers=args.workers or threads, chunk_size=args.chunk_size,
+                errors=args.errors, executor=executor, executor_data=args.executor_data, shard=shard,
+            )
+        except (InputError, OSError) as e:
+            raise _counting_error(args, e)
+    write_counts(args.out, word_counts)
     return 0
 
 

@@ -5,9 +5,12 @@ Work units are byte ranges of the input, about three per worker
 cuts (``io.find_cut_in_file``: a small read near each offset) and a worker
 gets only ``(path, start, end)`` and reads its own bytes; stdin and gzip
 streams are read and cut by the main process (``io.iter_chunks``) and shipped
-as bytes.  Workers decode, split on special tokens, pre-tokenize and count;
-their tables are added up as they complete, in whatever order (the sum does
-not depend on it).
+as bytes.  With ``executor_data="chunk"`` file units are shipped as bytes too
+(for workers that cannot open the files: a cluster without a shared
+filesystem).  With ``shard=(I, N)`` only shard I's spans of the inputs are
+cut into units (``refbpe.shard``).  Workers decode, split on special tokens,
+pre-tokenize and count; their tables are added up as they complete, in
+whatever order (the sum does not depend on it).
 
 At most ``2 * workers`` units are in flight, so memory is bounded by the
 chunk size and the word table, not by the corpus.  ``count_words`` takes any
@@ -34,12 +37,13 @@ from concurrent.futures.process import BrokenProcessPool
 
 from .io import find_cut_in_file, input_size, iter_chunks, open_input
 from .pretokenize import add_small_counts, count_pretokens
+from .shard import shard_spans
 from .specials import special_pattern
 from .spool import SpoolDirectory, count_spooled_chunk, run_spooled, take
 
 __all__ = [
-    "count_words", "count_chunk", "pack_counts", "unpack_counts", "InputError", "WorkerError",
-    "DEFAULT_CHUNK_SIZE", "auto_chunk_size",
+    "count_words", "count_chunk", "count_file_range", "input_spans", "pack_counts", "unpack_counts",
+    "InputError", "WorkerError", "DEFAULT_CHUNK_SIZE", "auto_chunk_size",
 ]
 
 DEFAULT_CHUNK_SIZE = None  # chosen per input by auto_chunk_size
@@ -226,33 +230,50 @@ def _stop_pool(executor):
         process.join(5)
 
 
-def count_file_range(path, start, end, special_tokens, errors):
+def count_file_range(path, start, end, special_tokens, errors, name=None):
     """Counts of bytes ``[start, end)`` of file ``path`` (both safe cuts).
 
     Runs in a worker, which reads the bytes itself: the main process moves
-    no text, only offsets."""
+    no text, only offsets.  ``name`` is the path as the user gave it, for
+    messages (``path`` is absolute, for workers with another directory)."""
     with open(path, "rb") as f:
         f.seek(start)
         data = f.read(end - start)
-    return count_chunk(data, start, path, special_tokens, errors)
+    return count_chunk(data, start, name or path, special_tokens, errors)
 
 
-def _tasks(sources, chunk_size, special_tokens, errors, read_size):
+def input_spans(sources, special_tokens=(), shard=None):
+    """``(source, start, end)`` for each input, ``end`` None for a stream;
+    with ``shard=(I, N)``, the spans of that shard (``shard.shard_spans``)."""
+    if shard is not None:
+        return shard_spans(sources, shard[0], shard[1], special_tokens)
+    return [(s, 0, input_size(s)) for s in sources]
+
+
+def _tasks(spans, chunk_size, special_tokens, errors, read_size, executor_data):
     """(function, args, bytes covered) for every unit of work, in input order.
 
-    A regular file is cut by offsets: the main process finds each cut by
-    reading a little around ``previous cut + chunk_size`` (the whole file is
-    looked at at most once, even with no cut point in it).
+    A span of a regular file is cut by offsets: the main process finds each
+    cut by reading a little around ``previous cut + chunk_size`` (the file is
+    looked at at most once, even with no cut point in it).  Workers read
+    their own ranges, or with ``executor_data="chunk"`` get the bytes.
     """
     specials = [t.encode("utf-8") for t in special_tokens]
-    for source in sources:
-        size = input_size(source)
-        if size is not None:
+    for source, first, last in spans:
+        if last is not None:
+            path = os.path.abspath(source)
             with open(source, "rb") as f:
-                start = 0
-                while start < size:
-                    end = find_cut_in_file(f, start + chunk_size, size, specials, read_size or (1 << 16))
-                    yield count_file_range, (source, start, end, special_tokens, errors), end - start
+                size = os.fstat(f.fileno()).st_size
+                start = first
+                while start < last:
+                    end = last
+                    if start + chunk_size < last:
+                        end = min(last, find_cut_in_file(f, start + chunk_size, size, specials, read_size or (1 << 16)))
+                    if executor_data == "chunk":
+                        f.seek(start)
+                        yield count_chunk, (f.read(end - start), start, source, special_tokens, errors), end - start
+                    else:
+                        yield count_file_range, (path, start, end, special_tokens, errors, source), end - start
                     start = end
             continue
         stream = open_input(source)
@@ -280,12 +301,18 @@ def count_words(
     progress=None,
     executor=None,
     read_size=None,
+    shard=None,
+    executor_data="path",
 ):
     """{pre-token bytes: count} over all ``sources`` (paths, ``-`` or ``*.gz``).
 
     Files are read one after another, and each file starts a new text: no
     pre-token spans two files.  ``progress(bytes_done, bytes_total_or_None)``
-    is called as chunks finish.
+    is called as chunks finish.  ``shard=(I, N)`` counts only shard I of N
+    (0-based; ``refbpe.shard``): the N shards' counts add up to the whole.
+    ``executor_data`` says how a regular file's bytes reach the workers:
+    ``"path"`` (they read the file themselves: a shared filesystem) or
+    ``"chunk"`` (this process reads them and ships the bytes).
     """
     if isinstance(sources, (str, bytes, os.PathLike)):
         sources = [sources]
@@ -293,13 +320,16 @@ def count_words(
     special_tokens = tuple(special_tokens or ())
     if errors not in ("strict", "replace", "ignore"):
         raise ValueError("errors must be strict, replace or ignore, not %r" % (errors,))
-    sizes = [input_size(s) for s in sources]
+    if executor_data not in ("path", "chunk"):
+        raise ValueError("executor_data must be path or chunk, not %r" % (executor_data,))
+    spans = input_spans(sources, special_tokens, shard)
+    sizes = [end - start if end is not None else None for _, start, end in spans]
     total = None if None in sizes else sum(sizes)
     workers = workers or default_workers()
     chunk_size = chunk_size or auto_chunk_size(total, workers)
     small, counts = {}, {}
     done = 0
-    tasks = _tasks(sources, chunk_size, special_tokens, errors, read_size)
+    tasks = _tasks(spans, chunk_size, special_tokens, errors, read_size, executor_data)
     if executor is None and (workers == 1 or (total is not None and total <= chunk_size)):
         # One worker, or a single unit of work: no pool to start.
         for func, args, covered in tasks:

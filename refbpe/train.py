@@ -13,7 +13,7 @@ from .count import DEFAULT_CHUNK_SIZE, count_words
 from .merge import learn_merges
 from .progress import peak_memory_mb
 
-__all__ = ["train_bpe", "train_from_counts", "build_vocab", "check_training_args"]
+__all__ = ["train_bpe", "train_from_counts", "train_from_count_files", "build_vocab", "check_training_args"]
 
 
 def check_training_args(vocab_size, special_tokens):
@@ -67,6 +67,7 @@ def train_bpe(input_path, vocab_size, special_tokens, **options):
     read decompressed).  Options: ``workers`` (default: CPU count; 1 runs in
     this process), ``chunk_size`` (bytes), ``errors`` (``strict``, ``replace``
     or ``ignore``), ``executor`` (any ``concurrent.futures.Executor``),
+    ``executor_data`` (``path`` or ``chunk``: see ``count.count_words``),
     ``progress`` (a ``progress.Progress``), ``report`` (a dict filled with
     per-phase figures).
     """
@@ -86,6 +87,7 @@ def train_bpe(input_path, vocab_size, special_tokens, **options):
         progress=progress.bytes if progress is not None else None,
         executor=options.get("executor"),
         read_size=options.get("read_size"),
+        executor_data=options.get("executor_data", "path"),
     )
     elapsed = time.time() - t0
     if report is not None:
@@ -100,6 +102,34 @@ def train_bpe(input_path, vocab_size, special_tokens, **options):
             "peak_memory_mb": round(own, 1),
             "peak_worker_memory_mb": round(children, 1),
         }
+    return _train_counted(word_counts, vocab_size, special_tokens, progress, report)
+
+
+def train_from_count_files(paths, vocab_size, special_tokens=(), progress=None, report=None):
+    """``(vocab, merges)`` from word-count files (``refbpe.countfile``), added up.
+
+    The same result as ``train_bpe`` on the corpus the files were counted
+    from (with the same special tokens)."""
+    from .countfile import sum_counts
+
+    vocab_size, special_tokens = check_training_args(vocab_size, special_tokens)
+    paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    t0 = time.time()
+    word_counts = sum_counts(paths)
+    if report is not None:
+        report["count"] = {
+            "seconds": round(time.time() - t0, 3),
+            "bytes": None,
+            "mb_per_s": None,
+            "count_files": len(paths),
+            "unique_words": len(word_counts),
+            "peak_memory_mb": round(peak_memory_mb()[0], 1),
+            "peak_worker_memory_mb": 0.0,
+        }
+    return _train_counted(word_counts, vocab_size, special_tokens, progress, report)
+
+
+def _train_counted(word_counts, vocab_size, special_tokens, progress, report):
     if progress is not None:
         progress.finish()
         progress.start()

@@ -17,14 +17,11 @@ Merges (``refbpe verify CORPUS... --vocab-size N --against PATH``)
       counting variants (special tokens counted as text, line-by-line reading,
       a prefix space) to say which one their merges are consistent with.
 
-Word-count files (``.counts.tsv``, or ``--counts``)
-    One line per pre-token: ``count<TAB>escaped bytes``, sorted by the raw
-    bytes, UTF-8 free (pure ASCII).  Escapes: ``\\\\`` for a backslash, ``\\t``,
-    ``\\n``, ``\\r``, and ``\\xNN`` (two lower-case hex digits) for every other
-    byte outside 0x20-0x7E.  A space is written as itself (a line is split at
-    its first tab, so leading and trailing spaces are kept).  Lines starting
-    with ``#`` are comments.  ``refbpe count CORPUS... -o FILE`` writes one; it
-    lets another implementation's merge phase be verified alone.
+Word-count files (``*.counts.tsv[.gz]``, or ``--counts``)
+    The format of ``refbpe.countfile`` (its names are re-exported here):
+    ``count<TAB>escaped bytes`` lines.  ``refbpe count CORPUS... -o FILE``
+    writes one; it lets another implementation's merge phase be verified
+    alone.  Several files are added up.
 
 Encodings (``refbpe verify --encode TEXT --ids IDS --against MODEL``)
     Their ids for TEXT (a ``.npy`` array or a JSON list) against refbpe's
@@ -40,6 +37,7 @@ import os
 import struct
 import sys
 
+from .countfile import counts_tsv, escape_word, is_counts_path, read_counts, sum_counts, unescape_word, write_counts
 from .naive import merge_word
 from .pretokenize import pretokenize
 from .specials import special_pattern, split_specials
@@ -58,101 +56,6 @@ __all__ = [
 ]
 
 EXIT_IDENTICAL, EXIT_DIFFERENT, EXIT_BAD_INPUT = 0, 1, 2
-
-# -- word-count files ---------------------------------------------------------
-
-_ESCAPES = {0x5C: "\\\\", 0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
-_ESCAPE_TABLE = []
-for _b in range(256):
-    if _b in _ESCAPES:
-        _ESCAPE_TABLE.append(_ESCAPES[_b])
-    elif 0x20 <= _b <= 0x7E:
-        _ESCAPE_TABLE.append(chr(_b))
-    else:
-        _ESCAPE_TABLE.append("\\x%02x" % _b)
-del _b
-
-
-def escape_word(word):
-    """bytes -> the ASCII escaped form used in word-count files."""
-    return "".join([_ESCAPE_TABLE[b] for b in word])
-
-
-def unescape_word(text):
-    """The escaped form -> bytes (ValueError when malformed)."""
-    out = bytearray()
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c != "\\":
-            o = ord(c)
-            if o < 0x20 or o > 0x7E:
-                raise ValueError("unescaped character %r" % c)
-            out.append(o)
-            i += 1
-            continue
-        if i + 1 >= n:
-            raise ValueError("a lone backslash at the end")
-        e = text[i + 1]
-        if e == "\\":
-            out.append(0x5C)
-        elif e == "t":
-            out.append(0x09)
-        elif e == "n":
-            out.append(0x0A)
-        elif e == "r":
-            out.append(0x0D)
-        elif e == "x":
-            h = text[i + 2 : i + 4]
-            if len(h) != 2 or any(ch not in "0123456789abcdefABCDEF" for ch in h):
-                raise ValueError("bad \\x escape %r" % text[i : i + 4])
-            out.append(int(h, 16))
-            i += 4
-            continue
-        else:
-            raise ValueError("unknown escape \\%s" % e)
-        i += 2
-    return bytes(out)
-
-
-def counts_tsv(word_counts):
-    """The word-count file text for {bytes: count}: sorted by bytes, deterministic."""
-    return "".join("%d\t%s\n" % (word_counts[w], escape_word(w)) for w in sorted(word_counts) if word_counts[w] > 0)
-
-
-def write_counts(path, word_counts):
-    from .formats import atomic_write
-
-    atomic_write(path, counts_tsv(word_counts).encode("ascii"))
-
-
-def read_counts(path):
-    """{bytes: count} from a word-count file (ValueError with the line number when malformed)."""
-    counts = {}
-    with open(path, "rb") as f:
-        for lineno, raw in enumerate(f, 1):
-            try:
-                line = raw.decode("ascii")
-            except UnicodeDecodeError:
-                raise ValueError("%s:%d: not ASCII (bytes outside 0x20-0x7E must be escaped)" % (path, lineno))
-            if line.endswith("\n"):
-                line = line[:-1]
-            if line.endswith("\r"):
-                line = line[:-1]
-            if not line or line.startswith("#"):
-                continue
-            count, sep, word = line.partition("\t")
-            try:
-                if not sep or not count.isdigit():
-                    raise ValueError("expected count<TAB>escaped bytes")
-                b = unescape_word(word)
-                if not b:
-                    raise ValueError("empty word")
-            except ValueError as e:
-                raise ValueError("%s:%d: %s" % (path, lineno, e))
-            counts[b] = counts.get(b, 0) + int(count)
-    return counts
-
 
 # -- readable bytes -------------------------------------------------------------
 
@@ -729,7 +632,7 @@ def verify_encoding(model, text, their_ids):
 
 
 def _is_counts_file(path, forced):
-    return forced or path.endswith(".counts.tsv")
+    return forced or is_counts_path(path)
 
 
 def _emit(args, report):
@@ -780,11 +683,8 @@ def cmd_verify(args):
             raise CliError("%s: no such file" % s)
     texts = None
     if all(_is_counts_file(s, args.counts) for s in args.corpus):
-        word_counts = {}
         try:
-            for s in args.corpus:
-                for w, c in read_counts(s).items():
-                    word_counts[w] = word_counts.get(w, 0) + c
+            word_counts = sum_counts(args.corpus)
         except ValueError as e:
             raise CliError(str(e))
     elif any(_is_counts_file(s, args.counts) for s in args.corpus):
@@ -814,21 +714,6 @@ def cmd_verify(args):
     return _emit(args, report)
 
 
-def cmd_count(args):
-    from .cli import CliError
-    from .count import InputError, count_words
-
-    for s in args.corpus:
-        if s != "-" and not os.path.isfile(s):
-            raise CliError("%s: no such file" % s)
-    try:
-        word_counts = count_words(args.corpus, args.special_token, workers=args.workers)
-    except InputError as e:
-        raise CliError(str(e))
-    write_counts(args.out, word_counts)
-    return 0
-
-
 def register(sub):
     from .exports import FORMATS
 
@@ -838,7 +723,7 @@ def register(sub):
         description="Train the reference on CORPUS (or read a word-count file) and compare with the tokenizer at "
         "--against; or, with --encode, compare their token ids for a text. Exit 0 identical, 1 different, 2 bad input.",
     )
-    v.add_argument("corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files, or word-count files (*.counts.tsv or --counts)")
+    v.add_argument("corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files, or word-count files (*.counts.tsv[.gz] or --counts)")
     v.add_argument("--vocab-size", type=int, default=None, help="256 bytes + merges + special tokens")
     v.add_argument("--special-token", action="append", default=[], metavar="TOKEN", help="a special token (repeatable)")
     v.add_argument("--against", metavar="PATH", help="their output: GPT-2 directory, tokenizer.json, tiktoken ranks file or hex JSON")
@@ -852,15 +737,3 @@ def register(sub):
     v.add_argument("--no-hypotheses", action="store_true", help="do not replay their merges under other counting variants")
     v.add_argument("--max-hypothesis-bytes", type=int, default=16 << 20, help="replay counting variants only for corpora up to this size (default 16 MiB)")
     v.set_defaults(func=cmd_verify)
-
-    c = sub.add_parser(
-        "count",
-        help="write the word (pre-token) counts of text files",
-        description="Write one 'count<TAB>escaped bytes' line per pre-token, sorted by bytes "
-        "(see refbpe.verify): the input to verify a merge phase alone.",
-    )
-    c.add_argument("corpus", nargs="+", metavar="CORPUS", help="UTF-8 text files ('-' is stdin, *.gz is decompressed)")
-    c.add_argument("--special-token", action="append", default=[], metavar="TOKEN", help="a special token (repeatable)")
-    c.add_argument("-o", "--out", required=True, metavar="FILE", help="output file (conventionally NAME.counts.tsv)")
-    c.add_argument("--workers", type=int, default=1, help="processes for counting (default 1)")
-    c.set_defaults(func=cmd_count)

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -89,7 +90,7 @@ TRAIN_CASES = [
      r"refbpe train: error: argument --chunk-size: invalid size '4Q' \(expected e\.g\. 4194304, 512K, 4M, 1G\)"),
     ("chunk size zero", {"ok.txt": b"hi"}, ["ok.txt", "--vocab-size", "300", "--chunk-size", "0"],
      r"refbpe train: error: argument --chunk-size: size must be positive, got '0'"),
-    ("no input", {}, ["--vocab-size", "300"], r"refbpe: error: no input: give CORPUS files or --stdlib$"),
+    ("no input", {}, ["--vocab-size", "300"], r"refbpe: error: no input: give CORPUS files, --counts FILE\.\.\. or --stdlib$"),
     ("unknown option", {"ok.txt": b"hi"}, ["ok.txt", "--vocab-size", "300", "--vocab", "3"],
      r"refbpe: error: unrecognized arguments: --vocab 3"),
 ]
@@ -391,9 +392,9 @@ def test_spool_directory_is_removed_however_counting_ends(tmp_path, monkeypatch)
 
     from refbpe.count import InputError, count_words
 
-    spool_root = tmp_path / "tmp"
-    spool_root.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(spool_root))
+    # A short directory: a forkserver puts its socket in the temporary directory too.
+    spool_root = tempfile.mkdtemp(prefix="refbpe-test-", dir="/tmp" if os.path.isdir("/tmp") else None)
+    monkeypatch.setattr(tempfile, "tempdir", spool_root)
     good = write(tmp_path / "good.txt", ("some text here\n" * 5000) + EOT + "more\n")
     bad = write(tmp_path / "bad.txt", ("some text here\n" * 5000).encode() + b"\xff\n")
     with gzip.open(str(tmp_path / "good.gz"), "wb") as f:
@@ -403,7 +404,10 @@ def test_spool_directory_is_removed_however_counting_ends(tmp_path, monkeypatch)
     assert count_words([str(tmp_path / "good.gz")], [EOT], workers=2, chunk_size=4096) == expected
     with pytest.raises(InputError):
         count_words([bad], [EOT], workers=2, chunk_size=4096)
-    assert os.listdir(str(spool_root)) == []
+    left = [name for name in os.listdir(spool_root) if name.startswith("refbpe-spool-")]
+    monkeypatch.undo()
+    shutil.rmtree(spool_root, ignore_errors=True)
+    assert left == []
 
 
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
