@@ -34,12 +34,14 @@ __all__ = ["SpoolDirectory", "run_spooled", "count_spooled_chunk", "take"]
 
 _LENGTH = struct.Struct("<Q")
 
+PARENT = None  # where spool directories are made; None: the system's temporary directory
+
 
 class SpoolDirectory(object):
     """A private temporary directory, removed on ``close``."""
 
     def __init__(self):
-        self.path = tempfile.mkdtemp(prefix="refbpe-spool-")
+        self.path = tempfile.mkdtemp(prefix="refbpe-spool-", dir=PARENT)
 
     def put(self, data):
         """Write ``data`` (bytes) to a new file here; its path."""

@@ -12,7 +12,6 @@ import json
 import os
 import re
 import resource
-import shutil
 import signal
 import subprocess
 import sys
@@ -388,26 +387,24 @@ def test_killed_worker_fails_fast_with_a_clear_message(tmp_path, big_corpus):
 
 def test_spool_directory_is_removed_however_counting_ends(tmp_path, monkeypatch):
     """Worker results travel through files (refbpe/spool.py); none outlives the run."""
-    import tempfile
-
+    from refbpe import spool
     from refbpe.count import InputError, count_words
 
-    # A short directory: a forkserver puts its socket in the temporary directory too.
-    spool_root = tempfile.mkdtemp(prefix="refbpe-test-", dir="/tmp" if os.path.isdir("/tmp") else None)
-    monkeypatch.setattr(tempfile, "tempdir", spool_root)
+    spool_root = str(tmp_path / "spool")
+    os.mkdir(spool_root)
+    monkeypatch.setattr(spool, "PARENT", spool_root)
     good = write(tmp_path / "good.txt", ("some text here\n" * 5000) + EOT + "more\n")
     bad = write(tmp_path / "bad.txt", ("some text here\n" * 5000).encode() + b"\xff\n")
     with gzip.open(str(tmp_path / "good.gz"), "wb") as f:
         f.write(open(good, "rb").read())
     expected = count_words(good, [EOT], workers=1)
+    os.utime(spool_root, ns=(0, 0))
     assert count_words([good], [EOT], workers=2, chunk_size=4096) == expected
+    assert os.stat(spool_root).st_mtime_ns != 0  # a spool directory was made (and removed) there
     assert count_words([str(tmp_path / "good.gz")], [EOT], workers=2, chunk_size=4096) == expected
     with pytest.raises(InputError):
         count_words([bad], [EOT], workers=2, chunk_size=4096)
-    left = [name for name in os.listdir(spool_root) if name.startswith("refbpe-spool-")]
-    monkeypatch.undo()
-    shutil.rmtree(spool_root, ignore_errors=True)
-    assert left == []
+    assert os.listdir(spool_root) == []
 
 
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
