@@ -41,6 +41,7 @@ import os
 from .formats import (
     MANIFEST,
     atomic_write,
+    atomic_write_many,
     decode_token,
     encode_token,
     read_gpt2,
@@ -585,26 +586,32 @@ def write_model_file_in_dir(directory, fmt, vocab, merges, special_tokens):
     """``train --format``: write ``directory``/tokenizer.json (hf),
     tokenizer.tiktoken + refbpe.json (tiktoken: the manifest names the special
     tokens), tokenizer.hex.json (json), or the GPT-2 files (gpt2)."""
-    if fmt == "gpt2":
+    if fmt != "tiktoken":
+        if fmt != "gpt2":
+            os.makedirs(directory, exist_ok=True)
+            directory = os.path.join(directory, _FILE_OF[fmt])
         return write_model(directory, fmt, vocab, merges, special_tokens)
+    # The ranks and the manifest naming the special tokens are replaced together.
     os.makedirs(directory, exist_ok=True)
-    path = write_model(os.path.join(directory, _FILE_OF[fmt]), fmt, vocab, merges, special_tokens)
-    if fmt == "tiktoken":
-        ids = tiktoken_special_tokens(vocab, special_tokens)
-        manifest = {
-            "format": "refbpe-tiktoken",
-            "file": _FILE_OF[fmt],
-            "pat_str": GPT2_PATTERN,
-            "special_tokens": [{"content": t, "id": ids[t]} for t in special_tokens],
-        }
-        atomic_write(os.path.join(directory, MANIFEST), _json_bytes(manifest, indent=2))
+    path = os.path.join(directory, _FILE_OF[fmt])
+    ids = tiktoken_special_tokens(vocab, special_tokens)
+    manifest = {
+        "format": "refbpe-tiktoken",
+        "file": _FILE_OF[fmt],
+        "pat_str": GPT2_PATTERN,
+        "special_tokens": [{"content": t, "id": ids[t]} for t in special_tokens],
+    }
+    atomic_write_many({
+        path: tiktoken_ranks_text(vocab, merges, special_tokens).encode("ascii"),
+        os.path.join(directory, MANIFEST): _json_bytes(manifest, indent=2),
+    })
     return path
 
 
 def _write_gpt2_dir_any_ids(directory, vocab, merges, special_tokens, special_ids):
     """GPT-2 files for a vocab whose special tokens are not the last ids
     (for example one converted from an HF-trained tokenizer.json)."""
-    from .formats import atomic_write_many, gpt2_merges_txt, gpt2_vocab_json
+    from .formats import gpt2_merges_txt, gpt2_vocab_json
 
     os.makedirs(directory, exist_ok=True)
     taken = {vocab[i] for i in vocab if i not in set(special_ids.values())}
