@@ -59,8 +59,8 @@ class Progress(object):
         elapsed = max(time.time() - self._start, 1e-9)
         rate = done / elapsed
         if total:
-            eta = (total - done) / rate if rate > 0 else 0.0
-            text = "counting: %.1f of %.1f MB (%.0f%%), %.1f MB/s, ETA %.0fs" % (
+            eta = "ETA %.0fs" % ((total - done) / rate) if done > 0 else "ETA -"
+            text = "counting: %.1f of %.1f MB (%.0f%%), %.1f MB/s, %s" % (
                 _mb(done), _mb(total), 100.0 * done / total, _mb(rate), eta)
         else:
             text = "counting: %.1f MB, %.1f MB/s" % (_mb(done), _mb(rate))
