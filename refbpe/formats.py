@@ -31,6 +31,7 @@ __all__ = [
     "write_model_dir",
     "atomic_write",
     "atomic_write_many",
+    "WriteError",
     "read_manifest_specials",
     "ModelFileError",
 ]
@@ -67,6 +68,13 @@ def decode_token(text):
         raise ValueError("%r is not a GPT-2 byte-mapped token (character %r)" % (text, e.args[0]))
 
 
+class WriteError(OSError):
+    """An output that could not be written; nothing was replaced."""
+
+    def __str__(self):
+        return self.strerror
+
+
 def atomic_write(path, data):
     """Write ``data`` (bytes) to ``path`` so readers see all of it or none."""
     atomic_write_many({path: data})
@@ -83,14 +91,11 @@ def atomic_write_many(files):
     staged = []
     try:
         for path, data in files.items():
-            directory = os.path.dirname(os.path.abspath(path))
-            fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
-            staged.append((tmp, path))
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.chmod(tmp, 0o644)
+            try:
+                staged.append((_write_temporary(path, data), path))
+            except OSError as e:
+                raise WriteError(e.errno, "cannot write %s (%s); %s" % (
+                    path, e.strerror or e, "the previous files are unchanged" if len(files) > 1 else "it is unchanged"))
         for tmp, path in staged:
             os.replace(tmp, path)
     except BaseException:
@@ -100,6 +105,23 @@ def atomic_write_many(files):
             except OSError:
                 pass
         raise
+
+
+def _write_temporary(path, data):
+    """Write ``data`` to a new temporary file beside ``path``, fsynced; its name
+    (the file is removed again when that fails part-way)."""
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
+                               dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return tmp
 
 
 def gpt2_vocab_json(vocab, skip_ids=()):

@@ -477,7 +477,40 @@ def test_full_disk_keeps_previous_outputs(tmp_path):
                              "--out", out, "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                             preexec_fn=_limit_file_size(limit), timeout=300)
     err = second.stderr.decode()
-    assert_one_line_error(second.returncode, err, r"refbpe: error: \[Errno 27\] File too large$")
+    assert_one_line_error(second.returncode, err, r"refbpe: error: cannot write .*vocab\.json \(File too large\); the previous files are unchanged$")
+    assert read_outputs(out) == before
+    assert sorted(os.listdir(out)) == ["merges.txt", "refbpe.json", "vocab.json"]
+
+
+@pytest.fixture()
+def small_filesystem(tmp_path):
+    """A 128 KiB tmpfs mounted for the test (needs root; skipped elsewhere)."""
+    mount_point = str(tmp_path / "fs")
+    os.mkdir(mount_point)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=128k", "tmpfs", mount_point],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (%s); the file-size-limit test covers a failed write"
+                    % (r.stderr.decode().strip() or "mount failed"))
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", "-l", mount_point])
+
+
+def test_full_filesystem_keeps_previous_outputs(tmp_path, small_filesystem):
+    """A real full disk (ENOSPC) while writing: previous outputs intact, no temporary file."""
+    text = "".join("word%d another%d and more text %d\n" % (k % 97, k % 89, k) for k in range(3000))
+    corpus = write(tmp_path / "c.txt", text)
+    out = os.path.join(small_filesystem, "model")
+    first = run_cli(["train", corpus, "--vocab-size", "300", "--special-token", EOT, "--out", out, "--quiet"])
+    assert first.returncode == 0, first.stderr
+    before = read_outputs(out)
+    stat = os.statvfs(small_filesystem)
+    free = stat.f_bavail * stat.f_frsize
+    write(os.path.join(small_filesystem, "filler"), b"\0" * max(0, free - (12 << 10)))  # leave 12 KiB
+    second = run_cli(["train", corpus, "--vocab-size", "1200", "--special-token", EOT, "--out", out, "--quiet"])
+    assert_one_line_error(second.returncode, second.stderr.decode(), r"refbpe: error: cannot write .*vocab\.json \(No space left on device\); the previous files are unchanged$")
     assert read_outputs(out) == before
     assert sorted(os.listdir(out)) == ["merges.txt", "refbpe.json", "vocab.json"]
 
