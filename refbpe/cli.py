@@ -1,15 +1,15 @@
 """Command line: ``refbpe train | count | encode | decode`` (also ``python -m refbpe``).
 
 Exit status: 0 success; 1 a run that failed for another reason than its
-input (a counting worker died, out of memory); 2 bad input or an unreadable/unwritable file,
-reported as one line on stderr (``refbpe: error: ...``), never a traceback;
-130 on Ctrl-C (SIGINT), 143 on SIGTERM, 141 when the reader of stdout goes
-away (``refbpe encode ... | head``), silently, as other Unix tools do.  Inputs and the output directory are
-checked before any work starts, and outputs are written to temporary files
-and renamed into place only when all of them are complete, so a failed or
-interrupted run leaves no file behind and the previous outputs intact.
+input (a counting worker died, out of memory); 2 bad input or an unreadable
+or unwritable file; 130 on Ctrl-C (SIGINT); 143 on SIGTERM; 141, silently,
+when the reader of stdout goes away (``refbpe encode ... | head``), as other
+Unix tools do.  Errors are one line on stderr (``refbpe: error: ...``), never
+a traceback.  Inputs and outputs are checked before any work starts, and
+outputs are written to temporary files and renamed into place only when all
+of them are complete, so a failed or interrupted run leaves no file behind
+and the previous outputs intact.
 """
-
 import argparse
 import contextlib
 import glob
