@@ -10,6 +10,7 @@ outputs are written to temporary files and renamed into place only when all
 of them are complete, so a failed or interrupted run leaves no file behind
 and the previous outputs intact.
 """
+
 import argparse
 import contextlib
 import glob
