@@ -49,12 +49,20 @@ def shared_root():
     return env if env else os.path.join(REPO_ROOT, "..", "shared")
 
 
-def cs336_path(*parts):
-    """Path under shared/data/cs336, or a pytest skip naming what is missing."""
-    path = os.path.join(shared_root(), "data", "cs336", *parts)
+def shared_data_path(*parts):
+    """Path under shared/data, or a pytest skip naming what is missing."""
+    path = os.path.join(shared_root(), "data", *parts)
     if not os.path.exists(path):
         pytest.skip("shared data not found: %s (set REFBPE_SHARED to the shared/ directory)" % path)
     return path
+
+
+def cs336_path(*parts):
+    return shared_data_path("cs336", *parts)
+
+
+def corpus_path(name):
+    return shared_data_path("corpora", name)
 
 
 @pytest.fixture(scope="session")
@@ -63,6 +71,18 @@ def gpt2_files():
 
 
 # -- running the command line ---------------------------------------------------
+
+
+def run_main(capsys, *argv):
+    """The command line in this process: (exit status, stdout, stderr)."""
+    from refbpe.cli import main
+
+    try:
+        status = main([str(a) for a in argv])
+    except SystemExit as e:  # argparse: --help, usage errors
+        status = e.code
+    out, err = capsys.readouterr()
+    return status, out, err
 
 
 def run_cli(args, python=None, input=None, env=None, cwd=None):

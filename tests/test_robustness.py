@@ -19,21 +19,13 @@ import time
 
 import pytest
 
-from conftest import IS_PYPY, REPO_ROOT, read_outputs, run_cli
+from conftest import IS_PYPY, REPO_ROOT, read_outputs, run_cli, run_main
 
 EOT = "<|endoftext|>"
 
 
 def cli(argv, capsys):
-    """Run the command line in this process: (exit status, stdout, stderr)."""
-    from refbpe.cli import main
-
-    try:
-        status = main([str(a) for a in argv])
-    except SystemExit as e:
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
+    return run_main(capsys, *argv)
 
 
 def write(path, data):

@@ -14,8 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import EMOJI, WORDS, cs336_path, examples, mixed_text, shared_root, ws_run
-from refbpe.cli import main
+from conftest import EMOJI, WORDS, corpus_path, cs336_path, examples, mixed_text, run_main, ws_run
 from refbpe.count import count_words
 from refbpe.countfile import counts_tsv, gzip_bytes, read_counts, sum_counts, write_counts
 from refbpe.pretokenize import count_pretokens
@@ -61,17 +60,7 @@ def digests(directory):
     return {n: hashlib.sha256(open(os.path.join(str(directory), n), "rb").read()).hexdigest() for n in OUTPUTS}
 
 
-def cli(capsys, *argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def corpus_path(name):
-    path = os.path.join(shared_root(), "data", "corpora", name)
-    if not os.path.exists(path):
-        pytest.skip("shared data not found: %s (set REFBPE_SHARED to the shared/ directory)" % path)
-    return path
+cli = run_main
 
 
 # -- shards: property ----------------------------------------------------------------
