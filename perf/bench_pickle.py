@@ -54,6 +54,7 @@ def measure_here(repeats):
         s, c = {}, {}
         unpack_counts(packed, s, c)
         return add_small_counts(s, c)
+
     proto = pickle.HIGHEST_PROTOCOL
     # warm-up (PyPy's JIT), then best of `repeats`
     for _ in range(2):
@@ -72,11 +73,20 @@ def measure_here(repeats):
         "version": sys.version.split()[0],
         "chunk_bytes": len(chunk),
         "unique_words": len(counts),
-        "dict": {"dumps_ms": t_dump * 1e3, "loads_ms": t_load * 1e3, "bytes": len(blob),
-                 "total_ms": (t_dump + t_load) * 1e3},
-        "packed": {"pack_ms": t_pack * 1e3, "dumps_ms": t_pdump * 1e3, "loads_ms": t_pload * 1e3,
-                   "unpack_ms": t_unpack * 1e3, "bytes": len(pblob),
-                   "total_ms": (t_pack + t_pdump + t_pload + t_unpack) * 1e3},
+        "dict": {
+            "dumps_ms": t_dump * 1e3,
+            "loads_ms": t_load * 1e3,
+            "bytes": len(blob),
+            "total_ms": (t_dump + t_load) * 1e3,
+        },
+        "packed": {
+            "pack_ms": t_pack * 1e3,
+            "dumps_ms": t_pdump * 1e3,
+            "loads_ms": t_pload * 1e3,
+            "unpack_ms": t_unpack * 1e3,
+            "bytes": len(pblob),
+            "total_ms": (t_pack + t_pdump + t_pload + t_unpack) * 1e3,
+        },
     }
 
 
@@ -94,8 +104,12 @@ def run_all(repeats):
         if exe is None:
             results.append({"interpreter": name, "absent": True})
             continue
-        p = subprocess.run([exe, os.path.abspath(__file__), "--here", "--json", "--repeats", str(repeats)],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        p = subprocess.run(
+            [exe, os.path.abspath(__file__), "--here", "--json", "--repeats", str(repeats)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            universal_newlines=True,
+        )
         if p.returncode != 0:
             results.append({"interpreter": name, "error": p.stderr.strip().splitlines()[-1:]})
         else:
@@ -104,21 +118,54 @@ def run_all(repeats):
 
 
 def format_table(results):
-    lines = ["Pickling one worker's word counts (4 MB English chunk), best of N, milliseconds",
-             "%-8s %7s | %8s %8s %8s %6s | %7s %8s %8s %8s %8s %6s | %7s" % (
-                 "interp", "words", "dumps", "loads", "total", "MB",
-                 "pack", "dumps", "loads", "unpack", "total", "MB", "speedup")]
+    lines = [
+        "Pickling one worker's word counts (4 MB English chunk), best of N, milliseconds",
+        "%-8s %7s | %8s %8s %8s %6s | %7s %8s %8s %8s %8s %6s | %7s"
+        % (
+            "interp",
+            "words",
+            "dumps",
+            "loads",
+            "total",
+            "MB",
+            "pack",
+            "dumps",
+            "loads",
+            "unpack",
+            "total",
+            "MB",
+            "speedup",
+        ),
+    ]
     for r in results:
         if r.get("absent") or r.get("error"):
-            lines.append("%-8s %s" % (r["interpreter"], "absent" if r.get("absent") else "error: %s" % r["error"]))
+            lines.append(
+                "%-8s %s" % (r["interpreter"], "absent" if r.get("absent") else "error: %s" % r["error"])
+            )
             continue
         d, p = r["dict"], r["packed"]
-        lines.append("%-8s %7d | %8.1f %8.1f %8.1f %6.2f | %7.1f %8.1f %8.1f %8.1f %8.1f %6.2f | %6.1fx" % (
-            r["interpreter"], r["unique_words"], d["dumps_ms"], d["loads_ms"], d["total_ms"], d["bytes"] / 1e6,
-            p["pack_ms"], p["dumps_ms"], p["loads_ms"], p["unpack_ms"], p["total_ms"], p["bytes"] / 1e6,
-            d["total_ms"] / p["total_ms"] if p["total_ms"] else float("nan")))
-    lines.append("(left: pickle of the dict; right: pack_counts + pickle, unpickle + unpack_counts; "
-                 "speedup = dict total / packed total)")
+        lines.append(
+            "%-8s %7d | %8.1f %8.1f %8.1f %6.2f | %7.1f %8.1f %8.1f %8.1f %8.1f %6.2f | %6.1fx"
+            % (
+                r["interpreter"],
+                r["unique_words"],
+                d["dumps_ms"],
+                d["loads_ms"],
+                d["total_ms"],
+                d["bytes"] / 1e6,
+                p["pack_ms"],
+                p["dumps_ms"],
+                p["loads_ms"],
+                p["unpack_ms"],
+                p["total_ms"],
+                p["bytes"] / 1e6,
+                d["total_ms"] / p["total_ms"] if p["total_ms"] else float("nan"),
+            )
+        )
+    lines.append(
+        "(left: pickle of the dict; right: pack_counts + pickle, unpickle + unpack_counts; "
+        "speedup = dict total / packed total)"
+    )
     return "\n".join(lines)
 
 

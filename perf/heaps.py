@@ -85,8 +85,15 @@ RESULTS = os.path.join(HERE, "results")
 SPECIAL = "<|endoftext|>"
 MIB = 1 << 20
 
-CORPUS_NAMES = ["english_small", "english_medium", "python_code", "russian", "chinese",
-                "mixed_multilingual", "tinystories_ru"]
+CORPUS_NAMES = [
+    "english_small",
+    "english_medium",
+    "python_code",
+    "russian",
+    "chinese",
+    "mixed_multilingual",
+    "tinystories_ru",
+]
 
 INTERPRETERS = {
     "pypy": os.environ.get("REFBPE_PYPY", os.path.join(ROOT, ".venv-pypy", "bin", "python")),
@@ -101,6 +108,7 @@ TARGETS = [
 
 
 # -- unique words against bytes read -------------------------------------------
+
 
 def checkpoints(size, start_mb, factor):
     """Byte offsets start, start*factor, ... below ``size``, then ``size``."""
@@ -155,6 +163,7 @@ def verify_prefix(path, end, small, counts):
 
 # -- least squares ---------------------------------------------------------------
 
+
 def fit_line(xs, ys):
     """(intercept, slope, R^2) of the least-squares line y = a + b * x."""
     n = len(xs)
@@ -188,7 +197,9 @@ def heaps_fits(points, fit_from_mb):
     fit = fit_heaps([p["bytes"] for p in used], [p["words"] for p in used])
     by_tokens = fit_heaps([p["tokens"] for p in used], [p["words"] for p in used])
     return {
-        "bytes": fit, "tokens": by_tokens, "points_fitted": len(used),
+        "bytes": fit,
+        "tokens": by_tokens,
+        "points_fitted": len(used),
         "beta_tail": tail_slope(points, "bytes"),
         "bytes_per_token": points[-1]["bytes"] / points[-1]["tokens"],
     }
@@ -206,6 +217,7 @@ def extrapolate_tail(last, beta_tail, nbytes):
 
 
 # -- memory per unique word (child process) ---------------------------------------
+
 
 def rss_kib(field="VmRSS"):
     """A field of /proc/self/status in KiB (None where unavailable)."""
@@ -254,19 +266,33 @@ def child_measure(tsv, vocab):
     t0 = time.time()
     _, merges = train_from_counts(counts, vocab_size=vocab, special_tokens=[SPECIAL])
     seconds = time.time() - t0
-    print(json.dumps({
-        "interpreter": "%s %s" % (platform.python_implementation(), platform.python_version()),
-        "words": len(counts), "word_bytes": sum(len(w) for w in counts), "merges": len(merges),
-        "baseline_kib": base, "loaded_kib": loaded, "load_peak_kib": load_peak,
-        "train_peak_kib": peak_kib(), "peak_reset": was_reset, "ru_maxrss_kib": maxrss_kib(),
-        "train_seconds": round(seconds, 2),
-    }))
+    print(
+        json.dumps(
+            {
+                "interpreter": "%s %s" % (platform.python_implementation(), platform.python_version()),
+                "words": len(counts),
+                "word_bytes": sum(len(w) for w in counts),
+                "merges": len(merges),
+                "baseline_kib": base,
+                "loaded_kib": loaded,
+                "load_peak_kib": load_peak,
+                "train_peak_kib": peak_kib(),
+                "peak_reset": was_reset,
+                "ru_maxrss_kib": maxrss_kib(),
+                "train_seconds": round(seconds, 2),
+            }
+        )
+    )
 
 
 def measure_memory(exe, tsv, vocab):
     """Run ``child_measure`` in a fresh ``exe`` process; its JSON as a dict."""
-    out = subprocess.run([exe, os.path.abspath(__file__), "--measure-memory", tsv, "--vocab", str(vocab)],
-                         stdout=subprocess.PIPE, check=True, universal_newlines=True).stdout
+    out = subprocess.run(
+        [exe, os.path.abspath(__file__), "--measure-memory", tsv, "--vocab", str(vocab)],
+        stdout=subprocess.PIPE,
+        check=True,
+        universal_newlines=True,
+    ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -302,39 +328,78 @@ def table_union(tables, names):
 
 # -- output ------------------------------------------------------------------------
 
+
 def print_fits(corpora):
     print("\nHEAPS' LAW  V = K * n^beta  (n = bytes; least squares in log-log space)")
-    print("  %-19s %9s %8s %11s %9s %7s %7s %7s %10s %10s" % (
-        "corpus", "MB", "points", "unique", "K", "beta", "R^2", "tail", "beta(tok)", "B/token"))
+    print(
+        "  %-19s %9s %8s %11s %9s %7s %7s %7s %10s %10s"
+        % ("corpus", "MB", "points", "unique", "K", "beta", "R^2", "tail", "beta(tok)", "B/token")
+    )
     for name, c in corpora.items():
         f, last = c["fit"], c["points"][-1]
         tail = "%7.3f" % f["beta_tail"] if f["beta_tail"] is not None else "%7s" % "-"
-        print("  %-19s %9.1f %8d %11d %9.2f %7.3f %7.4f %s %10.3f %10.2f" % (
-            name, last["bytes"] / 1e6, len(c["points"]), last["words"], f["bytes"]["K"], f["bytes"]["beta"],
-            f["bytes"]["r2"], tail, f["tokens"]["beta"], f["bytes_per_token"]))
+        print(
+            "  %-19s %9.1f %8d %11d %9.2f %7.3f %7.4f %s %10.3f %10.2f"
+            % (
+                name,
+                last["bytes"] / 1e6,
+                len(c["points"]),
+                last["words"],
+                f["bytes"]["K"],
+                f["bytes"]["beta"],
+                f["bytes"]["r2"],
+                tail,
+                f["tokens"]["beta"],
+                f["bytes_per_token"],
+            )
+        )
     for name, c in corpora.items():
         v = c.get("verified")
         if v:
-            print("  check %s: %d bytes -> %d words, count_words %d, tables %s" % (
-                name, v["bytes"], v["words"], v["count_words"], "identical" if v["identical"] else "DIFFER"))
+            print(
+                "  check %s: %d bytes -> %d words, count_words %d, tables %s"
+                % (
+                    name,
+                    v["bytes"],
+                    v["words"],
+                    v["count_words"],
+                    "identical" if v["identical"] else "DIFFER",
+                )
+            )
 
 
 def print_memory(rows, fits):
     print("\nMEMORY PER UNIQUE WORD (train_from_counts, fresh process per row; MiB)")
-    print("  %-8s %-34s %10s %7s %9s %9s %10s %9s %8s" % (
-        "interp", "table", "words", "B/word", "baseline", "table", "train peak", "B/word*", "train s"))
+    print(
+        "  %-8s %-34s %10s %7s %9s %9s %10s %9s %8s"
+        % ("interp", "table", "words", "B/word", "baseline", "table", "train peak", "B/word*", "train s")
+    )
     for r in rows:
         table_mb = (r["loaded_kib"] - r["baseline_kib"]) / 1024.0
-        print("  %-8s %-34s %10d %7.1f %9.0f %9.0f %10.0f %9.0f %8.1f" % (
-            r["interp"], r["table"], r["words"], r["word_bytes"] / r["words"], r["baseline_kib"] / 1024.0,
-            table_mb, r["train_peak_kib"] / 1024.0, (r["train_peak_kib"] - r["baseline_kib"]) * 1024.0 / r["words"],
-            r["train_seconds"]))
+        print(
+            "  %-8s %-34s %10d %7.1f %9.0f %9.0f %10.0f %9.0f %8.1f"
+            % (
+                r["interp"],
+                r["table"],
+                r["words"],
+                r["word_bytes"] / r["words"],
+                r["baseline_kib"] / 1024.0,
+                table_mb,
+                r["train_peak_kib"] / 1024.0,
+                (r["train_peak_kib"] - r["baseline_kib"]) * 1024.0 / r["words"],
+                r["train_seconds"],
+            )
+        )
     print("  (B/word: mean word length; B/word*: (train peak - baseline) / words)")
     for interp, f in fits.items():
-        print("  %-8s table      = %7.1f MiB + %6.1f B x words  (R^2 %.4f)" % (
-            interp, f["table"]["a_mib"], f["table"]["bytes_per_word"], f["table"]["r2"]))
-        print("  %-8s train peak = %7.1f MiB + %6.1f B x words  (R^2 %.4f)" % (
-            interp, f["train_peak"]["a_mib"], f["train_peak"]["bytes_per_word"], f["train_peak"]["r2"]))
+        print(
+            "  %-8s table      = %7.1f MiB + %6.1f B x words  (R^2 %.4f)"
+            % (interp, f["table"]["a_mib"], f["table"]["bytes_per_word"], f["table"]["r2"])
+        )
+        print(
+            "  %-8s train peak = %7.1f MiB + %6.1f B x words  (R^2 %.4f)"
+            % (interp, f["train_peak"]["a_mib"], f["train_peak"]["bytes_per_word"], f["train_peak"]["r2"])
+        )
 
 
 def predictions(corpora, fits):
@@ -345,14 +410,21 @@ def predictions(corpora, fits):
             continue
         c = corpora[fit_name]
         words = predict_words(c["fit"]["bytes"], nbytes)
-        row = {"target": target, "bytes": nbytes, "fit": fit_name, "why": why, "words": words,
-               "words_tail": extrapolate_tail(c["points"][-1], c["fit"]["beta_tail"], nbytes),
-               "words_by_fit": {n: predict_words(c["fit"]["bytes"], nbytes) for n, c in corpora.items()},
-               "memory": {}}
+        row = {
+            "target": target,
+            "bytes": nbytes,
+            "fit": fit_name,
+            "why": why,
+            "words": words,
+            "words_tail": extrapolate_tail(c["points"][-1], c["fit"]["beta_tail"], nbytes),
+            "words_by_fit": {n: predict_words(c["fit"]["bytes"], nbytes) for n, c in corpora.items()},
+            "memory": {},
+        }
         for interp, f in fits.items():
             row["memory"][interp] = {
                 "table_gb": (f["table"]["a_mib"] * MIB + f["table"]["bytes_per_word"] * words) / 1e9,
-                "train_peak_gb": (f["train_peak"]["a_mib"] * MIB + f["train_peak"]["bytes_per_word"] * words) / 1e9,
+                "train_peak_gb": (f["train_peak"]["a_mib"] * MIB + f["train_peak"]["bytes_per_word"] * words)
+                / 1e9,
             }
         out.append(row)
     return out
@@ -361,19 +433,26 @@ def predictions(corpora, fits):
 def print_predictions(preds):
     print("\nPREDICTIONS (extrapolated; likely lower bounds, see the module docstring; GB = 1e9 bytes)")
     for p in preds:
-        print("  %s (%.1f GB), %s fit (%s): %.2g unique words" % (p["target"], p["bytes"] / 1e9, p["fit"], p["why"], p["words"]))
+        print(
+            "  %s (%.1f GB), %s fit (%s): %.2g unique words"
+            % (p["target"], p["bytes"] / 1e9, p["fit"], p["why"], p["words"])
+        )
         if p["words_tail"]:
             print("    continuing the last factor 4's slope instead: %.2g" % p["words_tail"])
         others = ", ".join("%s %.2g" % (n, v) for n, v in sorted(p["words_by_fit"].items()))
         print("    every fit: %s" % others)
         for interp, m in sorted(p["memory"].items()):
-            print("    %-8s word table %6.1f GB, training peak %6.1f GB" % (interp, m["table_gb"], m["train_peak_gb"]))
+            print(
+                "    %-8s word table %6.1f GB, training peak %6.1f GB"
+                % (interp, m["table_gb"], m["train_peak_gb"])
+            )
 
 
 def plot(result, path):
     """Log-log V(n) per corpus with its fit, and memory against words; a message."""
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
@@ -381,7 +460,13 @@ def plot(result, path):
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 5.5))
     for name, c in result["corpora"].items():
         ns = [p["bytes"] for p in c["points"]]
-        line, = ax.loglog(ns, [p["words"] for p in c["points"]], "o", ms=3, label="%s (beta %.2f)" % (name, c["fit"]["bytes"]["beta"]))
+        (line,) = ax.loglog(
+            ns,
+            [p["words"] for p in c["points"]],
+            "o",
+            ms=3,
+            label="%s (beta %.2f)" % (name, c["fit"]["bytes"]["beta"]),
+        )
         f = c["fit"]["bytes"]
         ax.loglog(ns, [f["K"] * n ** f["beta"] for n in ns], "-", color=line.get_color(), lw=0.8)
     ax.set_xlabel("bytes read")
@@ -392,12 +477,28 @@ def plot(result, path):
     for interp, f in sorted(result.get("memory_fits", {}).items()):
         rows = [r for r in result["memory"] if r["interp"] == interp]
         ws = [r["words"] for r in rows]
-        pts, = bx.plot([w / 1e6 for w in ws], [r["train_peak_kib"] / 1024.0 for r in rows], "o", label="%s training peak" % interp)
+        (pts,) = bx.plot(
+            [w / 1e6 for w in ws],
+            [r["train_peak_kib"] / 1024.0 for r in rows],
+            "o",
+            label="%s training peak" % interp,
+        )
         tp = f["train_peak"]
-        bx.plot([0, max(ws) / 1e6], [tp["a_mib"], tp["a_mib"] + tp["bytes_per_word"] * max(ws) / MIB],
-                "-", color=pts.get_color(), lw=0.8)
-        bx.plot([w / 1e6 for w in ws], [(r["loaded_kib"] - r["baseline_kib"]) / 1024.0 for r in rows], "s",
-                mfc="none", color=pts.get_color(), label="%s table" % interp)
+        bx.plot(
+            [0, max(ws) / 1e6],
+            [tp["a_mib"], tp["a_mib"] + tp["bytes_per_word"] * max(ws) / MIB],
+            "-",
+            color=pts.get_color(),
+            lw=0.8,
+        )
+        bx.plot(
+            [w / 1e6 for w in ws],
+            [(r["loaded_kib"] - r["baseline_kib"]) / 1024.0 for r in rows],
+            "s",
+            mfc="none",
+            color=pts.get_color(),
+            label="%s table" % interp,
+        )
     bx.set_xlabel("unique words (millions)")
     bx.set_ylabel("MiB")
     bx.set_title("refbpe memory, vocab %d" % result["vocab"])
@@ -415,13 +516,17 @@ def plot_anywhere(result, json_path, png_path):
         return message
     exe = INTERPRETERS["cpython"]
     if os.path.exists(exe) and os.path.realpath(exe) != os.path.realpath(sys.executable):
-        done = subprocess.run([exe, os.path.abspath(__file__), "--plot-from", json_path, "--out", png_path],
-                              stdout=subprocess.PIPE, universal_newlines=True)
+        done = subprocess.run(
+            [exe, os.path.abspath(__file__), "--plot-from", json_path, "--out", png_path],
+            stdout=subprocess.PIPE,
+            universal_newlines=True,
+        )
         return done.stdout.strip() or message
     return message + " (no CPython interpreter with it: set REFBPE_CPYTHON)"
 
 
 # -- driver ------------------------------------------------------------------------
+
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -432,8 +537,11 @@ def parse_args(argv):
     p.add_argument("--chunk-kb", type=int, default=128, help="counting unit, KiB (checkpoint granularity)")
     p.add_argument("--verify-mb", type=float, default=4.0, help="checkpoint checked against count_words")
     p.add_argument("--vocab", type=int, default=10000)
-    p.add_argument("--memory-tables", default="english_small,english_medium,python_code,english_medium+python_code,all",
-                   help="word tables to train on: corpus names, '+' for unions, 'all' for every corpus read")
+    p.add_argument(
+        "--memory-tables",
+        default="english_small,english_medium,python_code,english_medium+python_code,all",
+        help="word tables to train on: corpus names, '+' for unions, 'all' for every corpus read",
+    )
     p.add_argument("--interpreters", default="pypy,cpython")
     p.add_argument("--no-memory", action="store_true")
     p.add_argument("--no-plot", action="store_true")
@@ -455,12 +563,22 @@ def run_counts(args):
             print("skip %s: %s not found (set REFBPE_DATA)" % (name, path))
             continue
         t0 = time.time()
-        points, table, verified = heaps_curve(path, args.start_mb, args.factor, args.chunk_kb * 1024, args.verify_mb)
-        corpora[name] = {"path": path, "points": points, "verified": verified,
-                         "fit": heaps_fits(points, args.fit_from_mb), "seconds": round(time.time() - t0, 1)}
+        points, table, verified = heaps_curve(
+            path, args.start_mb, args.factor, args.chunk_kb * 1024, args.verify_mb
+        )
+        corpora[name] = {
+            "path": path,
+            "points": points,
+            "verified": verified,
+            "fit": heaps_fits(points, args.fit_from_mb),
+            "seconds": round(time.time() - t0, 1),
+        }
         if name in needed and not args.no_memory:
             tables[name] = table
-        print("%-19s %6.1f MB  %9d unique words  %5.1f s" % (name, points[-1]["bytes"] / 1e6, points[-1]["words"], time.time() - t0))
+        print(
+            "%-19s %6.1f MB  %9d unique words  %5.1f s"
+            % (name, points[-1]["bytes"] / 1e6, points[-1]["words"], time.time() - t0)
+        )
         sys.stdout.flush()
     return corpora, tables
 
@@ -470,6 +588,7 @@ def run_memory(args, tables):
     tmp = tempfile.mkdtemp(prefix="refbpe-heaps-")
     try:
         from refbpe.verify import write_counts
+
         for spec in args.memory_tables.split(","):
             names = sorted(tables) if spec == "all" else spec.split("+")
             if not names or any(n not in tables for n in names):
@@ -487,8 +606,10 @@ def run_memory(args, tables):
                 row = measure_memory(exe, tsv, args.vocab)
                 row.update({"interp": interp, "table": label})
                 rows.append(row)
-                print("  %-8s %-34s %9d words  train peak %6.0f MiB  %5.1f s" % (
-                    interp, label, row["words"], row["train_peak_kib"] / 1024.0, row["train_seconds"]))
+                print(
+                    "  %-8s %-34s %9d words  train peak %6.0f MiB  %5.1f s"
+                    % (interp, label, row["words"], row["train_peak_kib"] / 1024.0, row["train_seconds"])
+                )
                 sys.stdout.flush()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -504,7 +625,10 @@ def main(argv=None):
             print(plot(json.load(f), args.out))
         return
     interp = "%s %s" % (platform.python_implementation(), platform.python_version())
-    print("counting under %s, one process; checkpoints from %g MiB, x%.3f" % (interp, args.start_mb, args.factor))
+    print(
+        "counting under %s, one process; checkpoints from %g MiB, x%.3f"
+        % (interp, args.start_mb, args.factor)
+    )
     corpora, tables = run_counts(args)
     if not corpora:
         sys.exit("perf/heaps.py: no corpus found under %s" % CORPORA)

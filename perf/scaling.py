@@ -60,7 +60,14 @@ def main(argv=None):
     if not os.path.exists(src):
         sys.exit("perf/scaling.py: %s not found (set REFBPE_SHARED)" % src)
     interp = "%s %s" % (platform.python_implementation(), platform.python_version())
-    out = {"interpreter": interp, "corpus": args.corpus, "repeats": args.repeats, "count": [], "merge_vs_words": [], "merge_vs_vocab": []}
+    out = {
+        "interpreter": interp,
+        "corpus": args.corpus,
+        "repeats": args.repeats,
+        "count": [],
+        "merge_vs_words": [],
+        "merge_vs_vocab": [],
+    }
     tmp = tempfile.mkdtemp(prefix="refbpe-scaling-")
     try:
         counts_by_size = {}
@@ -72,16 +79,30 @@ def main(argv=None):
             nbytes = write_prefix(src, path, int(mb * 1e6))
             t, counts = median_time(lambda: count_words([path], [SPECIAL], workers=1), args.repeats)
             counts_by_size[mb] = counts
-            row = {"mb": nbytes / 1e6, "seconds": t, "mb_per_s": nbytes / 1e6 / t, "unique_words": len(counts)}
+            row = {
+                "mb": nbytes / 1e6,
+                "seconds": t,
+                "mb_per_s": nbytes / 1e6 / t,
+                "unique_words": len(counts),
+            }
             out["count"].append(row)
-            print("  %8.1f %9.2f %8.1f %13d %14.2f" % (row["mb"], t, row["mb_per_s"], len(counts), t / row["mb"] * 10))
+            print(
+                "  %8.1f %9.2f %8.1f %13d %14.2f"
+                % (row["mb"], t, row["mb_per_s"], len(counts), t / row["mb"] * 10)
+            )
 
         vocab_main = 10000
         print("\nMERGE vs unique words (vocab %d)" % vocab_main)
         print("  %8s %13s %9s %16s" % ("MB", "unique words", "seconds", "us per word"))
         for mb, counts in sorted(counts_by_size.items()):
             t, merges = median_time(lambda: learn_merges(counts, vocab_main - 257), args.repeats)
-            row = {"mb": mb, "unique_words": len(counts), "vocab": vocab_main, "seconds": t, "merges": len(merges)}
+            row = {
+                "mb": mb,
+                "unique_words": len(counts),
+                "vocab": vocab_main,
+                "seconds": t,
+                "merges": len(merges),
+            }
             out["merge_vs_words"].append(row)
             print("  %8.1f %13d %9.2f %16.2f" % (mb, len(counts), t, t / len(counts) * 1e6))
 

@@ -101,7 +101,11 @@ def stdlib_sources():
     """The running interpreter's standard-library ``.py`` files, sorted."""
     root = sysconfig.get_paths()["stdlib"]
     files = sorted(glob.glob(os.path.join(root, "*.py")) + glob.glob(os.path.join(root, "*", "*.py")))
-    return [f for f in files if "site-packages" not in f and "test" not in os.path.relpath(f, root).split(os.sep)[0]]
+    return [
+        f
+        for f in files
+        if "site-packages" not in f and "test" not in os.path.relpath(f, root).split(os.sep)[0]
+    ]
 
 
 def _size(text):
@@ -151,20 +155,45 @@ def build_parser():
         "and DIR/refbpe.json (special tokens). The input is CORPUS files, or with --counts the "
         "word-count files written by 'refbpe count' (added up; the same output as training on the corpus).",
     )
-    t.add_argument("corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files; '-' is stdin, *.gz is decompressed")
-    t.add_argument("--counts", nargs="+", metavar="FILE", help="train on these word-count files (from 'refbpe count', "
-                   "e.g. one per shard; *.gz allowed) instead of CORPUS")
-    t.add_argument("--stdlib", action="store_true", help="train on this interpreter's standard-library sources (a sample that needs no download)")
-    t.add_argument("--vocab-size", type=_positive_int, required=True, help="256 bytes + merges + special tokens")
-    t.add_argument("--special-token", action="append", default=[], metavar="TOKEN", help="a special token (repeatable), e.g. '<|endoftext|>'")
+    t.add_argument(
+        "corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files; '-' is stdin, *.gz is decompressed"
+    )
+    t.add_argument(
+        "--counts",
+        nargs="+",
+        metavar="FILE",
+        help="train on these word-count files (from 'refbpe count', "
+        "e.g. one per shard; *.gz allowed) instead of CORPUS",
+    )
+    t.add_argument(
+        "--stdlib",
+        action="store_true",
+        help="train on this interpreter's standard-library sources (a sample that needs no download)",
+    )
+    t.add_argument(
+        "--vocab-size", type=_positive_int, required=True, help="256 bytes + merges + special tokens"
+    )
+    t.add_argument(
+        "--special-token",
+        action="append",
+        default=[],
+        metavar="TOKEN",
+        help="a special token (repeatable), e.g. '<|endoftext|>'",
+    )
     t.add_argument("--out", required=True, metavar="DIR", help="output directory (created if missing)")
     _add_counting_arguments(t)
-    t.add_argument("--format", choices=("gpt2", "hf", "tiktoken", "json"), default="gpt2",
-                   help="output format (default gpt2): gpt2 writes DIR/vocab.json, merges.txt, refbpe.json; "
-                   "hf DIR/tokenizer.json; tiktoken DIR/tokenizer.tiktoken (ranks; special tokens in DIR/refbpe.json); "
-                   "json DIR/tokenizer.hex.json")
+    t.add_argument(
+        "--format",
+        choices=("gpt2", "hf", "tiktoken", "json"),
+        default="gpt2",
+        help="output format (default gpt2): gpt2 writes DIR/vocab.json, merges.txt, refbpe.json; "
+        "hf DIR/tokenizer.json; tiktoken DIR/tokenizer.tiktoken (ranks; special tokens in DIR/refbpe.json); "
+        "json DIR/tokenizer.hex.json",
+    )
     shown = t.add_mutually_exclusive_group()
-    shown.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
+    shown.add_argument(
+        "--progress", action="store_true", help="show progress even when stderr is not a terminal"
+    )
     shown.add_argument("--quiet", action="store_true", help="no progress and no summary")
     t.add_argument("--report", metavar="FILE", help="write per-phase figures as JSON")
     t.set_defaults(func=cmd_train)
@@ -177,13 +206,32 @@ def build_parser():
         "only shard I of N byte ranges of the inputs (cut where no pre-token is split): the counts of shards "
         "0..N-1 add up to the whole, and 'refbpe train --counts' trains on them.",
     )
-    c.add_argument("corpus", nargs="+", metavar="CORPUS", help="UTF-8 text files ('-' is stdin, *.gz is decompressed; "
-                   "--shard needs regular files)")
-    c.add_argument("--special-token", action="append", default=[], metavar="TOKEN", help="a special token (repeatable); "
-                   "give train the same ones")
-    c.add_argument("-o", "--out", required=True, metavar="FILE", help="output file (conventionally NAME.counts.tsv, or .counts.tsv.gz)")
-    c.add_argument("--shard", metavar="I/N", help="count only shard I of N, numbered from 0 (0/4 .. 3/4): "
-                   "every shard must be given the same CORPUS files in the same order and the same special tokens")
+    c.add_argument(
+        "corpus",
+        nargs="+",
+        metavar="CORPUS",
+        help="UTF-8 text files ('-' is stdin, *.gz is decompressed; --shard needs regular files)",
+    )
+    c.add_argument(
+        "--special-token",
+        action="append",
+        default=[],
+        metavar="TOKEN",
+        help="a special token (repeatable); give train the same ones",
+    )
+    c.add_argument(
+        "-o",
+        "--out",
+        required=True,
+        metavar="FILE",
+        help="output file (conventionally NAME.counts.tsv, or .counts.tsv.gz)",
+    )
+    c.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="count only shard I of N, numbered from 0 (0/4 .. 3/4): "
+        "every shard must be given the same CORPUS files in the same order and the same special tokens",
+    )
     _add_counting_arguments(c)
     c.set_defaults(func=cmd_count)
 
@@ -204,24 +252,48 @@ def build_parser():
 
 
 def _add_counting_arguments(p):
-    p.add_argument("--workers", type=_positive_int, default=None, help="processes for counting (default: CPU count; "
-                   "1 = in-process); with --executor, the worker threads to keep busy, 2 units in flight each "
-                   "(default: the cluster's worker threads)")
-    p.add_argument("--chunk-size", type=_size, default=DEFAULT_CHUNK_SIZE, metavar="BYTES",
-                   help="bytes per work unit; K, M, G suffixes (default: about 3 units per worker, 8M-16M)")
-    p.add_argument("--errors", choices=("strict", "replace", "ignore"), default="strict", help="invalid UTF-8 handling (default strict: fail)")
-    p.add_argument("--executor", metavar="dask://HOST:PORT", help="count on this Dask cluster (needs pip install 'refbpe[dask]'); "
-                   "the result is the same as a local run")
-    p.add_argument("--executor-data", choices=("path", "chunk"), default="path",
-                   help="how input bytes reach the cluster's workers: path (default: they open the same paths, "
-                   "a shared filesystem) or chunk (this process reads the inputs and ships the bytes)")
+    p.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=None,
+        help="processes for counting (default: CPU count; "
+        "1 = in-process); with --executor, the worker threads to keep busy, 2 units in flight each "
+        "(default: the cluster's worker threads)",
+    )
+    p.add_argument(
+        "--chunk-size",
+        type=_size,
+        default=DEFAULT_CHUNK_SIZE,
+        metavar="BYTES",
+        help="bytes per work unit; K, M, G suffixes (default: about 3 units per worker, 8M-16M)",
+    )
+    p.add_argument(
+        "--errors",
+        choices=("strict", "replace", "ignore"),
+        default="strict",
+        help="invalid UTF-8 handling (default strict: fail)",
+    )
+    p.add_argument(
+        "--executor",
+        metavar="dask://HOST:PORT",
+        help="count on this Dask cluster (needs pip install 'refbpe[dask]'); "
+        "the result is the same as a local run",
+    )
+    p.add_argument(
+        "--executor-data",
+        choices=("path", "chunk"),
+        default="path",
+        help="how input bytes reach the cluster's workers: path (default: they open the same paths, "
+        "a shared filesystem) or chunk (this process reads the inputs and ships the bytes)",
+    )
 
 
 # Other modules add subcommands here: each entry is ``register(subparsers)``.
 _EXTRA_COMMANDS = []
 
 # refbpe convert (exports) and refbpe verify (verify).
-from . import exports as _exports, verify as _verify  # noqa: E402
+from . import exports as _exports  # noqa: E402
+from . import verify as _verify
 
 for _register in (_exports.register, _verify.register):
     if _register not in _EXTRA_COMMANDS:
@@ -241,8 +313,10 @@ def _counting_error(args, error):
     """A CliError for an error raised while counting (a worker's included)."""
     if isinstance(error, InputError) or not args.executor or args.executor_data != "path":
         return CliError(str(error))
-    return CliError("%s (the cluster's workers open the inputs by path: they need the same files at the same "
-                    "paths, else use --executor-data chunk)" % error)
+    return CliError(
+        "%s (the cluster's workers open the inputs by path: they need the same files at the same "
+        "paths, else use --executor-data chunk)" % error
+    )
 
 
 def cmd_train(args):
@@ -256,8 +330,8 @@ def cmd_train(args):
     if args.counts and args.executor:
         raise CliError("--executor counts a corpus; with --counts there is nothing to count")
     check_inputs(args.counts or sources)
-    from .train import check_training_args, train_bpe, train_from_count_files
     from .formats import write_model_dir
+    from .train import check_training_args, train_bpe, train_from_count_files
 
     for k, token in enumerate(args.special_token):
         if token in args.special_token[:k]:
@@ -273,14 +347,23 @@ def cmd_train(args):
     report = {}
     t0 = time.time()
     if args.counts:
-        vocab, merges = train_from_count_files(args.counts, vocab_size, specials, progress=progress, report=report)
+        vocab, merges = train_from_count_files(
+            args.counts, vocab_size, specials, progress=progress, report=report
+        )
     else:
         with _executor(args) as (executor, threads):
             try:
                 vocab, merges = train_bpe(
-                    sources, vocab_size, specials,
-                    workers=args.workers or threads, chunk_size=args.chunk_size, errors=args.errors,
-                    executor=executor, executor_data=args.executor_data, progress=progress, report=report,
+                    sources,
+                    vocab_size,
+                    specials,
+                    workers=args.workers or threads,
+                    chunk_size=args.chunk_size,
+                    errors=args.errors,
+                    executor=executor,
+                    executor_data=args.executor_data,
+                    progress=progress,
+                    report=report,
                 )
             except (InputError, OSError) as e:
                 raise _counting_error(args, e)
@@ -310,24 +393,41 @@ def cmd_train(args):
 def _summary(args, report, progress):
     c, m = report["count"], report["merge"]
     if "count_files" in c:
-        progress.line("count: read %d count files in %.2fs, %d unique words, peak %.0f MB" % (
-            c["count_files"], c["seconds"], c["unique_words"], c["peak_memory_mb"]))
+        progress.line(
+            "count: read %d count files in %.2fs, %d unique words, peak %.0f MB"
+            % (c["count_files"], c["seconds"], c["unique_words"], c["peak_memory_mb"])
+        )
     else:
         rate = " %.1f MB/s," % c["mb_per_s"] if c.get("mb_per_s") else ""
         if args.executor:  # the cluster's workers are not this process's children: no figure for them
-            progress.line("count on %s: %.2fs,%s %d unique words, peak %.0f MB" % (
-                args.executor, c["seconds"], rate, c["unique_words"], c["peak_memory_mb"]))
+            progress.line(
+                "count on %s: %.2fs,%s %d unique words, peak %.0f MB"
+                % (args.executor, c["seconds"], rate, c["unique_words"], c["peak_memory_mb"])
+            )
         else:
-            progress.line("count: %.2fs,%s %d unique words, peak %.0f MB (largest worker %.0f MB)" % (
-                c["seconds"], rate, c["unique_words"], c["peak_memory_mb"], c["peak_worker_memory_mb"]))
-    progress.line("merge: %.2fs, %d merges, %d unique words, peak %.0f MB" % (
-        m["seconds"], m["merges"], m["unique_words"], m["peak_memory_mb"]))
+            progress.line(
+                "count: %.2fs,%s %d unique words, peak %.0f MB (largest worker %.0f MB)"
+                % (c["seconds"], rate, c["unique_words"], c["peak_memory_mb"], c["peak_worker_memory_mb"])
+            )
+    progress.line(
+        "merge: %.2fs, %d merges, %d unique words, peak %.0f MB"
+        % (m["seconds"], m["merges"], m["unique_words"], m["peak_memory_mb"])
+    )
     if report.get("stopped_early"):
-        progress.line("note: stopped early after %d of %d merges: no pair left to merge" % (m["merges"], m["merges_requested"]))
-    written = {"gpt2": "vocab.json, merges.txt, refbpe.json", "hf": "tokenizer.json",
-               "tiktoken": "tokenizer.tiktoken, refbpe.json", "json": "tokenizer.hex.json"}[args.format]
-    progress.line("write: %.2fs, %s/%s (%d tokens)" % (
-        report["write"]["seconds"], args.out, written, report["vocab_size"]))
+        progress.line(
+            "note: stopped early after %d of %d merges: no pair left to merge"
+            % (m["merges"], m["merges_requested"])
+        )
+    written = {
+        "gpt2": "vocab.json, merges.txt, refbpe.json",
+        "hf": "tokenizer.json",
+        "tiktoken": "tokenizer.tiktoken, refbpe.json",
+        "json": "tokenizer.hex.json",
+    }[args.format]
+    progress.line(
+        "write: %.2fs, %s/%s (%d tokens)"
+        % (report["write"]["seconds"], args.out, written, report["vocab_size"])
+    )
 
 
 def cmd_count(args):
@@ -342,13 +442,21 @@ def cmd_count(args):
     if shard is not None:
         for s in args.corpus:
             if input_size(s) is None:
-                raise CliError("%s: --shard needs regular files (stdin and .gz cannot be cut at an offset; "
-                               "decompress first)" % s)
+                raise CliError(
+                    "%s: --shard needs regular files (stdin and .gz cannot be cut at an offset; "
+                    "decompress first)" % s
+                )
     with _executor(args) as (executor, threads):
         try:
             word_counts = count_words(
-                args.corpus, args.special_token, workers=args.workers or threads, chunk_size=args.chunk_size,
-                errors=args.errors, executor=executor, executor_data=args.executor_data, shard=shard,
+                args.corpus,
+                args.special_token,
+                workers=args.workers or threads,
+                chunk_size=args.chunk_size,
+                errors=args.errors,
+                executor=executor,
+                executor_data=args.executor_data,
+                shard=shard,
             )
         except (InputError, OSError) as e:
             raise _counting_error(args, e)
@@ -361,7 +469,9 @@ def _load_model(directory):
 
     for name in ("vocab.json", "merges.txt"):
         if not os.path.isfile(os.path.join(directory, name)):
-            raise CliError("%s: missing %s (expected a directory written by 'refbpe train')" % (directory, name))
+            raise CliError(
+                "%s: missing %s (expected a directory written by 'refbpe train')" % (directory, name)
+            )
     return Tokenizer.from_dir(directory)
 
 
@@ -395,8 +505,10 @@ def cmd_decode(args):
         raise CliError("%s: expected whitespace-separated integers or a JSON list of integers" % args.ids)
     unknown = [i for i in ids if i not in tok.vocab]
     if unknown:
-        raise CliError("%s: unknown token id %d (at position %d; the vocab has %d ids, %d..%d)" % (
-            args.ids, unknown[0], ids.index(unknown[0]), len(tok.vocab), min(tok.vocab), max(tok.vocab)))
+        raise CliError(
+            "%s: unknown token id %d (at position %d; the vocab has %d ids, %d..%d)"
+            % (args.ids, unknown[0], ids.index(unknown[0]), len(tok.vocab), min(tok.vocab), max(tok.vocab))
+        )
     write_stdout(tok.decode(ids))
     return 0
 

@@ -36,7 +36,7 @@ class ExecutorError(ValueError):
 def scheduler_address(url):
     """``dask://HOST:PORT`` -> ``tcp://HOST:PORT`` (ExecutorError otherwise)."""
     prefix = "dask://"
-    rest = url[len(prefix):] if url.startswith(prefix) else None
+    rest = url[len(prefix) :] if url.startswith(prefix) else None
     host, _, port = (rest or "").rpartition(":")
     if not host or not port.isdigit() or "/" in rest:
         raise ExecutorError("--executor expects dask://HOST:PORT (a Dask scheduler), got %r" % (url,))

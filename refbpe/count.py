@@ -30,8 +30,8 @@ import os
 import platform
 import signal
 import sys
-import zlib
 import threading
+import zlib
 from array import array
 from concurrent.futures.process import BrokenProcessPool
 
@@ -42,8 +42,16 @@ from .specials import special_pattern
 from .spool import SpoolDirectory, count_spooled_chunk, run_spooled, take
 
 __all__ = [
-    "count_words", "count_chunk", "count_file_range", "input_spans", "pack_counts", "unpack_counts",
-    "InputError", "WorkerError", "DEFAULT_CHUNK_SIZE", "auto_chunk_size",
+    "count_words",
+    "count_chunk",
+    "count_file_range",
+    "input_spans",
+    "pack_counts",
+    "unpack_counts",
+    "InputError",
+    "WorkerError",
+    "DEFAULT_CHUNK_SIZE",
+    "auto_chunk_size",
 ]
 
 DEFAULT_CHUNK_SIZE = None  # chosen per input by auto_chunk_size
@@ -162,8 +170,10 @@ def _warm_up():
     interpreter before the JIT kicks in; machine code made before ``fork`` is
     shared by the children.
     """
-    sample = (b"The quick brown fox's 12 jumps, over\n\n  the lazy dog? " * 400
-              + "Съешь же ещё этих мягких булок 中文字符 1234 \u3000 ok\n".encode("utf-8") * 100)
+    sample = (
+        b"The quick brown fox's 12 jumps, over\n\n  the lazy dog? " * 400
+        + "Съешь же ещё этих мягких булок 中文字符 1234 \u3000 ok\n".encode("utf-8") * 100
+    )
     for _ in range(30):
         count_pretokens(sample)
 
@@ -200,7 +210,9 @@ def make_executor(workers, start_method=None):
         _warm_up()
     elif start_method == "forkserver":
         context.set_forkserver_preload(["refbpe.count"])
-    return concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_signals)
+    return concurrent.futures.ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_worker_signals
+    )
 
 
 def _worker_signals():
@@ -268,12 +280,23 @@ def _tasks(spans, chunk_size, special_tokens, errors, read_size, executor_data):
                 while start < last:
                     end = last
                     if start + chunk_size < last:
-                        end = min(last, find_cut_in_file(f, start + chunk_size, size, specials, read_size or (1 << 16)))
+                        end = min(
+                            last,
+                            find_cut_in_file(f, start + chunk_size, size, specials, read_size or (1 << 16)),
+                        )
                     if executor_data == "chunk":
                         f.seek(start)
-                        yield count_chunk, (f.read(end - start), start, source, special_tokens, errors), end - start
+                        yield (
+                            count_chunk,
+                            (f.read(end - start), start, source, special_tokens, errors),
+                            end - start,
+                        )
                     else:
-                        yield count_file_range, (path, start, end, special_tokens, errors, source), end - start
+                        yield (
+                            count_file_range,
+                            (path, start, end, special_tokens, errors, source),
+                            end - start,
+                        )
                     start = end
             continue
         stream = open_input(source)

@@ -24,7 +24,15 @@ import zlib
 
 from .formats import atomic_write
 
-__all__ = ["escape_word", "unescape_word", "counts_tsv", "write_counts", "read_counts", "sum_counts", "is_counts_path"]
+__all__ = [
+    "escape_word",
+    "unescape_word",
+    "counts_tsv",
+    "write_counts",
+    "read_counts",
+    "sum_counts",
+    "is_counts_path",
+]
 
 _ESCAPES = {0x5C: "\\\\", 0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
 # For str.translate over the word decoded as Latin-1: one code point per byte.
@@ -79,7 +87,9 @@ def unescape_word(text):
 
 def counts_tsv(word_counts):
     """The word-count file text for {bytes: count}: sorted by bytes, deterministic."""
-    return "".join(["%d\t%s\n" % (word_counts[w], escape_word(w)) for w in sorted(word_counts) if word_counts[w] > 0])
+    return "".join(
+        ["%d\t%s\n" % (word_counts[w], escape_word(w)) for w in sorted(word_counts) if word_counts[w] > 0]
+    )
 
 
 def is_gzip_path(path):
@@ -125,7 +135,9 @@ def read_counts(path, into=None):
                 continue
             try:
                 if not count.isdigit():
-                    raise ValueError("bad count %r (expected a non-negative decimal integer)" % count.decode("latin-1"))
+                    raise ValueError(
+                        "bad count %r (expected a non-negative decimal integer)" % count.decode("latin-1")
+                    )
                 c = int(count)
                 w = _parse_word(word)
             except ValueError as e:

@@ -242,7 +242,8 @@ def _check_ranks_follow_merges(vocab, merges):
         if r is None or r <= last or id_of.get(a, r) >= r or id_of.get(b, r) >= r:
             raise FormatError(
                 "merge %d (%r, %r): the vocab ids do not follow the merge order, so tiktoken ranks "
-                "(= ids) cannot express these merges" % (k, a, b))
+                "(= ids) cannot express these merges" % (k, a, b)
+            )
         last = r
 
 
@@ -300,10 +301,13 @@ def merges_from_ranks(ranks):
         parts = _byte_pair_merge(ranks, token, rank)
         if len(parts) != 2:
             raise FormatError(
-                "token %r (rank %d) is not the merge of two lower-ranked tokens (%d parts)" % (token, rank, len(parts))
+                "token %r (rank %d) is not the merge of two lower-ranked tokens (%d parts)"
+                % (token, rank, len(parts))
             )
         if any(ranks.get(p, rank) >= rank for p in parts):
-            raise FormatError("token %r (rank %d) splits into %r, not two tokens of lower rank" % (token, rank, parts))
+            raise FormatError(
+                "token %r (rank %d) splits into %r, not two tokens of lower rank" % (token, rank, parts)
+            )
         merges.append((parts[0], parts[1]))
     return merges
 
@@ -445,13 +449,17 @@ def detect_format(path):
     if not os.path.exists(path):
         raise FormatError("%s: no such file or directory" % path)
     if os.path.isdir(path):
-        if os.path.isfile(os.path.join(path, "vocab.json")) and os.path.isfile(os.path.join(path, "merges.txt")):
+        if os.path.isfile(os.path.join(path, "vocab.json")) and os.path.isfile(
+            os.path.join(path, "merges.txt")
+        ):
             return "gpt2"
         for name, fmt in _DIR_FILES.items():
             if os.path.isfile(os.path.join(path, name)):
                 return fmt
-        raise FormatError("%s: a directory without vocab.json + merges.txt, tokenizer.json, tokenizer.tiktoken "
-                          "or tokenizer.hex.json" % path)
+        raise FormatError(
+            "%s: a directory without vocab.json + merges.txt, tokenizer.json, tokenizer.tiktoken "
+            "or tokenizer.hex.json" % path
+        )
     name = os.path.basename(path)
     if name.endswith("merges.txt") or name.endswith("vocab.json"):
         v, m = _gpt2_paths(path)
@@ -478,7 +486,9 @@ def detect_format(path):
             return "tiktoken"
         except (ValueError, binascii.Error):
             pass
-    raise FormatError("%s: unknown format (expected a GPT-2 directory, tokenizer.json, tiktoken ranks or hex JSON)" % path)
+    raise FormatError(
+        "%s: unknown format (expected a GPT-2 directory, tokenizer.json, tiktoken ranks or hex JSON)" % path
+    )
 
 
 def read_model(path, fmt="auto", special_tokens=(), strict=True):
@@ -563,7 +573,9 @@ def write_model(dest, fmt, vocab, merges, special_tokens):
         vocab = _with_specials(vocab, special_tokens)
         n = len(vocab) - len(special_tokens)
         ids = _special_ids(vocab, special_tokens)
-        if sorted(ids.values()) == list(range(n, len(vocab))) and [ids[t] for t in special_tokens] == list(range(n, len(vocab))):
+        if sorted(ids.values()) == list(range(n, len(vocab))) and [ids[t] for t in special_tokens] == list(
+            range(n, len(vocab))
+        ):
             write_model_dir(dest, vocab, merges, special_tokens)
         else:
             _write_gpt2_dir_any_ids(dest, vocab, merges, special_tokens, ids)
@@ -601,10 +613,12 @@ def write_model_file_in_dir(directory, fmt, vocab, merges, special_tokens):
         "pat_str": GPT2_PATTERN,
         "special_tokens": [{"content": t, "id": ids[t]} for t in special_tokens],
     }
-    atomic_write_many({
-        path: tiktoken_ranks_text(vocab, merges, special_tokens).encode("ascii"),
-        os.path.join(directory, MANIFEST): _json_bytes(manifest, indent=2),
-    })
+    atomic_write_many(
+        {
+            path: tiktoken_ranks_text(vocab, merges, special_tokens).encode("ascii"),
+            os.path.join(directory, MANIFEST): _json_bytes(manifest, indent=2),
+        }
+    )
     return path
 
 
@@ -622,11 +636,13 @@ def _write_gpt2_dir_any_ids(directory, vocab, merges, special_tokens, special_id
         "num_merges": len(merges),
         "special_tokens": [{"content": t, "id": special_ids[t]} for t in special_tokens],
     }
-    atomic_write_many({
-        os.path.join(directory, "vocab.json"): gpt2_vocab_json(vocab, skip).encode("utf-8"),
-        os.path.join(directory, "merges.txt"): gpt2_merges_txt(merges).encode("utf-8"),
-        os.path.join(directory, MANIFEST): _json_bytes(manifest, indent=2),
-    })
+    atomic_write_many(
+        {
+            os.path.join(directory, "vocab.json"): gpt2_vocab_json(vocab, skip).encode("utf-8"),
+            os.path.join(directory, "merges.txt"): gpt2_merges_txt(merges).encode("utf-8"),
+            os.path.join(directory, MANIFEST): _json_bytes(manifest, indent=2),
+        }
+    )
 
 
 # -- CLI: refbpe convert -----------------------------------------------------
@@ -662,9 +678,21 @@ def register(sub):
         "gpt2 writes a directory; hf, tiktoken and json write a file.",
     )
     c.add_argument("src", metavar="SRC", help="a directory (GPT-2 files or tokenizer.json) or a file")
-    c.add_argument("--from", dest="source_format", choices=("auto",) + FORMATS, default="auto", help="format of SRC (default: detect)")
+    c.add_argument(
+        "--from",
+        dest="source_format",
+        choices=("auto",) + FORMATS,
+        default="auto",
+        help="format of SRC (default: detect)",
+    )
     c.add_argument("--to", choices=FORMATS, required=True, help="output format")
     c.add_argument("-o", "--out", required=True, metavar="DEST", help="output directory (gpt2) or file")
-    c.add_argument("--special-token", action="append", default=[], metavar="TOKEN", help="a special token SRC does not name (tiktoken files carry none)")
+    c.add_argument(
+        "--special-token",
+        action="append",
+        default=[],
+        metavar="TOKEN",
+        help="a special token SRC does not name (tiktoken files carry none)",
+    )
     c.add_argument("--quiet", action="store_true", help="no summary line")
     c.set_defaults(func=cmd_convert)

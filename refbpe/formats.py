@@ -94,8 +94,15 @@ def atomic_write_many(files):
             try:
                 staged.append((_write_temporary(path, data), path))
             except OSError as e:
-                raise WriteError(e.errno, "cannot write %s (%s); %s" % (
-                    path, e.strerror or e, "the previous files are unchanged" if len(files) > 1 else "it is unchanged"))
+                raise WriteError(
+                    e.errno,
+                    "cannot write %s (%s); %s"
+                    % (
+                        path,
+                        e.strerror or e,
+                        "the previous files are unchanged" if len(files) > 1 else "it is unchanged",
+                    ),
+                )
         for tmp, path in staged:
             os.replace(tmp, path)
     except BaseException:
@@ -110,8 +117,9 @@ def atomic_write_many(files):
 def _write_temporary(path, data):
     """Write ``data`` to a new temporary file beside ``path``, fsynced; its name
     (the file is removed again when that fails part-way)."""
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
-                               dir=os.path.dirname(os.path.abspath(path)))
+    fd, tmp = tempfile.mkstemp(
+        prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path))
+    )
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -143,10 +151,12 @@ def gpt2_merges_txt(merges):
 
 
 def write_gpt2(vocab, merges, vocab_path, merges_path):
-    atomic_write_many({
-        vocab_path: gpt2_vocab_json(vocab).encode("utf-8"),
-        merges_path: gpt2_merges_txt(merges).encode("utf-8"),
-    })
+    atomic_write_many(
+        {
+            vocab_path: gpt2_vocab_json(vocab).encode("utf-8"),
+            merges_path: gpt2_merges_txt(merges).encode("utf-8"),
+        }
+    )
 
 
 # -- reading, with every error naming its file and line ------------------------
@@ -208,13 +218,19 @@ def read_gpt2_vocab(vocab_path):
     vocab, token_of = {}, {}
     for token, i in pairs:
         if token in token_of:
-            raise ModelFileError("%s:%d: token %r appears twice" % (vocab_path, _key_line(text, token, 2), token))
+            raise ModelFileError(
+                "%s:%d: token %r appears twice" % (vocab_path, _key_line(text, token, 2), token)
+            )
         if not _is_id(i):
-            raise ModelFileError("%s:%d: the id of token %r is not a non-negative integer: %r" % (
-                vocab_path, _key_line(text, token), token, i))
+            raise ModelFileError(
+                "%s:%d: the id of token %r is not a non-negative integer: %r"
+                % (vocab_path, _key_line(text, token), token, i)
+            )
         if i in vocab:
-            raise ModelFileError("%s:%d: id %d is given to two tokens, %r and %r" % (
-                vocab_path, _key_line(text, token), i, _token_of_id(token_of, i), token))
+            raise ModelFileError(
+                "%s:%d: id %d is given to two tokens, %r and %r"
+                % (vocab_path, _key_line(text, token), i, _token_of_id(token_of, i), token)
+            )
         token_of[token] = i
         try:
             vocab[i] = decode_token(token)
@@ -236,7 +252,9 @@ def _read_merge_lines(merges_path):
             continue
         parts = line.split(" ")
         if len(parts) != 2 or not parts[0] or not parts[1]:
-            raise ModelFileError("%s:%d: expected two tokens separated by one space, got %r" % (merges_path, lineno, line))
+            raise ModelFileError(
+                "%s:%d: expected two tokens separated by one space, got %r" % (merges_path, lineno, line)
+            )
         try:
             merges.append((lineno, (decode_token(parts[0]), decode_token(parts[1]))))
         except ValueError as e:
@@ -255,8 +273,10 @@ def _check_merges(vocab, numbered_merges, merges_path, vocab_path):
     for lineno, (a, b) in numbered_merges:
         for token in (a, b, a + b):
             if token not in present:
-                raise ModelFileError("%s:%d: merge %s %s uses %s, which is not in %s" % (
-                    merges_path, lineno, encode_token(a), encode_token(b), encode_token(token), vocab_path))
+                raise ModelFileError(
+                    "%s:%d: merge %s %s uses %s, which is not in %s"
+                    % (merges_path, lineno, encode_token(a), encode_token(b), encode_token(token), vocab_path)
+                )
 
 
 def read_gpt2(vocab_path, merges_path):
@@ -305,11 +325,15 @@ def _write_model_files(directory, vocab, merges, special_tokens, extra):
     # token's: the manifest carries it.
     taken = {vocab[i] for i in range(n)}
     skip = {s["id"] for s in specials if vocab[s["id"]] in taken}
-    atomic_write_many({
-        os.path.join(directory, "vocab.json"): gpt2_vocab_json(vocab, skip).encode("utf-8"),
-        os.path.join(directory, "merges.txt"): gpt2_merges_txt(merges).encode("utf-8"),
-        os.path.join(directory, MANIFEST): (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
-    })
+    atomic_write_many(
+        {
+            os.path.join(directory, "vocab.json"): gpt2_vocab_json(vocab, skip).encode("utf-8"),
+            os.path.join(directory, "merges.txt"): gpt2_merges_txt(merges).encode("utf-8"),
+            os.path.join(directory, MANIFEST): (
+                json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+            ).encode("utf-8"),
+        }
+    )
 
 
 def read_manifest_specials(manifest_path, vocab):
@@ -326,10 +350,15 @@ def read_manifest_specials(manifest_path, vocab):
         content, i = entry.get("content"), entry.get("id")
         line = _key_line(text, "content", k + 1) if "content" in entry else line
         if not isinstance(content, str) or not content or not _is_id(i):
-            raise ModelFileError("%s:%d: each special token needs a non-empty 'content' and an integer 'id'" % (manifest_path, line))
+            raise ModelFileError(
+                "%s:%d: each special token needs a non-empty 'content' and an integer 'id'"
+                % (manifest_path, line)
+            )
         if i in vocab and vocab[i] != content.encode("utf-8"):
-            raise ModelFileError("%s:%d: special token %r has id %d, which vocab.json gives to %r" % (
-                manifest_path, line, content, i, vocab[i]))
+            raise ModelFileError(
+                "%s:%d: special token %r has id %d, which vocab.json gives to %r"
+                % (manifest_path, line, content, i, vocab[i])
+            )
         out.append((content, i))
     return out
 

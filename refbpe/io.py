@@ -32,7 +32,15 @@ import os
 import re
 import sys
 
-__all__ = ["open_input", "input_size", "iter_chunks", "parse_size", "next_cut", "is_safe_cut", "find_cut_in_file"]
+__all__ = [
+    "open_input",
+    "input_size",
+    "iter_chunks",
+    "parse_size",
+    "next_cut",
+    "is_safe_cut",
+    "find_cut_in_file",
+]
 
 # A whitespace byte other than U+0020 between two ASCII bytes that are not
 # whitespace for the pattern (U+001C..U+001F are not \s).

@@ -30,7 +30,19 @@ Speed: PyPy's JIT turns the index loop below into machine code; indexing a
 
 from ._unicode_table import RUNS, UNICODE_VERSION
 
-__all__ = ["GPT2_PATTERN", "UNICODE_VERSION", "piece_ends", "pretokenize", "add_small_counts", "pretokenize_str", "char_class", "OTHER", "LETTER", "NUMBER", "SPACE"]
+__all__ = [
+    "GPT2_PATTERN",
+    "UNICODE_VERSION",
+    "piece_ends",
+    "pretokenize",
+    "add_small_counts",
+    "pretokenize_str",
+    "char_class",
+    "OTHER",
+    "LETTER",
+    "NUMBER",
+    "SPACE",
+]
 
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
@@ -64,7 +76,10 @@ def _decode_at(data, i, lead):
     if lead < 0xF0:
         return ((lead & 0x0F) << 12) | ((data[i + 1] & 0x3F) << 6) | (data[i + 2] & 0x3F), 3
     return (
-        ((lead & 0x07) << 18) | ((data[i + 1] & 0x3F) << 12) | ((data[i + 2] & 0x3F) << 6) | (data[i + 3] & 0x3F),
+        ((lead & 0x07) << 18)
+        | ((data[i + 1] & 0x3F) << 12)
+        | ((data[i + 2] & 0x3F) << 6)
+        | (data[i + 3] & 0x3F),
         4,
     )
 
@@ -169,7 +184,6 @@ def pretokenize(data, out=None):
 def pretokenize_str(text):
     """Pre-tokens of ``text`` as ``str`` (for tests and debugging)."""
     return [p.decode("utf-8", "surrogatepass") for p in pretokenize(text.encode("utf-8", "surrogatepass"))]
-
 
 
 def count_pretokens(data, counts=None, small=None):

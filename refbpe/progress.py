@@ -61,14 +61,21 @@ class Progress(object):
         if total:
             eta = "ETA %.0fs" % ((total - done) / rate) if done > 0 else "ETA -"
             text = "counting: %.1f of %.1f MB (%.0f%%), %.1f MB/s, %s" % (
-                _mb(done), _mb(total), 100.0 * done / total, _mb(rate), eta)
+                _mb(done),
+                _mb(total),
+                100.0 * done / total,
+                _mb(rate),
+                eta,
+            )
         else:
             text = "counting: %.1f MB, %.1f MB/s" % (_mb(done), _mb(rate))
         self._emit(text, force=bool(total) and done >= total)
 
     def merges(self, done, total):
         elapsed = max(time.time() - self._start, 1e-9)
-        self._emit("merging: %d of %d merges, %.0f merges/s" % (done, total, done / elapsed), force=done >= total)
+        self._emit(
+            "merging: %d of %d merges, %.0f merges/s" % (done, total, done / elapsed), force=done >= total
+        )
 
     def finish(self):
         if self.enabled and self._shown:

@@ -52,8 +52,10 @@ def shard_spans(sources, index, count, special_tokens=()):
     for s in sources:
         size = input_size(s)
         if size is None:
-            raise ShardError("%s: cannot shard %s; give regular files (decompress .gz inputs first)" % (
-                s, "stdin" if s == "-" else "a compressed stream"))
+            raise ShardError(
+                "%s: cannot shard %s; give regular files (decompress .gz inputs first)"
+                % (s, "stdin" if s == "-" else "a compressed stream")
+            )
         sizes.append(size)
     specials = [t.encode("utf-8") for t in special_tokens]
     lo = _boundary(sources, sizes, index, count, specials)

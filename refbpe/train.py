@@ -28,7 +28,10 @@ def check_training_args(vocab_size, special_tokens):
             specials.append(t)
     minimum = 256 + len(specials)
     if vocab_size < minimum:
-        raise ValueError("vocab_size %d is below the minimum %d (256 bytes + %d special tokens)" % (vocab_size, minimum, len(specials)))
+        raise ValueError(
+            "vocab_size %d is below the minimum %d (256 bytes + %d special tokens)"
+            % (vocab_size, minimum, len(specials))
+        )
     return vocab_size, specials
 
 
@@ -134,8 +137,11 @@ def _train_counted(word_counts, vocab_size, special_tokens, progress, report):
         progress.finish()
         progress.start()
     result = train_from_counts(
-        word_counts, vocab_size, special_tokens,
-        progress=progress.merges if progress is not None else None, report=report,
+        word_counts,
+        vocab_size,
+        special_tokens,
+        progress=progress.merges if progress is not None else None,
+        report=report,
     )
     if progress is not None:
         progress.finish()

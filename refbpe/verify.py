@@ -37,7 +37,15 @@ import os
 import struct
 import sys
 
-from .countfile import counts_tsv, escape_word, is_counts_path, read_counts, sum_counts, unescape_word, write_counts
+from .countfile import (
+    counts_tsv,
+    escape_word,
+    is_counts_path,
+    read_counts,
+    sum_counts,
+    unescape_word,
+    write_counts,
+)
 from .naive import merge_word
 from .pretokenize import pretokenize
 from .specials import special_pattern, split_specials
@@ -165,10 +173,16 @@ class PairReplay(object):
 TIE_RULES = [
     ("greatest-bytes", "greatest (left bytes, right bytes), as the CS336 reference and refbpe"),
     ("smallest-ids", "smallest (left id, right id) in their id layout, as HF tokenizers, rustbpe and bpeasy"),
-    ("smallest-ids-refbpe-layout", "smallest (left id, right id) with bytes as ids 0-255 and merge k as 256+k, as rustbpe and bpeasy"),
+    (
+        "smallest-ids-refbpe-layout",
+        "smallest (left id, right id) with bytes as ids 0-255 and merge k as 256+k, as rustbpe and bpeasy",
+    ),
     ("smallest-bytes", "smallest (left bytes, right bytes)"),
     ("greatest-ids", "greatest (left id, right id) in their id layout"),
-    ("first-counted", "the pair counted first scanning the text in order, as minbpe and tiktoken's _educational trainer"),
+    (
+        "first-counted",
+        "the pair counted first scanning the text in order, as minbpe and tiktoken's _educational trainer",
+    ),
 ]
 _RULE_TEXT = dict(TIE_RULES)
 
@@ -187,7 +201,9 @@ def _rule_choices(tied, their_ids, ref_ids):
     }
     if their_ids is not None:
         out["smallest-ids"] = min(tied, key=lambda p: ids(their_ids, p))
-        out["greatest-ids"] = max(tied, key=lambda p: (-1, -1) if big in ids(their_ids, p) else ids(their_ids, p))
+        out["greatest-ids"] = max(
+            tied, key=lambda p: (-1, -1) if big in ids(their_ids, p) else ids(their_ids, p)
+        )
     return out
 
 
@@ -233,14 +249,38 @@ def _bpe(piece, ranks):
 VARIANTS = [
     ("reference", "the reference: whole text, special tokens removed, no prefix space", False, None, False),
     ("specials-as-text", "special tokens counted as ordinary text", True, None, False),
-    ("lines", "reading line by line (each line, newline included, pre-tokenized on its own)", False, "keep", False),
-    ("lines+specials-as-text", "reading line by line and counting special tokens as text (as HF tokenizers' trainer does)", True, "keep", False),
+    (
+        "lines",
+        "reading line by line (each line, newline included, pre-tokenized on its own)",
+        False,
+        "keep",
+        False,
+    ),
+    (
+        "lines+specials-as-text",
+        "reading line by line and counting special tokens as text (as HF tokenizers' trainer does)",
+        True,
+        "keep",
+        False,
+    ),
     ("lines-stripped", "reading line by line with the newline removed", False, "strip", False),
-    ("lines-stripped+specials-as-text", "line by line without newlines, special tokens counted as text", True, "strip", False),
+    (
+        "lines-stripped+specials-as-text",
+        "line by line without newlines, special tokens counted as text",
+        True,
+        "strip",
+        False,
+    ),
     ("prefix-space", "a space added before each text segment (add_prefix_space)", False, None, True),
     ("prefix-space+specials-as-text", "a prefix space and special tokens counted as text", True, None, True),
     ("lines+prefix-space", "line by line with a prefix space on each line", False, "keep", True),
-    ("lines+prefix-space+specials-as-text", "line by line, prefix space, special tokens counted as text", True, "keep", True),
+    (
+        "lines+prefix-space+specials-as-text",
+        "line by line, prefix space, special tokens counted as text",
+        True,
+        "keep",
+        True,
+    ),
 ]
 
 
@@ -258,7 +298,11 @@ def count_variant(texts, special_tokens, specials_as_text, lines, prefix_space):
     for text in texts:
         units = [text]
         if lines:
-            units = text.splitlines(True) if lines == "keep" else [u.rstrip("\r\n") for u in text.splitlines(True)]
+            units = (
+                text.splitlines(True)
+                if lines == "keep"
+                else [u.rstrip("\r\n") for u in text.splitlines(True)]
+            )
         for unit in units:
             for segment, is_special in split_specials(unit, pattern):
                 if not is_special and segment:
@@ -300,7 +344,9 @@ def _ref_ids(merges, count):
     return ids
 
 
-def verify_merges(word_counts, vocab_size, special_tokens, theirs, texts=None, hypotheses=True, ignore_ids=False):
+def verify_merges(
+    word_counts, vocab_size, special_tokens, theirs, texts=None, hypotheses=True, ignore_ids=False
+):
     """The report (a dict) comparing ``theirs`` (an ``exports.Model``) with the
     reference trained on ``word_counts``.  ``texts`` (the corpus, when
     available) enables the first-counted tie rule and the counting variants."""
@@ -347,11 +393,13 @@ def verify_merges(word_counts, vocab_size, special_tokens, theirs, texts=None, h
         if not ids_same:
             for i in sorted(set(our_vocab) | set(theirs.vocab)):
                 if our_vocab.get(i) != theirs.vocab.get(i):
-                    id_mismatches.append({
-                        "id": i,
-                        "ours": show(our_vocab[i]) if i in our_vocab else None,
-                        "theirs": show(theirs.vocab[i]) if i in theirs.vocab else None,
-                    })
+                    id_mismatches.append(
+                        {
+                            "id": i,
+                            "ours": show(our_vocab[i]) if i in our_vocab else None,
+                            "theirs": show(theirs.vocab[i]) if i in theirs.vocab else None,
+                        }
+                    )
                     if len(id_mismatches) >= 10:
                         break
     report["vocab"] = {
@@ -370,12 +418,21 @@ def verify_merges(word_counts, vocab_size, special_tokens, theirs, texts=None, h
     if k is None:
         lines.append("merges identical (%d merges)" % len(ours))
         if missing or extra:
-            lines.append("vocab differs as a set: %d of ours missing in theirs (e.g. %s), %d extra in theirs (e.g. %s)" % (
-                len(missing), ", ".join(show(b) for b in missing[:3]) or "-", len(extra), ", ".join(show(b) for b in extra[:3]) or "-"))
+            lines.append(
+                "vocab differs as a set: %d of ours missing in theirs (e.g. %s), %d extra in theirs (e.g. %s)"
+                % (
+                    len(missing),
+                    ", ".join(show(b) for b in missing[:3]) or "-",
+                    len(extra),
+                    ", ".join(show(b) for b in extra[:3]) or "-",
+                )
+            )
         elif not ids_ok:
-            lines.append("vocab is the same set of byte strings but the ids differ (first: id %d is %s in ours, %s in theirs); "
-                         "pass --ignore-ids to compare the set only" % (
-                             id_mismatches[0]["id"], id_mismatches[0]["ours"], id_mismatches[0]["theirs"]))
+            lines.append(
+                "vocab is the same set of byte strings but the ids differ (first: id %d is %s in ours, %s in theirs); "
+                "pass --ignore-ids to compare the set only"
+                % (id_mismatches[0]["id"], id_mismatches[0]["ours"], id_mismatches[0]["theirs"])
+            )
         else:
             lines.append("vocab identical (%d tokens)" % len(our_vocab))
         report["explanation"] = "; ".join(lines)
@@ -402,13 +459,27 @@ def verify_merges(word_counts, vocab_size, special_tokens, theirs, texts=None, h
     if their_pair is None or our_pair is None:
         div["kind"] = "length"
         if their_pair is None:
-            lines.append("%s: theirs stops after %d merges, ours continues with %s (count %d)" % (
-                head, len(their_merges), show_pair(our_pair), replay.count(our_pair)))
-            div["hints"].append("a different number of merges: check how vocab_size counts special tokens and the 256 bytes")
+            lines.append(
+                "%s: theirs stops after %d merges, ours continues with %s (count %d)"
+                % (head, len(their_merges), show_pair(our_pair), replay.count(our_pair))
+            )
+            div["hints"].append(
+                "a different number of merges: check how vocab_size counts special tokens and the 256 bytes"
+            )
         else:
-            lines.append("%s: ours stops after %d merges (%s), theirs continues with %s (count %d under the reference)" % (
-                head, len(ours), "no pair left" if m == 0 else "vocab size reached", show_pair(their_pair), replay.count(their_pair)))
-            div["hints"].append("they learn more merges: check --vocab-size and how special tokens are counted in it")
+            lines.append(
+                "%s: ours stops after %d merges (%s), theirs continues with %s (count %d under the reference)"
+                % (
+                    head,
+                    len(ours),
+                    "no pair left" if m == 0 else "vocab size reached",
+                    show_pair(their_pair),
+                    replay.count(their_pair),
+                )
+            )
+            div["hints"].append(
+                "they learn more merges: check --vocab-size and how special tokens are counted in it"
+            )
     else:
         c_ours, c_theirs = replay.count(our_pair), replay.count(their_pair)
         lines.append("%s: theirs %s, ours %s" % (head, show_pair(their_pair), show_pair(our_pair)))
@@ -428,44 +499,73 @@ def verify_merges(word_counts, vocab_size, special_tokens, theirs, texts=None, h
             div["rule_choices"] = {r: show_pair(p) for r, p in choices.items()}
             lines.append("a tie: both pairs occur %d times (%d pairs share the maximum)" % (m, len(tied)))
             if agree:
-                lines.append("their choice agrees with: " + "; ".join("%s (%s)" % (r, _RULE_TEXT[r]) for r in agree))
+                lines.append(
+                    "their choice agrees with: " + "; ".join("%s (%s)" % (r, _RULE_TEXT[r]) for r in agree)
+                )
             else:
-                lines.append("their choice agrees with none of the known tie rules (%s)" % ", ".join(r for r, _ in TIE_RULES))
+                lines.append(
+                    "their choice agrees with none of the known tie rules (%s)"
+                    % ", ".join(r for r, _ in TIE_RULES)
+                )
         else:
             div["kind"] = "count_difference" if c_theirs > 0 else "missing_pair"
             if c_theirs > 0:
-                lines.append("counts differ: under the reference semantics their pair occurs %d times, ours %d (the maximum)" % (c_theirs, c_ours))
+                lines.append(
+                    "counts differ: under the reference semantics their pair occurs %d times, ours %d (the maximum)"
+                    % (c_theirs, c_ours)
+                )
             else:
-                lines.append("counts differ: their pair does not occur at all under the reference semantics (ours occurs %d times)" % c_ours)
+                lines.append(
+                    "counts differ: their pair does not occur at all under the reference semantics (ours occurs %d times)"
+                    % c_ours
+                )
             div["hints"] = [
                 "different pre-tokenization (another regex, or another Unicode version for \\p{L}/\\p{N}/\\s)",
                 "reading line by line (whitespace runs and newlines are then counted differently)",
                 "special tokens counted as text (or documents not split at them)",
                 "a prefix space added to each text (add_prefix_space)",
-                "counts kept in 32-bit integers (overflow)" if m >= 1 << 31 else "a bug in their incremental count updates",
+                "counts kept in 32-bit integers (overflow)"
+                if m >= 1 << 31
+                else "a bug in their incremental count updates",
             ]
     if hypotheses and texts is not None and their_merges:
         hyp = []
         for name, desc, as_text, line_mode, prefix in VARIANTS:
-            wc = word_counts if name == "reference" else count_variant(texts, special_tokens, as_text, line_mode, prefix)
-            steps, rules, ties = replay_consistency(wc, their_merges, their_ids, _ref_ids(their_merges, len(their_merges)))
-            hyp.append({
-                "variant": name,
-                "description": desc,
-                "consistent_merges": steps,
-                "of": len(their_merges),
-                "tie_rules_consistent": rules,
-                "ties": ties,
-            })
+            wc = (
+                word_counts
+                if name == "reference"
+                else count_variant(texts, special_tokens, as_text, line_mode, prefix)
+            )
+            steps, rules, ties = replay_consistency(
+                wc, their_merges, their_ids, _ref_ids(their_merges, len(their_merges))
+            )
+            hyp.append(
+                {
+                    "variant": name,
+                    "description": desc,
+                    "consistent_merges": steps,
+                    "of": len(their_merges),
+                    "tie_rules_consistent": rules,
+                    "ties": ties,
+                }
+            )
         hyp.sort(key=lambda h: -h["consistent_merges"])
         div["hypotheses"] = hyp
         best = hyp[0]
         ref = [h for h in hyp if h["variant"] == "reference"][0]
         if best["consistent_merges"] > ref["consistent_merges"]:
             full = best["consistent_merges"] == best["of"]
-            msg = "their merges are consistent with maximum counts under '%s' (%s) for %s merges (vs %d under the reference)" % (
-                best["variant"], best["description"], "all %d" % best["of"] if full else "the first %d of %d" % (best["consistent_merges"], best["of"]),
-                ref["consistent_merges"])
+            msg = (
+                "their merges are consistent with maximum counts under '%s' (%s) for %s merges (vs %d under the reference)"
+                % (
+                    best["variant"],
+                    best["description"],
+                    "all %d" % best["of"]
+                    if full
+                    else "the first %d of %d" % (best["consistent_merges"], best["of"]),
+                    ref["consistent_merges"],
+                )
+            )
             if best["tie_rules_consistent"]:
                 msg += ", breaking every tie by: %s" % ", ".join(best["tie_rules_consistent"])
             lines.append(msg)
@@ -566,8 +666,14 @@ def verify_encoding(model, text, their_ids):
     char_pos = 0
     found = None
     for segment, is_special in split_specials(text, special_pattern(tok.special_tokens)):
-        pieces = [segment] if is_special else [
-            p.decode("utf-8", "surrogatepass") for p in pretokenize(segment.encode("utf-8", "surrogatepass"))]
+        pieces = (
+            [segment]
+            if is_special
+            else [
+                p.decode("utf-8", "surrogatepass")
+                for p in pretokenize(segment.encode("utf-8", "surrogatepass"))
+            ]
+        )
         for piece in pieces:
             ids = tok.encode(piece)  # a special token alone encodes to its id
             if offset + len(ids) > pos or (pos == len(ours) and offset + len(ids) == pos):
@@ -582,10 +688,16 @@ def verify_encoding(model, text, their_ids):
         "ours": tok_json(ours[pos] if pos < len(ours) else None),
         "theirs": tok_json(their_ids[pos] if pos < len(their_ids) else None),
     }
-    lines = ["first difference at token position %d: theirs %s, ours %s" % (
-        pos,
-        "%d %s" % (their_ids[pos], div["theirs"]["text"]) if pos < len(their_ids) else "(end: theirs is shorter)",
-        "%d %s" % (ours[pos], div["ours"]["text"]) if pos < len(ours) else "(end: ours is shorter)")]
+    lines = [
+        "first difference at token position %d: theirs %s, ours %s"
+        % (
+            pos,
+            "%d %s" % (their_ids[pos], div["theirs"]["text"])
+            if pos < len(their_ids)
+            else "(end: theirs is shorter)",
+            "%d %s" % (ours[pos], div["ours"]["text"]) if pos < len(ours) else "(end: ours is shorter)",
+        )
+    ]
     if found:
         piece, is_special, ids, start, cpos = found
         line_no = text.count("\n", 0, cpos) + 1
@@ -599,8 +711,17 @@ def verify_encoding(model, text, their_ids):
             "first_id_position": start,
         }
         div["context"] = text[max(0, cpos - 40) : cpos + len(piece) + 40]
-        lines.append("in pre-token %r (%s) at character %d, line %d: ours %s, theirs %s" % (
-            piece, "special token" if is_special else "text", cpos, line_no, ids, div["pretoken"]["theirs_ids"]))
+        lines.append(
+            "in pre-token %r (%s) at character %d, line %d: ours %s, theirs %s"
+            % (
+                piece,
+                "special token" if is_special else "text",
+                cpos,
+                line_no,
+                ids,
+                div["pretoken"]["theirs_ids"],
+            )
+        )
         their_tok = tok.vocab.get(their_ids[pos]) if pos < len(their_ids) else None
         piece_bytes = piece.encode("utf-8", "surrogatepass")
         text_bytes = text.encode("utf-8", "surrogatepass")
@@ -615,14 +736,20 @@ def verify_encoding(model, text, their_ids):
             lines.append("their id %d is not in the vocab" % their_ids[pos])
         elif text_bytes[at : at + len(their_tok)] != their_tok:
             div["kind"] = "text_mismatch"
-            lines.append("their token does not spell the text at byte %d (%s there): a token dropped or added, "
-                         "or their ids use another vocab/id layout" % (at, show(text_bytes[at : at + len(their_tok)])))
+            lines.append(
+                "their token does not spell the text at byte %d (%s there): a token dropped or added, "
+                "or their ids use another vocab/id layout" % (at, show(text_bytes[at : at + len(their_tok)]))
+            )
         elif at + len(their_tok) > inside + len(piece_bytes):
             div["kind"] = "pretokenization"
-            lines.append("their token crosses the end of this pre-token: the pre-tokenization (or special-token matching) differs")
+            lines.append(
+                "their token crosses the end of this pre-token: the pre-tokenization (or special-token matching) differs"
+            )
         else:
             div["kind"] = "merge_application"
-            lines.append("their token lies inside the same pre-token: the merges are applied differently (merge order or rank rule)")
+            lines.append(
+                "their token lies inside the same pre-token: the merges are applied differently (merge order or rank rule)"
+            )
     report["divergence"] = div
     report["explanation"] = "\n".join(lines)
     return report
@@ -706,8 +833,13 @@ def cmd_verify(args):
                 texts = None
     try:
         report = verify_merges(
-            word_counts, args.vocab_size, args.special_token, theirs,
-            texts=texts, hypotheses=not args.no_hypotheses, ignore_ids=args.ignore_ids,
+            word_counts,
+            args.vocab_size,
+            args.special_token,
+            theirs,
+            texts=texts,
+            hypotheses=not args.no_hypotheses,
+            ignore_ids=args.ignore_ids,
         )
     except ValueError as e:
         raise CliError(str(e))
@@ -723,17 +855,54 @@ def register(sub):
         description="Train the reference on CORPUS (or read a word-count file) and compare with the tokenizer at "
         "--against; or, with --encode, compare their token ids for a text. Exit 0 identical, 1 different, 2 bad input.",
     )
-    v.add_argument("corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files, or word-count files (*.counts.tsv[.gz] or --counts)")
+    v.add_argument(
+        "corpus",
+        nargs="*",
+        metavar="CORPUS",
+        help="UTF-8 text files, or word-count files (*.counts.tsv[.gz] or --counts)",
+    )
     v.add_argument("--vocab-size", type=int, default=None, help="256 bytes + merges + special tokens")
-    v.add_argument("--special-token", action="append", default=[], metavar="TOKEN", help="a special token (repeatable)")
-    v.add_argument("--against", metavar="PATH", help="their output: GPT-2 directory, tokenizer.json, tiktoken ranks file or hex JSON")
-    v.add_argument("--format", choices=("auto",) + FORMATS, default="auto", help="format of PATH (default: detect)")
+    v.add_argument(
+        "--special-token", action="append", default=[], metavar="TOKEN", help="a special token (repeatable)"
+    )
+    v.add_argument(
+        "--against",
+        metavar="PATH",
+        help="their output: GPT-2 directory, tokenizer.json, tiktoken ranks file or hex JSON",
+    )
+    v.add_argument(
+        "--format", choices=("auto",) + FORMATS, default="auto", help="format of PATH (default: detect)"
+    )
     v.add_argument("--json", action="store_true", help="print one JSON object")
     v.add_argument("--counts", action="store_true", help="CORPUS files are word-count files")
-    v.add_argument("--ignore-ids", action="store_true", help="compare the vocab as a set of byte strings only")
-    v.add_argument("--encode", metavar="TEXT", help="verify token ids instead: refbpe's encoding of TEXT with the model at --against ...")
-    v.add_argument("--ids", metavar="FILE", help="... against their ids (.npy, a JSON list or whitespace-separated integers)")
-    v.add_argument("--workers", type=int, default=None, help="processes for counting (default: 1 below 16 MB, else CPU count)")
-    v.add_argument("--no-hypotheses", action="store_true", help="do not replay their merges under other counting variants")
-    v.add_argument("--max-hypothesis-bytes", type=int, default=16 << 20, help="replay counting variants only for corpora up to this size (default 16 MiB)")
+    v.add_argument(
+        "--ignore-ids", action="store_true", help="compare the vocab as a set of byte strings only"
+    )
+    v.add_argument(
+        "--encode",
+        metavar="TEXT",
+        help="verify token ids instead: refbpe's encoding of TEXT with the model at --against ...",
+    )
+    v.add_argument(
+        "--ids",
+        metavar="FILE",
+        help="... against their ids (.npy, a JSON list or whitespace-separated integers)",
+    )
+    v.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="processes for counting (default: 1 below 16 MB, else CPU count)",
+    )
+    v.add_argument(
+        "--no-hypotheses",
+        action="store_true",
+        help="do not replay their merges under other counting variants",
+    )
+    v.add_argument(
+        "--max-hypothesis-bytes",
+        type=int,
+        default=16 << 20,
+        help="replay counting variants only for corpora up to this size (default 16 MiB)",
+    )
     v.set_defaults(func=cmd_verify)

@@ -91,12 +91,20 @@ def run_cli(args, python=None, input=None, env=None, cwd=None):
     full_env.update(env or {})
     return subprocess.run(
         [python or sys.executable, "-m", "refbpe"] + list(args),
-        input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env, cwd=cwd, timeout=300,
+        input=input,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=full_env,
+        cwd=cwd,
+        timeout=300,
     )
 
 
 def read_outputs(directory):
-    return {name: open(os.path.join(directory, name), "rb").read() for name in ("vocab.json", "merges.txt", "refbpe.json")}
+    return {
+        name: open(os.path.join(directory, name), "rb").read()
+        for name in ("vocab.json", "merges.txt", "refbpe.json")
+    }
 
 
 def other_interpreter():
@@ -111,9 +119,16 @@ def other_interpreter():
         if not exe or not os.path.exists(exe):
             continue
         env = dict(os.environ, PYTHONPATH=REPO_ROOT)
-        r = subprocess.run([exe, "-c", "import refbpe, os; print(os.path.dirname(refbpe.__file__))"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=60)
-        if r.returncode == 0 and os.path.realpath(r.stdout.decode().strip()) == os.path.realpath(os.path.join(REPO_ROOT, "refbpe")):
+        r = subprocess.run(
+            [exe, "-c", "import refbpe, os; print(os.path.dirname(refbpe.__file__))"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            timeout=60,
+        )
+        if r.returncode == 0 and os.path.realpath(r.stdout.decode().strip()) == os.path.realpath(
+            os.path.join(REPO_ROOT, "refbpe")
+        ):
             return exe
     return None
 
@@ -124,7 +139,9 @@ def other_interpreter():
 def import_regex_or_skip():
     """The ``regex`` module, for exact comparisons: CPython only."""
     if IS_PYPY:
-        pytest.skip("regex comparisons run on CPython only (regex's Unicode classes are only ASCII-correct on PyPy)")
+        pytest.skip(
+            "regex comparisons run on CPython only (regex's Unicode classes are only ASCII-correct on PyPy)"
+        )
     try:
         import regex
     except ImportError:
@@ -134,7 +151,9 @@ def import_regex_or_skip():
 
 def _regex_skip_reason():
     if IS_PYPY:
-        return "regex comparisons run on CPython only (regex's Unicode classes are only ASCII-correct on PyPy)"
+        return (
+            "regex comparisons run on CPython only (regex's Unicode classes are only ASCII-correct on PyPy)"
+        )
     try:
         import regex  # noqa: F401
     except ImportError:
@@ -149,8 +168,8 @@ needs_regex = pytest.mark.skipif(REGEX_SKIP_REASON is not None, reason=REGEX_SKI
 def regex_declared_unicode_version():
     """The Unicode version regex's own metadata declares ("supports Unicode X"), or None."""
     try:
-        from importlib.metadata import distribution
         import re
+        from importlib.metadata import distribution
 
         text = distribution("regex").read_text("METADATA") or ""
     except Exception:
@@ -186,7 +205,25 @@ def regex_version_mismatch():
 
 # -- text strategies -----------------------------------------------------------------
 
-CONTRACTIONS = ["'s", "'S", "'ll", "'l", "'ve", "'v", "'re", "'r", "'d", "'m", "'t", "'T", "'LL", "''s", " 's", "'", "''"]
+CONTRACTIONS = [
+    "'s",
+    "'S",
+    "'ll",
+    "'l",
+    "'ve",
+    "'v",
+    "'re",
+    "'r",
+    "'d",
+    "'m",
+    "'t",
+    "'T",
+    "'LL",
+    "''s",
+    " 's",
+    "'",
+    "''",
+]
 
 DIGITS = (
     "0123456789"
@@ -196,7 +233,7 @@ DIGITS = (
     "\uff10\uff11\uff19"  # fullwidth
     "\u00b2\u00b3\u00b9\u2070\u2074\u2089"  # superscripts / subscripts
     "\u2160\u216b\u217b\u2169"  # Roman numerals (Nl) incl. XII / xii
-    "\u00bd\u2155\u2460\u0e51\u0f20\U0001d7ce\U0001d7ff\U00010107"  # fractions, circled, Thai, Tibetan, math, Aegean
+    "\u00bd\u2155\u2460\u0e51\u0f20\U0001d7ce\U0001d7ff\U00010107"  # fractions, circled, Thai, Tibetan, math
 )
 
 EMOJI = [
@@ -214,10 +251,31 @@ EMOJI = [
     "\U0001faf6",  # heart hands (Unicode 14)
 ]
 
-COMBINING = ["\u0301", "\u0308", "\u0327", "\u20dd", "\u094d", "\u0e31", "\u05b7", "\u3099", "e\u0301", "n\u0303", "\u0928\u092e\u0938\u094d\u0924\u0947"]
+COMBINING = [
+    "\u0301",
+    "\u0308",
+    "\u0327",
+    "\u20dd",
+    "\u094d",
+    "\u0e31",
+    "\u05b7",
+    "\u3099",
+    "e\u0301",
+    "n\u0303",
+    "\u0928\u092e\u0938\u094d\u0924\u0947",
+]
 
 WORDS = [
-    "Hello", "hello", "the", "The", "a", "I", "world", "don", "we", "x",
+    "Hello",
+    "hello",
+    "the",
+    "The",
+    "a",
+    "I",
+    "world",
+    "don",
+    "we",
+    "x",
     "\u041f\u0440\u0438\u0432\u0435\u0442",  # Russian
     "\u3053\u3093\u306b\u3061\u306f",  # Japanese
     "\u4e2d\u6587\u5b57",  # Chinese
@@ -226,13 +284,24 @@ WORDS = [
     "\u05e2\u05d1\u05e8\u05d9\u05ea",  # Hebrew
     "\u03b5\u03bb\u03bb\u03b7\u03bd\u03b9\u03ba\u03ac",  # Greek
     "\u0e44\u0e17\u0e22",  # Thai
-    "Stra\u00dfe", "caf\u00e9", "\u00c5ngstr\u00f6m",
+    "Stra\u00dfe",
+    "caf\u00e9",
+    "\u00c5ngstr\u00f6m",
     "\U0001d518\U0001d52b\U0001d526",  # math fraktur (astral letters)
     "\U00020b9f\U00020b9e",  # CJK Ext B
     "\u01c5\u02b0\u3005",  # titlecase, modifier letters
 ]
 
-PUNCT = list("!?.,;:-_()[]{}<>|/\\@#$%^&*+=~`\"'") + ["...", "--", "\u2014", "\u00bf", "\u3002", "\uff01", "\u00a7", "\u20ac"]
+PUNCT = list("!?.,;:-_()[]{}<>|/\\@#$%^&*+=~`\"'") + [
+    "...",
+    "--",
+    "\u2014",
+    "\u00bf",
+    "\u3002",
+    "\uff01",
+    "\u00a7",
+    "\u20ac",
+]
 
 
 def _unicode_whitespace():
@@ -248,7 +317,9 @@ def _unicode_whitespace():
 WHITESPACE = _unicode_whitespace()  # \t \n \v \f \r, space, U+0085, U+00A0, U+1680, U+2000.., U+3000 ...
 NOT_WHITESPACE_BUT_ISSPACE = ["\x1c", "\x1d", "\x1e", "\x1f"]  # str.isspace() is True, regex \s is not
 
-ws_run = st.lists(st.sampled_from(WHITESPACE + NOT_WHITESPACE_BUT_ISSPACE + [" ", " ", "\n", "\t"]), min_size=1, max_size=5).map("".join)
+ws_run = st.lists(
+    st.sampled_from(WHITESPACE + NOT_WHITESPACE_BUT_ISSPACE + [" ", " ", "\n", "\t"]), min_size=1, max_size=5
+).map("".join)
 
 wide_char = st.characters(blacklist_categories=("Cs",))  # every plane, incl. astral and unassigned
 bmp_char = st.characters(max_codepoint=0xFFFF, blacklist_categories=("Cs",))
@@ -266,7 +337,7 @@ def text_atoms(extra=()):
         ws_run,
         st.text(wide_char, min_size=1, max_size=4),
         st.text(bmp_char, min_size=1, max_size=4),
-        *[st.just(e) for e in extra]
+        *[st.just(e) for e in extra],
     )
 
 
@@ -277,7 +348,15 @@ def mixed_text(max_atoms=25, extra=()):
 
 def repeated_text(extra=()):
     """Few short words repeated many times: forces ties between pair counts."""
-    vocab = st.lists(st.text(st.sampled_from("abcab \n\u00e9\u4e2d'st"), min_size=1, max_size=5), min_size=1, max_size=4)
-    return st.tuples(vocab, st.lists(st.integers(0, 3), max_size=40), st.lists(st.sampled_from(list(extra) or [""]), max_size=3)).map(
-        lambda t: "".join(t[0][i % len(t[0])] + (t[2][i % len(t[2])] if t[2] and i % 3 == 0 else "") for i in t[1])
+    vocab = st.lists(
+        st.text(st.sampled_from("abcab \n\u00e9\u4e2d'st"), min_size=1, max_size=5), min_size=1, max_size=4
+    )
+    return st.tuples(
+        vocab,
+        st.lists(st.integers(0, 3), max_size=40),
+        st.lists(st.sampled_from(list(extra) or [""]), max_size=3),
+    ).map(
+        lambda t: "".join(
+            t[0][i % len(t[0])] + (t[2][i % len(t[2])] if t[2] and i % 3 == 0 else "") for i in t[1]
+        )
     )

@@ -18,8 +18,8 @@ import sys
 import time
 
 import pytest
-
 from conftest import REPO_ROOT
+
 from refbpe.cli import stdlib_sources
 
 pytestmark = pytest.mark.skipif(
@@ -52,8 +52,14 @@ def _env():
 def _start(args, directory, log_name):
     log = open(os.path.join(directory, log_name), "wb")
     try:
-        return subprocess.Popen([sys.executable, "-m"] + args, cwd=directory, env=_env(), stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        return subprocess.Popen(
+            [sys.executable, "-m"] + args,
+            cwd=directory,
+            env=_env(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     finally:
         log.close()
 
@@ -87,14 +93,22 @@ def _scheduler_address(path, procs, directory):
 
 
 def _logs(directory):
-    return "\n".join(open(os.path.join(directory, n), errors="replace").read()[-2000:]
-                     for n in sorted(os.listdir(directory)) if n.endswith(".log"))
+    return "\n".join(
+        open(os.path.join(directory, n), errors="replace").read()[-2000:]
+        for n in sorted(os.listdir(directory))
+        if n.endswith(".log")
+    )
 
 
 def executed_counts(address):
     """Tasks each worker has run, once both are connected."""
-    r = subprocess.run([sys.executable, "-c", EXECUTED, address], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       env=_env(), timeout=3 * START_TIMEOUT)
+    r = subprocess.run(
+        [sys.executable, "-c", EXECUTED, address],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=_env(),
+        timeout=3 * START_TIMEOUT,
+    )
     assert r.returncode == 0, r.stderr.decode(errors="replace")
     return json.loads(r.stdout)
 
@@ -109,16 +123,48 @@ def cluster(tmp_path_factory):
     # idle for 5 minutes and the workers a minute after it.
     scheduler, workers = [], []
     try:
-        scheduler.append(_start(["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
-                                 "--scheduler-file", scheduler_file, "--idle-timeout", "300s"] + no_dashboard,
-                                directory, "scheduler.log"))
+        scheduler.append(
+            _start(
+                [
+                    "distributed.cli.dask_scheduler",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    "0",
+                    "--scheduler-file",
+                    scheduler_file,
+                    "--idle-timeout",
+                    "300s",
+                ]
+                + no_dashboard,
+                directory,
+                "scheduler.log",
+            )
+        )
         address = _scheduler_address(scheduler_file, scheduler, directory)
         for i in range(2):
-            workers.append(_start(["distributed.cli.dask_worker", "--scheduler-file", scheduler_file, "--host", "127.0.0.1",
-                                   "--nthreads", "1", "--no-nanny", "--name", "w%d" % i, "--death-timeout", "60"]
-                                  + no_dashboard,
-                                  directory, "worker%d.log" % i))
-        yield "dask://" + address[len("tcp://"):], address
+            workers.append(
+                _start(
+                    [
+                        "distributed.cli.dask_worker",
+                        "--scheduler-file",
+                        scheduler_file,
+                        "--host",
+                        "127.0.0.1",
+                        "--nthreads",
+                        "1",
+                        "--no-nanny",
+                        "--name",
+                        "w%d" % i,
+                        "--death-timeout",
+                        "60",
+                    ]
+                    + no_dashboard,
+                    directory,
+                    "worker%d.log" % i,
+                )
+            )
+        yield "dask://" + address[len("tcp://") :], address
     finally:
         # Workers first: a worker whose scheduler has gone may retry instead of exiting.
         _stop(workers)
@@ -144,8 +190,14 @@ def inputs(tmp_path_factory):
 
 
 def refbpe(args, cwd):
-    r = subprocess.run([sys.executable, "-m", "refbpe"] + [str(a) for a in args], cwd=cwd, env=_env(),
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-m", "refbpe"] + [str(a) for a in args],
+        cwd=cwd,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=300,
+    )
     return r.returncode, r.stderr.decode("utf-8", "replace")
 
 
@@ -163,8 +215,22 @@ def test_dask_counting_is_byte_identical_to_local(cluster, inputs, tmp_path):
     # 200 KB in 16 KiB units: more than 10 per run, so both workers get several.
     for mode in ("path", "chunk"):
         out, report = str(tmp_path / mode), str(tmp_path / (mode + ".json"))
-        rc, err = refbpe(train + ["--out", out, "--executor", url, "--executor-data", mode, "--chunk-size", "16K",
-                                  "--report", report], cwd)
+        rc, err = refbpe(
+            train
+            + [
+                "--out",
+                out,
+                "--executor",
+                url,
+                "--executor-data",
+                mode,
+                "--chunk-size",
+                "16K",
+                "--report",
+                report,
+            ],
+            cwd,
+        )
         assert rc == 0, err
         assert digests(out) == digests(local), mode
         assert json.load(open(report))["executor"] == url
@@ -187,7 +253,9 @@ def test_a_workers_input_error_is_one_line(cluster, tmp_path):
     url, _ = cluster
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"fine text\n" * 5000 + b"\xff\xfe\n" + b"more\n" * 100)
-    rc, err = refbpe(["count", bad, "-o", tmp_path / "o.tsv", "--executor", url, "--chunk-size", "8K"], str(tmp_path))
+    rc, err = refbpe(
+        ["count", bad, "-o", tmp_path / "o.tsv", "--executor", url, "--chunk-size", "8K"], str(tmp_path)
+    )
     assert rc == 2 and err.count("\n") == 1 and "invalid UTF-8 at byte offset 50000" in err, err
     assert not (tmp_path / "o.tsv").exists()
 
@@ -196,13 +264,17 @@ def test_unreachable_scheduler_fails_quickly(tmp_path):
     with socket.socket() as s:  # a port with nobody listening
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    code = ("from refbpe.cluster import ExecutorError, dask_executor\n"
-            "try:\n"
-            "    with dask_executor('dask://127.0.0.1:%d', timeout=2): pass\n"
-            "except ExecutorError as e:\n"
-            "    print(e)\n" % port)
+    code = (
+        "from refbpe.cluster import ExecutorError, dask_executor\n"
+        "try:\n"
+        "    with dask_executor('dask://127.0.0.1:%d', timeout=2): pass\n"
+        "except ExecutorError as e:\n"
+        "    print(e)\n" % port
+    )
     t0 = time.time()
-    r = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), timeout=120
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.decode().startswith("cannot reach the Dask scheduler at dask://127.0.0.1:%d" % port)
     assert time.time() - t0 < 60

@@ -13,7 +13,6 @@ import os
 import random
 
 import pytest
-
 from conftest import HEAVY, other_interpreter, run_cli
 
 EOT = "<|endoftext|>"
@@ -28,8 +27,28 @@ LAYOUTS = ["one file", "three files", "gzip"]
 def _documents(n=240):
     """Documents in several scripts, with many equal pair counts (ties)."""
     rng = random.Random(11)
-    words = ["ab", "ba", "abab", "the", "cat's", "don't", "caf\u00e9", "\u00e9t\u00e9", "\u4e2d\u6587", "\u043c\u0438\u0440",
-             "\U0001f600", "x1", "42", "  ", "\t", "\n", "!!", "...", "h\u00e9llo", "\u0928\u092e"]
+    words = [
+        "ab",
+        "ba",
+        "abab",
+        "the",
+        "cat's",
+        "don't",
+        "caf\u00e9",
+        "\u00e9t\u00e9",
+        "\u4e2d\u6587",
+        "\u043c\u0438\u0440",
+        "\U0001f600",
+        "x1",
+        "42",
+        "  ",
+        "\t",
+        "\n",
+        "!!",
+        "...",
+        "h\u00e9llo",
+        "\u0928\u092e",
+    ]
     docs = []
     for _ in range(n):
         docs.append(" ".join(rng.choice(words) for _ in range(rng.randint(5, 120))) + "\n")
@@ -62,8 +81,23 @@ def _write_layout(directory, layout):
 def _train_digest(tmp_path, name, layout, seed, workers, chunk, python=None):
     paths = _write_layout(str(tmp_path / ("in-" + layout.replace(" ", "-"))), layout)
     out = str(tmp_path / name)
-    args = ["train"] + paths + ["--vocab-size", "700", "--special-token", EOT, "--special-token", "<|pad|>",
-                                "--out", out, "--workers", workers, "--quiet"]
+    args = (
+        ["train"]
+        + paths
+        + [
+            "--vocab-size",
+            "700",
+            "--special-token",
+            EOT,
+            "--special-token",
+            "<|pad|>",
+            "--out",
+            out,
+            "--workers",
+            workers,
+            "--quiet",
+        ]
+    )
     if chunk != "auto":
         args += ["--chunk-size", chunk]
     r = run_cli(args, python=python, env={"PYTHONHASHSEED": seed})
@@ -97,7 +131,10 @@ def test_outputs_identical_across_seeds_workers_chunks_and_layouts(tmp_path):
 def test_outputs_identical_across_interpreters(tmp_path):
     other = other_interpreter()
     if other is None:
-        pytest.skip("no second interpreter (.venv-pypy/bin/python or pypy3 from CPython, .venv/bin/python from PyPy) can import this refbpe")
+        pytest.skip(
+            "no second interpreter (.venv-pypy/bin/python or pypy3 from CPython, "
+            ".venv/bin/python from PyPy) can import this refbpe"
+        )
     here = _train_digest(tmp_path, "here", "three files", "0", "2", "4K")
     there = _train_digest(tmp_path, "there", "three files", "12345", "2", "4K", python=other)
     assert here == there

@@ -11,6 +11,7 @@ import sys
 import unicodedata
 
 import pytest
+from conftest import REPO_ROOT, examples, shared_root
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,8 +30,6 @@ from refbpe.exports import (
 from refbpe.formats import read_gpt2
 from refbpe.train import build_vocab, train_from_counts
 from refbpe.verify import count_variant
-
-from conftest import REPO_ROOT, examples, shared_root
 
 REPO = REPO_ROOT
 CS336 = os.path.join(shared_root(), "data", "cs336")
@@ -53,12 +52,25 @@ def need_cs336(name):
 # (Unicode 6-9).  Newer characters may classify differently (letter / number /
 # space / other) in the libraries: that is a table difference, not a bug.
 _RANGES = [
-    (0x20, 0x7E), (0xA0, 0x17F), (0x370, 0x3FF), (0x400, 0x45F), (0x5D0, 0x5EA), (0x620, 0x64A),
-    (0x660, 0x669), (0x905, 0x939), (0x966, 0x96F), (0xE01, 0xE30), (0x3041, 0x3096), (0x30A1, 0x30FA),
-    (0x4E00, 0x4E80), (0xAC00, 0xAC40), (0x2010, 0x2027), (0xFF10, 0xFF19),
+    (0x20, 0x7E),
+    (0xA0, 0x17F),
+    (0x370, 0x3FF),
+    (0x400, 0x45F),
+    (0x5D0, 0x5EA),
+    (0x620, 0x64A),
+    (0x660, 0x669),
+    (0x905, 0x939),
+    (0x966, 0x96F),
+    (0xE01, 0xE30),
+    (0x3041, 0x3096),
+    (0x30A1, 0x30FA),
+    (0x4E00, 0x4E80),
+    (0xAC00, 0xAC40),
+    (0x2010, 0x2027),
+    (0xFF10, 0xFF19),
 ]
 _SPACES = "\t\n\r\x0b\x0c \u00a0\u1680\u2000\u2003\u200a\u2028\u2029\u202f\u205f\u3000"
-_EMOJI = "\U0001F600\U0001F389\U0001F44D\U0001F680\u2764\U0001F914"
+_EMOJI = "\U0001f600\U0001f389\U0001f44d\U0001f680\u2764\U0001f914"
 
 
 def _alphabet():
@@ -75,8 +87,25 @@ def _training_text(seed=1234, n_words=4000):
     """A deterministic multi-script text with repeated words (so merges form)."""
     rng = random.Random(seed)
     letters = [c for c in ALPHABET if c not in _SPACES]
-    vocab = ["".join(rng.choice(letters[: rng.choice([60, 200, len(letters)])]) for _ in range(rng.randint(1, 7))) for _ in range(300)]
-    vocab += ["the", "of", "and", "Привет", "мир", "中文", "日本語", "ελληνικά", "don't", "we'll", "2024", "   ", "\n\n"]
+    vocab = [
+        "".join(rng.choice(letters[: rng.choice([60, 200, len(letters)])]) for _ in range(rng.randint(1, 7)))
+        for _ in range(300)
+    ]
+    vocab += [
+        "the",
+        "of",
+        "and",
+        "Привет",
+        "мир",
+        "中文",
+        "日本語",
+        "ελληνικά",
+        "don't",
+        "we'll",
+        "2024",
+        "   ",
+        "\n\n",
+    ]
     parts = []
     for _ in range(n_words):
         parts.append(rng.choice(vocab[: rng.choice([20, 100, len(vocab)])]))
@@ -108,9 +137,9 @@ def texts(specials=SPECIALS):
 
 def _tiktoken_encoding(path, vocab, specials):
     tiktoken = pytest.importorskip("tiktoken")
-    import tiktoken.load
+    tiktoken_load = pytest.importorskip("tiktoken.load")
 
-    ranks = tiktoken.load.load_tiktoken_bpe(path)
+    ranks = tiktoken_load.load_tiktoken_bpe(path)
     return tiktoken.Encoding(
         name="refbpe-test",
         pat_str=GPT2_PATTERN,
@@ -182,8 +211,14 @@ def test_exports_on_cs336_fixtures(tmp_path):
     write_model(str(tmp_path / "r.tiktoken"), "tiktoken", vocab, merges, specials)
     hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
     enc = _tiktoken_encoding(str(tmp_path / "r.tiktoken"), vocab, specials)
-    names = ["corpus.en", "address.txt", "german.txt", "tinystories_sample.txt",
-             "special_token_double_newlines_non_whitespace.txt", "special_token_trailing_newlines.txt"]
+    names = [
+        "corpus.en",
+        "address.txt",
+        "german.txt",
+        "tinystories_sample.txt",
+        "special_token_double_newlines_non_whitespace.txt",
+        "special_token_trailing_newlines.txt",
+    ]
     for name in names:
         with open(need_cs336(name), encoding="utf-8") as f:
             text = f.read()
@@ -259,8 +294,23 @@ def test_train_format_writes_a_readable_model(tmp_path, fmt):
     corpus = tmp_path / "c.txt"
     corpus.write_text(TRAIN_TEXT[:30000], encoding="utf-8")
     out = tmp_path / ("out_" + fmt)
-    rc = main(["train", str(corpus), "--vocab-size", "400", "--special-token", "<|endoftext|>",
-               "--out", str(out), "--format", fmt, "--quiet", "--workers", "1"])
+    rc = main(
+        [
+            "train",
+            str(corpus),
+            "--vocab-size",
+            "400",
+            "--special-token",
+            "<|endoftext|>",
+            "--out",
+            str(out),
+            "--format",
+            fmt,
+            "--quiet",
+            "--workers",
+            "1",
+        ]
+    )
     assert rc == 0
     m = read_model(str(out))  # the directory: format detected, special tokens from the manifest
     assert m.format == fmt
@@ -273,7 +323,9 @@ def test_gpt2_merges_with_version_header_and_reference_pair(tmp_path):
     vocab = build_vocab([(b"a", b"b")], [])
     d = tmp_path / "m"
     write_model(str(d), "gpt2", vocab, [(b"a", b"b")], [])
-    (d / "merges.txt").write_text("#version: 0.2\n" + (d / "merges.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    (d / "merges.txt").write_text(
+        "#version: 0.2\n" + (d / "merges.txt").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     assert read_model(str(d)).merges == [(b"a", b"b")]
     # PREFIXmerges.txt + PREFIXvocab.json, as the CS336 reference files.
     merges_path = need_cs336("train-bpe-reference-merges.txt")
@@ -335,8 +387,12 @@ def test_convert_cli(model, tmp_path, capsys):
 def test_cli_runs_as_a_module(model, tmp_path):
     vocab, merges, specials = model
     src = write_model(str(tmp_path / "src"), "gpt2", vocab, merges, specials)
-    r = subprocess.run([sys.executable, "-m", "refbpe", "convert", src, "--to", "json", "-o", str(tmp_path / "m.json")],
-                       cwd=REPO, capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "refbpe", "convert", src, "--to", "json", "-o", str(tmp_path / "m.json")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0, r.stderr
     data = json.load(open(str(tmp_path / "m.json")))
     assert data["format"] == "refbpe-hex-v1"

@@ -5,9 +5,10 @@ The stream test runs in a fresh interpreter and reads its resident set size
 (``VmRSS``) as it goes: after a warm-up stream (caches filled, JIT compiled)
 the size must stay within a few MB of where it was however much more text
 flows through (measured: under 1 MB of growth over 50 MB on both
-interpreters; joining the stream and calling ``encode`` instead adds 240 MB).  (CS336's own test caps the address
-space instead; under PyPy the garbage collector reserves address space ahead
-of use, so the resident size is what is measured here.)
+interpreters; joining the stream and calling ``encode`` instead adds 240 MB).
+(CS336's own test caps the address space instead; under PyPy the garbage
+collector reserves address space ahead of use, so the resident size is what
+is measured here.)
 """
 
 import os
@@ -15,15 +16,15 @@ import subprocess
 import sys
 import textwrap
 
+from conftest import HEAVY, IS_PYPY, REPO_ROOT, examples, read_outputs, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import HEAVY, IS_PYPY, REPO_ROOT, examples, read_outputs, run_cli
 from refbpe import Tokenizer
 from refbpe.count import pack_counts, unpack_counts
+from refbpe.countfile import read_counts, write_counts
 from refbpe.naive import naive_train_bpe_from_counts
 from refbpe.train import train_from_counts
-from refbpe.countfile import read_counts, write_counts
 
 EOT = "<|endoftext|>"
 
@@ -79,24 +80,36 @@ def test_encode_iterable_memory_is_flat_on_a_long_stream(tmp_path):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(text + "\n" + EOT + " caf\u00e9 \u4e2d\u6587 \U0001f600\n", encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=REPO_ROOT)
-    r = subprocess.run([sys.executable, "-c", _STREAM_SCRIPT, str(STREAM_MB), str(corpus)],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=600)
+    r = subprocess.run(
+        [sys.executable, "-c", _STREAM_SCRIPT, str(STREAM_MB), str(corpus)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr.decode()
     fields = r.stdout.decode().split()
     n_ids, baseline, samples = int(fields[0]), float(fields[1]), [float(x) for x in fields[2:]]
     assert n_ids > STREAM_MB * 150000  # the whole stream was encoded (about 4 bytes per id)
     growth = max(samples) - baseline
-    assert growth < 16, "RSS grew %.1f MB over %d MB of stream (from %.1f MB): %s" % (growth, STREAM_MB, baseline, samples)
+    assert growth < 16, "RSS grew %.1f MB over %d MB of stream (from %.1f MB): %s" % (
+        growth,
+        STREAM_MB,
+        baseline,
+        samples,
+    )
 
 
 # -- counts beyond 2**31 ---------------------------------------------------------------
 
-huge = st.integers(min_value=2 ** 31, max_value=2 ** 80)
+huge = st.integers(min_value=2**31, max_value=2**80)
 
 
 @settings(max_examples=examples(40))
-@given(st.dictionaries(st.binary(min_size=1, max_size=6), huge, min_size=1, max_size=12),
-       st.integers(min_value=0, max_value=30))
+@given(
+    st.dictionaries(st.binary(min_size=1, max_size=6), huge, min_size=1, max_size=12),
+    st.integers(min_value=0, max_value=30),
+)
 def test_huge_counts_train_exactly(counts, extra):
     assert train_from_counts(counts, 256 + extra)[1] == naive_train_bpe_from_counts(counts, 256 + extra)[1]
 
@@ -104,20 +117,22 @@ def test_huge_counts_train_exactly(counts, extra):
 def test_huge_counts_survive_packing_between_processes(tmp_path):
     from refbpe.spool import run_spooled, take
 
-    counts = {b"the": 2 ** 40, b" longer word": 2 ** 64 + 3}
-    small = {1 << 8 | 65: 2 ** 33}
+    counts = {b"the": 2**40, b" longer word": 2**64 + 3}
+    small = {1 << 8 | 65: 2**33}
     got_small, got_counts = {1 << 8 | 65: 1}, {b"the": 2}
-    spooled = run_spooled(str(tmp_path), pack_counts, (small, counts))  # as a worker of refbpe's own pool does
+    spooled = run_spooled(
+        str(tmp_path), pack_counts, (small, counts)
+    )  # as a worker of refbpe's own pool does
     unpack_counts(take(spooled), got_small, got_counts)
     assert not os.path.exists(spooled)
-    assert got_small == {1 << 8 | 65: 2 ** 33 + 1}
-    assert got_counts == {b"the": 2 ** 40 + 2, b" longer word": 2 ** 64 + 3}
+    assert got_small == {1 << 8 | 65: 2**33 + 1}
+    assert got_counts == {b"the": 2**40 + 2, b" longer word": 2**64 + 3}
 
 
 def test_huge_counts_through_a_count_file(tmp_path):
     """Counts far beyond 2**31 in a word-count file: the reference accepts them and
     they decide the merges (a pair's count, not its word count, wins)."""
-    counts = {b" the": 3 * 2 ** 40, b" then": 2 ** 41, b"xy": 2 ** 70, b"xyz": 5, b"q\x00\xff\n": 2 ** 33}
+    counts = {b" the": 3 * 2**40, b" then": 2**41, b"xy": 2**70, b"xyz": 5, b"q\x00\xff\n": 2**33}
     path = str(tmp_path / "big.counts.tsv")
     write_counts(path, counts)
     assert read_counts(path) == counts

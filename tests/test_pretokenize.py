@@ -3,9 +3,6 @@
 from collections import Counter
 
 import pytest
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
-
 from conftest import (
     CONTRACTIONS,
     DIGITS,
@@ -18,7 +15,20 @@ from conftest import (
     regex_version_mismatch,
     wide_char,
 )
-from refbpe.pretokenize import CLASS_OF, GPT2_PATTERN, LETTER, NUMBER, OTHER, SPACE, count_pretokens, pretokenize, pretokenize_str
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from refbpe.pretokenize import (
+    CLASS_OF,
+    GPT2_PATTERN,
+    LETTER,
+    NUMBER,
+    OTHER,
+    SPACE,
+    count_pretokens,
+    pretokenize,
+    pretokenize_str,
+)
 
 # Lone surrogates arrive encoded with surrogatepass and are "other", as for regex.
 SURROGATES = ["\ud800", "\udfff", "\ud83d\ude00"]
@@ -53,7 +63,10 @@ HAND_CASES = [
     ("a \u3000b", ["a", " ", "\u3000", "b"]),
     ("x\u2028y", ["x", "\u2028", "y"]),
     ("a\x1cb", ["a", "\x1c", "b"]),  # U+001C is not \s for regex
-    ("\u041f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440", ["\u041f\u0440\u0438\u0432\u0435\u0442", " \u043c\u0438\u0440"]),
+    (
+        "\u041f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440",
+        ["\u041f\u0440\u0438\u0432\u0435\u0442", " \u043c\u0438\u0440"],
+    ),
     ("\u4e2d\u6587\u3002\u6587", ["\u4e2d\u6587", "\u3002", "\u6587"]),
     ("\U0001d518\U0001d52b 2", ["\U0001d518\U0001d52b", " 2"]),
 ]
@@ -66,10 +79,25 @@ def test_hand_written_examples(text, pieces):
 
 
 def test_char_class_spot_checks():
-    for ch, cls in [("a", LETTER), ("\u00e9", LETTER), ("\u4e2d", LETTER), ("\U00020b9f", LETTER), ("5", NUMBER),
-                    ("\u0661", NUMBER), ("\u216b", NUMBER), ("\U0001d7ce", NUMBER), (" ", SPACE), ("\u3000", SPACE),
-                    ("\x85", SPACE), ("\x1c", OTHER), ("\u200b", OTHER), ("\u0301", OTHER), ("\U0001f600", OTHER),
-                    ("'", OTHER), ("\U0010ffff", OTHER)]:
+    for ch, cls in [
+        ("a", LETTER),
+        ("\u00e9", LETTER),
+        ("\u4e2d", LETTER),
+        ("\U00020b9f", LETTER),
+        ("5", NUMBER),
+        ("\u0661", NUMBER),
+        ("\u216b", NUMBER),
+        ("\U0001d7ce", NUMBER),
+        (" ", SPACE),
+        ("\u3000", SPACE),
+        ("\x85", SPACE),
+        ("\x1c", OTHER),
+        ("\u200b", OTHER),
+        ("\u0301", OTHER),
+        ("\U0001f600", OTHER),
+        ("'", OTHER),
+        ("\U0010ffff", OTHER),
+    ]:
         assert CLASS_OF[ord(ch)] == cls, (ch, cls)
     assert len(CLASS_OF) == 0x110000
 
@@ -81,6 +109,7 @@ def test_pretokenize_appends_to_out():
 
 
 # -- against regex (CPython) -----------------------------------------------------
+
 
 def _regex_class(regex):
     letter, number, space = regex.compile(r"\p{L}"), regex.compile(r"\p{N}"), regex.compile(r"\s")
@@ -108,7 +137,9 @@ def test_class_table_equals_regex():
     expected = classify_all()
     bad = [cp for cp in range(0x110000) if CLASS_OF[cp] != expected[cp]]
     assert not bad, "%d code points differ from regex, first: %s" % (
-        len(bad), ", ".join("U+%04X table=%d regex=%d" % (cp, CLASS_OF[cp], expected[cp]) for cp in bad[:10]))
+        len(bad),
+        ", ".join("U+%04X table=%d regex=%d" % (cp, CLASS_OF[cp], expected[cp]) for cp in bad[:10]),
+    )
 
 
 @needs_regex
@@ -138,6 +169,7 @@ def test_regex_unicode_version_probe_is_exact():
     old version label (and the version guard above would not skip)."""
     import_regex_or_skip()
     from conftest import regex_declared_unicode_version
+
     from refbpe._gen_unicode_table import regex_unicode_version
 
     declared = regex_declared_unicode_version()
@@ -191,7 +223,12 @@ def test_scanner_equals_regex_findall(text):
 
 @needs_regex
 @settings(max_examples=examples(200))
-@given(st.lists(st.sampled_from(WHITESPACE + ["\x1c", "\x1f", "a", "1", "!", "'", "s", "\U0001f600", "\u4e2d"]), max_size=12).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(WHITESPACE + ["\x1c", "\x1f", "a", "1", "!", "'", "s", "\U0001f600", "\u4e2d"]),
+        max_size=12,
+    ).map("".join)
+)
 def test_scanner_equals_regex_on_whitespace_soup(text):
     regex, _ = _comparable_char_filter()
     assert pretokenize_str(text) == regex.findall(GPT2_PATTERN, text)
@@ -230,4 +267,3 @@ def test_count_pretokens_equals_counter(text):
     expected = Counter(pretokenize(data))
     expected[b"seed"] += 3
     assert counts == dict(expected)
-

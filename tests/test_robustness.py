@@ -18,7 +18,6 @@ import sys
 import time
 
 import pytest
-
 from conftest import IS_PYPY, REPO_ROOT, read_outputs, run_cli, run_main
 
 EOT = "<|endoftext|>"
@@ -52,38 +51,104 @@ TRAIN_CASES = [
     # (id, files to make {name: bytes}, arguments after 'train', expected message)
     ("missing file", {}, ["nope.txt", "--vocab-size", "300"], r"refbpe: error: nope\.txt: no such file$"),
     ("directory", {}, ["adir", "--vocab-size", "300"], r"refbpe: error: adir: is a directory, not a file$"),
-    ("invalid UTF-8", {"bad.txt": b"hello\nwor\xffld\n"}, ["bad.txt", "--vocab-size", "300"],
-     r"refbpe: error: bad\.txt: invalid UTF-8 at byte offset 9$"),
-    ("truncated UTF-8 at the end", {"cut.txt": "caf\u00e9 \u20ac".encode()[:-1]}, ["cut.txt", "--vocab-size", "300"],
-     r"refbpe: error: cut\.txt: invalid UTF-8 at byte offset 6$"),
-    ("corrupt gzip", {"bad.gz": b"this is not gzip data"}, ["bad.gz", "--vocab-size", "300"],
-     r"refbpe: error: bad\.gz: corrupt or truncated gzip data \(Not a gzipped file"),
-    ("truncated gzip", {"cut.gz": _gz(b"hello world\n" * 1000)[:40]}, ["cut.gz", "--vocab-size", "300"],
-     r"refbpe: error: cut\.gz: corrupt or truncated gzip data \(Compressed file ended"),
-    ("vocab size below 256 + specials", {"ok.txt": b"hi"}, ["ok.txt", "--vocab-size", "256", "--special-token", EOT],
-     r"refbpe: error: vocab_size 256 is below the minimum 257 \(256 bytes \+ 1 special tokens\)$"),
-    ("vocab size negative", {"ok.txt": b"hi"}, ["ok.txt", "--vocab-size", "-5"],
-     r"refbpe train: error: argument --vocab-size: must be positive, got -5 \(see 'refbpe train --help'\)$"),
-    ("vocab size not a number", {"ok.txt": b"hi"}, ["ok.txt", "--vocab-size", "lots"],
-     r"refbpe train: error: argument --vocab-size: expected an integer, got 'lots'"),
-    ("vocab size missing", {"ok.txt": b"hi"}, ["ok.txt"],
-     r"refbpe train: error: the following arguments are required: --vocab-size"),
-    ("empty special token", {"ok.txt": b"hi"}, ["ok.txt", "--vocab-size", "300", "--special-token", ""],
-     r"refbpe: error: special tokens must be non-empty strings, got ''$"),
-    ("duplicate special token", {"ok.txt": b"hi"},
-     ["ok.txt", "--vocab-size", "300", "--special-token", EOT, "--special-token", EOT],
-     r"refbpe: error: special token '<\|endoftext\|>' is given twice$"),
-    ("workers 0", {"ok.txt": b"hi"}, ["ok.txt", "--vocab-size", "300", "--workers", "0"],
-     r"refbpe train: error: argument --workers: must be positive, got 0"),
-    ("workers not a number", {"ok.txt": b"hi"}, ["ok.txt", "--vocab-size", "300", "--workers", "two"],
-     r"refbpe train: error: argument --workers: expected an integer, got 'two'"),
-    ("chunk size nonsense", {"ok.txt": b"hi"}, ["ok.txt", "--vocab-size", "300", "--chunk-size", "4Q"],
-     r"refbpe train: error: argument --chunk-size: invalid size '4Q' \(expected e\.g\. 4194304, 512K, 4M, 1G\)"),
-    ("chunk size zero", {"ok.txt": b"hi"}, ["ok.txt", "--vocab-size", "300", "--chunk-size", "0"],
-     r"refbpe train: error: argument --chunk-size: size must be positive, got '0'"),
-    ("no input", {}, ["--vocab-size", "300"], r"refbpe: error: no input: give CORPUS files, --counts FILE\.\.\. or --stdlib$"),
-    ("unknown option", {"ok.txt": b"hi"}, ["ok.txt", "--vocab-size", "300", "--vocab", "3"],
-     r"refbpe: error: unrecognized arguments: --vocab 3"),
+    (
+        "invalid UTF-8",
+        {"bad.txt": b"hello\nwor\xffld\n"},
+        ["bad.txt", "--vocab-size", "300"],
+        r"refbpe: error: bad\.txt: invalid UTF-8 at byte offset 9$",
+    ),
+    (
+        "truncated UTF-8 at the end",
+        {"cut.txt": "caf\u00e9 \u20ac".encode()[:-1]},
+        ["cut.txt", "--vocab-size", "300"],
+        r"refbpe: error: cut\.txt: invalid UTF-8 at byte offset 6$",
+    ),
+    (
+        "corrupt gzip",
+        {"bad.gz": b"this is not gzip data"},
+        ["bad.gz", "--vocab-size", "300"],
+        r"refbpe: error: bad\.gz: corrupt or truncated gzip data \(Not a gzipped file",
+    ),
+    (
+        "truncated gzip",
+        {"cut.gz": _gz(b"hello world\n" * 1000)[:40]},
+        ["cut.gz", "--vocab-size", "300"],
+        r"refbpe: error: cut\.gz: corrupt or truncated gzip data \(Compressed file ended",
+    ),
+    (
+        "vocab size below 256 + specials",
+        {"ok.txt": b"hi"},
+        ["ok.txt", "--vocab-size", "256", "--special-token", EOT],
+        r"refbpe: error: vocab_size 256 is below the minimum 257 \(256 bytes \+ 1 special tokens\)$",
+    ),
+    (
+        "vocab size negative",
+        {"ok.txt": b"hi"},
+        ["ok.txt", "--vocab-size", "-5"],
+        r"refbpe train: error: argument --vocab-size: must be positive, got -5 "
+        r"\(see 'refbpe train --help'\)$",
+    ),
+    (
+        "vocab size not a number",
+        {"ok.txt": b"hi"},
+        ["ok.txt", "--vocab-size", "lots"],
+        r"refbpe train: error: argument --vocab-size: expected an integer, got 'lots'",
+    ),
+    (
+        "vocab size missing",
+        {"ok.txt": b"hi"},
+        ["ok.txt"],
+        r"refbpe train: error: the following arguments are required: --vocab-size",
+    ),
+    (
+        "empty special token",
+        {"ok.txt": b"hi"},
+        ["ok.txt", "--vocab-size", "300", "--special-token", ""],
+        r"refbpe: error: special tokens must be non-empty strings, got ''$",
+    ),
+    (
+        "duplicate special token",
+        {"ok.txt": b"hi"},
+        ["ok.txt", "--vocab-size", "300", "--special-token", EOT, "--special-token", EOT],
+        r"refbpe: error: special token '<\|endoftext\|>' is given twice$",
+    ),
+    (
+        "workers 0",
+        {"ok.txt": b"hi"},
+        ["ok.txt", "--vocab-size", "300", "--workers", "0"],
+        r"refbpe train: error: argument --workers: must be positive, got 0",
+    ),
+    (
+        "workers not a number",
+        {"ok.txt": b"hi"},
+        ["ok.txt", "--vocab-size", "300", "--workers", "two"],
+        r"refbpe train: error: argument --workers: expected an integer, got 'two'",
+    ),
+    (
+        "chunk size nonsense",
+        {"ok.txt": b"hi"},
+        ["ok.txt", "--vocab-size", "300", "--chunk-size", "4Q"],
+        r"refbpe train: error: argument --chunk-size: invalid size '4Q' "
+        r"\(expected e\.g\. 4194304, 512K, 4M, 1G\)",
+    ),
+    (
+        "chunk size zero",
+        {"ok.txt": b"hi"},
+        ["ok.txt", "--vocab-size", "300", "--chunk-size", "0"],
+        r"refbpe train: error: argument --chunk-size: size must be positive, got '0'",
+    ),
+    (
+        "no input",
+        {},
+        ["--vocab-size", "300"],
+        r"refbpe: error: no input: give CORPUS files, --counts FILE\.\.\. or --stdlib$",
+    ),
+    (
+        "unknown option",
+        {"ok.txt": b"hi"},
+        ["ok.txt", "--vocab-size", "300", "--vocab", "3"],
+        r"refbpe: error: unrecognized arguments: --vocab 3",
+    ),
 ]
 
 
@@ -118,10 +183,24 @@ def test_unreadable_input(tmp_path, capsys, monkeypatch):
 
 
 OUT_CASES = [
-    ("an existing file", lambda: write("taken", b"x"), "taken", r"refbpe: error: --out taken: exists and is not a directory$"),
-    ("under a file", lambda: write("taken", b"x"), "taken/model",
-     r"refbpe: error: --out taken/model: cannot create a directory under the file .*taken$"),
-    ("unwritable", lambda: None, "/proc/refbpe-out", r"refbpe: error: --out /proc/refbpe-out: cannot write there \("),
+    (
+        "an existing file",
+        lambda: write("taken", b"x"),
+        "taken",
+        r"refbpe: error: --out taken: exists and is not a directory$",
+    ),
+    (
+        "under a file",
+        lambda: write("taken", b"x"),
+        "taken/model",
+        r"refbpe: error: --out taken/model: cannot create a directory under the file .*taken$",
+    ),
+    (
+        "unwritable",
+        lambda: None,
+        "/proc/refbpe-out",
+        r"refbpe: error: --out /proc/refbpe-out: cannot write there \(",
+    ),
 ]
 
 
@@ -143,7 +222,9 @@ def test_read_only_output_directory(tmp_path, capsys, monkeypatch):
     os.chmod("ro", 0o555)
     corpus = write("ok.txt", b"hello hello world\n")
     status, _, err = cli(["train", corpus, "--vocab-size", "300", "--out", "ro/model"], capsys)
-    assert_one_line_error(status, err, r"refbpe: error: --out ro/model: cannot write there \(Permission denied\)$")
+    assert_one_line_error(
+        status, err, r"refbpe: error: --out ro/model: cannot write there \(Permission denied\)$"
+    )
 
 
 def test_valid_but_degenerate_inputs(tmp_path, capsys, monkeypatch):
@@ -159,8 +240,21 @@ def test_valid_but_degenerate_inputs(tmp_path, capsys, monkeypatch):
     assert 0 < possible < 100
     for corpus, merges in (("empty.txt", 0), ("specials.txt", 0), ("small.txt", possible)):
         start = time.time()
-        status, _, err = cli(["train", corpus, "--vocab-size", "1000000", "--special-token", EOT, "--out", corpus + ".model",
-                              "--workers", "1"], capsys)
+        status, _, err = cli(
+            [
+                "train",
+                corpus,
+                "--vocab-size",
+                "1000000",
+                "--special-token",
+                EOT,
+                "--out",
+                corpus + ".model",
+                "--workers",
+                "1",
+            ],
+            capsys,
+        )
         assert status == 0, err
         assert time.time() - start < 10
         assert "note: stopped early after %d of 999743 merges: no pair left to merge" % merges in err
@@ -194,28 +288,79 @@ def _merges_line(directory, k):
 
 
 MODEL_CASES = [
-    ("vocab not JSON", "vocab.json", lambda t: t[:-1] + ",\n", r"refbpe: error: .*vocab\.json:2: not valid JSON \("),
-    ("vocab not an object", "vocab.json", lambda t: "[1, 2]", r"refbpe: error: .*vocab\.json:1: expected a JSON object of token -> id$"),
-    ("vocab id not an integer", "vocab.json", lambda t: t.replace('"l": 108', '"l": "108"'),
-     r"refbpe: error: .*vocab\.json:1: the id of token 'l' is not a non-negative integer: '108'$"),
-    ("vocab duplicate id", "vocab.json", lambda t: t.replace('"l": 108', '"l": 111'),
-     r"refbpe: error: .*vocab\.json:1: id 111 is given to two tokens, 'l' and 'o'$"),
-    ("vocab duplicate token", "vocab.json", lambda t: t[:-1] + ',\n"l": 9999}',
-     r"refbpe: error: .*vocab\.json:2: token 'l' appears twice$"),
-    ("vocab not UTF-8", "vocab.json", lambda t: t.encode("utf-8").replace(b'"l"', b'"\xff"'),
-     r"refbpe: error: .*vocab\.json:1: not UTF-8 \(byte offset \d+\)$"),
-    ("merges line with three fields", "merges.txt", lambda t: t.replace("\n", "\nl o w\n", 1),
-     r"refbpe: error: .*merges\.txt:2: expected two tokens separated by one space, got 'l o w'$"),
-    ("merges line with one field", "merges.txt", lambda t: t + "low\n",
-     r"refbpe: error: .*merges\.txt:\d+: expected two tokens separated by one space, got 'low'$"),
-    ("merge of an unknown token", "merges.txt", lambda t: t.replace("\n", "\nzq x\n", 1),
-     r"refbpe: error: .*merges\.txt:2: merge zq x uses zq, which is not in .*vocab\.json$"),
-    ("merge whose result is not a token", "merges.txt", lambda t: t.replace("\n", "\nq z\n", 1),
-     r"refbpe: error: .*merges\.txt:2: merge q z uses qz, which is not in .*vocab\.json$"),
-    ("manifest not JSON", "refbpe.json", lambda t: "{'special_tokens': []}",
-     r"refbpe: error: .*refbpe\.json:1: not valid JSON \("),
-    ("manifest special token on a taken id", "refbpe.json", lambda t: t.replace('"id": 269', '"id": 5'),
-     r"refbpe: error: .*refbpe\.json:\d+: special token '<\|endoftext\|>' has id 5, which vocab\.json gives to b'\\x05'$"),
+    (
+        "vocab not JSON",
+        "vocab.json",
+        lambda t: t[:-1] + ",\n",
+        r"refbpe: error: .*vocab\.json:2: not valid JSON \(",
+    ),
+    (
+        "vocab not an object",
+        "vocab.json",
+        lambda t: "[1, 2]",
+        r"refbpe: error: .*vocab\.json:1: expected a JSON object of token -> id$",
+    ),
+    (
+        "vocab id not an integer",
+        "vocab.json",
+        lambda t: t.replace('"l": 108', '"l": "108"'),
+        r"refbpe: error: .*vocab\.json:1: the id of token 'l' is not a non-negative integer: '108'$",
+    ),
+    (
+        "vocab duplicate id",
+        "vocab.json",
+        lambda t: t.replace('"l": 108', '"l": 111'),
+        r"refbpe: error: .*vocab\.json:1: id 111 is given to two tokens, 'l' and 'o'$",
+    ),
+    (
+        "vocab duplicate token",
+        "vocab.json",
+        lambda t: t[:-1] + ',\n"l": 9999}',
+        r"refbpe: error: .*vocab\.json:2: token 'l' appears twice$",
+    ),
+    (
+        "vocab not UTF-8",
+        "vocab.json",
+        lambda t: t.encode("utf-8").replace(b'"l"', b'"\xff"'),
+        r"refbpe: error: .*vocab\.json:1: not UTF-8 \(byte offset \d+\)$",
+    ),
+    (
+        "merges line with three fields",
+        "merges.txt",
+        lambda t: t.replace("\n", "\nl o w\n", 1),
+        r"refbpe: error: .*merges\.txt:2: expected two tokens separated by one space, got 'l o w'$",
+    ),
+    (
+        "merges line with one field",
+        "merges.txt",
+        lambda t: t + "low\n",
+        r"refbpe: error: .*merges\.txt:\d+: expected two tokens separated by one space, got 'low'$",
+    ),
+    (
+        "merge of an unknown token",
+        "merges.txt",
+        lambda t: t.replace("\n", "\nzq x\n", 1),
+        r"refbpe: error: .*merges\.txt:2: merge zq x uses zq, which is not in .*vocab\.json$",
+    ),
+    (
+        "merge whose result is not a token",
+        "merges.txt",
+        lambda t: t.replace("\n", "\nq z\n", 1),
+        r"refbpe: error: .*merges\.txt:2: merge q z uses qz, which is not in .*vocab\.json$",
+    ),
+    (
+        "manifest not JSON",
+        "refbpe.json",
+        lambda t: "{'special_tokens': []}",
+        r"refbpe: error: .*refbpe\.json:1: not valid JSON \(",
+    ),
+    (
+        "manifest special token on a taken id",
+        "refbpe.json",
+        lambda t: t.replace('"id": 269', '"id": 5'),
+        r"refbpe: error: .*refbpe\.json:\d+: special token '<\|endoftext\|>' has id 5, "
+        r"which vocab\.json gives to b'\\x05'$",
+    ),
 ]
 
 
@@ -233,14 +378,30 @@ def test_invalid_model_files_name_file_and_line(tmp_path, capsys, model_dir, cas
 def test_model_directory_missing_files(tmp_path, capsys):
     text = write(tmp_path / "t.txt", "hi")
     status, _, err = cli(["encode", str(tmp_path), text], capsys)
-    assert_one_line_error(status, err, r"refbpe: error: .*: missing vocab\.json \(expected a directory written by 'refbpe train'\)$")
+    assert_one_line_error(
+        status,
+        err,
+        r"refbpe: error: .*: missing vocab\.json \(expected a directory written by 'refbpe train'\)$",
+    )
 
 
 DECODE_CASES = [
-    ("unknown id", "5 99999 6", r"refbpe: error: .*ids: unknown token id 99999 \(at position 1; the vocab has 270 ids, 0\.\.269\)$"),
+    (
+        "unknown id",
+        "5 99999 6",
+        r"refbpe: error: .*ids: unknown token id 99999 \(at position 1; the vocab has 270 ids, 0\.\.269\)$",
+    ),
     ("negative id", "[5, -1]", r"refbpe: error: .*ids: unknown token id -1 \(at position 1;"),
-    ("not integers", "5 six", r"refbpe: error: .*ids: expected whitespace-separated integers or a JSON list of integers$"),
-    ("JSON of strings", '["5"]', r"refbpe: error: .*ids: expected whitespace-separated integers or a JSON list of integers$"),
+    (
+        "not integers",
+        "5 six",
+        r"refbpe: error: .*ids: expected whitespace-separated integers or a JSON list of integers$",
+    ),
+    (
+        "JSON of strings",
+        '["5"]',
+        r"refbpe: error: .*ids: expected whitespace-separated integers or a JSON list of integers$",
+    ),
 ]
 
 
@@ -268,7 +429,9 @@ def test_model_files_are_data_never_code(tmp_path, capsys, model_dir):
     status, out, err = cli(["encode", model_dir, write(tmp_path / "t.txt", payload)], capsys)
     assert status == 0, err
     assert not marker.exists()
-    forbidden = re.compile(r"\b(pickle\.loads?|marshal\.loads?|(?<!literal_)eval|exec)\s*\(|\bimport (pickle|marshal)\b")
+    forbidden = re.compile(
+        r"\b(pickle\.loads?|marshal\.loads?|(?<!literal_)eval|exec)\s*\(|\bimport (pickle|marshal)\b"
+    )
     package = os.path.join(REPO_ROOT, "refbpe")
     for name in os.listdir(package):
         if name.endswith(".py"):
@@ -287,7 +450,10 @@ def big_corpus(tmp_path_factory):
     import random
 
     rng = random.Random(7)
-    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(1, 9))) for _ in range(5000)]
+    words = [
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(1, 9)))
+        for _ in range(5000)
+    ]
     block = "".join(
         " ".join(rng.choice(words) for _ in range(rng.randint(3, 15))) + (".\n" if k % 7 else ".\n" + EOT)
         for k in range(20000)
@@ -324,9 +490,23 @@ def _processes(where):
 def _start_train(corpus, out, *extra):
     """``refbpe train`` in a new session (so that its whole process tree can be found)."""
     env = dict(os.environ, PYTHONPATH=REPO_ROOT)
-    args = [sys.executable, "-m", "refbpe", "train", corpus, "--vocab-size", "2000", "--special-token", EOT,
-            "--out", out, "--progress"] + list(extra)
-    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    args = [
+        sys.executable,
+        "-m",
+        "refbpe",
+        "train",
+        corpus,
+        "--vocab-size",
+        "2000",
+        "--special-token",
+        EOT,
+        "--out",
+        out,
+        "--progress",
+    ] + list(extra)
+    return subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True
+    )
 
 
 def _wait_for_workers(proc, count, timeout=60):
@@ -370,8 +550,11 @@ def test_killed_worker_fails_fast_with_a_clear_message(tmp_path, big_corpus):
     os.kill(workers[-1], signal.SIGKILL)
     status, err, took = _finish(proc)
     assert status == 1, err
-    assert _ends_cleanly(err, "refbpe: error: a counting worker process died (killed by a signal, or out of memory); "
-                              "nothing was written"), err
+    assert _ends_cleanly(
+        err,
+        "refbpe: error: a counting worker process died (killed by a signal, or out of memory); "
+        "nothing was written",
+    ), err
     assert "Traceback" not in err
     assert took < 10
     assert not os.path.exists(out)
@@ -422,13 +605,35 @@ def test_signal_during_merging(tmp_path, sig):
     import random
 
     rng = random.Random(3)
-    corpus = write(tmp_path / "words.txt", " ".join(
-        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz\u00e9\u00fc") for _ in range(rng.randint(2, 12))) for _ in range(150000)))
+    corpus = write(
+        tmp_path / "words.txt",
+        " ".join(
+            "".join(rng.choice("abcdefghijklmnopqrstuvwxyz\u00e9\u00fc") for _ in range(rng.randint(2, 12)))
+            for _ in range(150000)
+        ),
+    )
     out = str(tmp_path / "model")
     env = dict(os.environ, PYTHONPATH=REPO_ROOT)
-    proc = subprocess.Popen([sys.executable, "-m", "refbpe", "train", corpus, "--vocab-size", "60000", "--out", out,
-                             "--workers", "1", "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=env, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "refbpe",
+            "train",
+            corpus,
+            "--vocab-size",
+            "60000",
+            "--out",
+            out,
+            "--workers",
+            "1",
+            "--progress",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        start_new_session=True,
+    )
     seen = b""
     deadline = time.time() + 120
     while b"merges" not in seen and time.time() < deadline:  # the merge phase's progress line
@@ -446,6 +651,7 @@ def test_signal_during_merging(tmp_path, sig):
 def _limit_file_size(limit):
     def apply():
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
     return apply
 
 
@@ -465,11 +671,33 @@ def test_full_disk_keeps_previous_outputs(tmp_path):
     new_vocab = train_bpe(corpus, 1200, [EOT], workers=1)[0]
     assert len(gpt2_vocab_json(new_vocab).encode("utf-8")) > limit  # so the new vocab.json fails part-way
     env = dict(os.environ, PYTHONPATH=REPO_ROOT)
-    second = subprocess.run([sys.executable, "-m", "refbpe", "train", corpus, "--vocab-size", "1200", "--special-token", EOT,
-                             "--out", out, "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                            preexec_fn=_limit_file_size(limit), timeout=300)
+    second = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "refbpe",
+            "train",
+            corpus,
+            "--vocab-size",
+            "1200",
+            "--special-token",
+            EOT,
+            "--out",
+            out,
+            "--quiet",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        preexec_fn=_limit_file_size(limit),
+        timeout=300,
+    )
     err = second.stderr.decode()
-    assert_one_line_error(second.returncode, err, r"refbpe: error: cannot write .*vocab\.json \(File too large\); the previous files are unchanged$")
+    assert_one_line_error(
+        second.returncode,
+        err,
+        r"refbpe: error: cannot write .*vocab\.json \(File too large\); the previous files are unchanged$",
+    )
     assert read_outputs(out) == before
     assert sorted(os.listdir(out)) == ["merges.txt", "refbpe.json", "vocab.json"]
 
@@ -479,11 +707,16 @@ def small_filesystem(tmp_path):
     """A 128 KiB tmpfs mounted for the test (needs root; skipped elsewhere)."""
     mount_point = str(tmp_path / "fs")
     os.mkdir(mount_point)
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=128k", "tmpfs", mount_point],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=128k", "tmpfs", mount_point],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     if r.returncode != 0:
-        pytest.skip("cannot mount a small tmpfs here (%s); the file-size-limit test covers a failed write"
-                    % (r.stderr.decode().strip() or "mount failed"))
+        pytest.skip(
+            "cannot mount a small tmpfs here (%s); the file-size-limit test covers a failed write"
+            % (r.stderr.decode().strip() or "mount failed")
+        )
     try:
         yield mount_point
     finally:
@@ -501,8 +734,15 @@ def test_full_filesystem_keeps_previous_outputs(tmp_path, small_filesystem):
     stat = os.statvfs(small_filesystem)
     free = stat.f_bavail * stat.f_frsize
     write(os.path.join(small_filesystem, "filler"), b"\0" * max(0, free - (12 << 10)))  # leave 12 KiB
-    second = run_cli(["train", corpus, "--vocab-size", "1200", "--special-token", EOT, "--out", out, "--quiet"])
-    assert_one_line_error(second.returncode, second.stderr.decode(), r"refbpe: error: cannot write .*vocab\.json \(No space left on device\); the previous files are unchanged$")
+    second = run_cli(
+        ["train", corpus, "--vocab-size", "1200", "--special-token", EOT, "--out", out, "--quiet"]
+    )
+    assert_one_line_error(
+        second.returncode,
+        second.stderr.decode(),
+        r"refbpe: error: cannot write .*vocab\.json \(No space left on device\); "
+        r"the previous files are unchanged$",
+    )
     assert read_outputs(out) == before
     assert sorted(os.listdir(out)) == ["merges.txt", "refbpe.json", "vocab.json"]
 
@@ -534,14 +774,18 @@ def test_other_outputs_are_checked_before_work(tmp_path, capsys, monkeypatch, mo
     corpus = write("ok.txt", b"hello hello world\n")
     status, _, err = cli(["train", corpus, "--vocab-size", "300", "--out", "m", "--report", "adir"], capsys)
     assert_one_line_error(status, err, r"refbpe: error: --report adir: is a directory$")
-    status, _, err = cli(["train", corpus, "--vocab-size", "300", "--out", "m", "--report", "/proc/r.json"], capsys)
+    status, _, err = cli(
+        ["train", corpus, "--vocab-size", "300", "--out", "m", "--report", "/proc/r.json"], capsys
+    )
     assert_one_line_error(status, err, r"refbpe: error: --report /proc/r\.json: /proc: cannot write there \(")
     assert not os.path.exists("m")
     status, _, err = cli(["convert", model_dir, "--to", "hf", "-o", "/proc/t.json"], capsys)
     assert_one_line_error(status, err, r"refbpe: error: -o /proc/t\.json: /proc: cannot write there \(")
     _edit(model_dir, "merges.txt", lambda t: t + "zq x\n")
     status, _, err = cli(["convert", model_dir, "--to", "hf", "-o", "t.json"], capsys)
-    assert_one_line_error(status, err, r"refbpe: error: .*merges\.txt:\d+: merge zq x uses zq, which is not in .*vocab\.json$")
+    assert_one_line_error(
+        status, err, r"refbpe: error: .*merges\.txt:\d+: merge zq x uses zq, which is not in .*vocab\.json$"
+    )
     assert not os.path.exists("t.json")
 
 
@@ -550,8 +794,12 @@ def test_reader_going_away_ends_encode_quietly(tmp_path, model_dir, unbuffered):
     """``refbpe encode ... | head``: exit 141 (SIGPIPE's status) and no message."""
     text = write(tmp_path / "t.txt", "low lower lowest newer wider " * 400000)
     env = dict(os.environ, PYTHONPATH=REPO_ROOT, PYTHONUNBUFFERED=unbuffered)
-    proc = subprocess.Popen([sys.executable, "-m", "refbpe", "encode", model_dir, text], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "refbpe", "encode", model_dir, text],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     assert proc.stdout.read(4) != b""
     proc.stdout.close()
     _, err = proc.communicate(timeout=120)

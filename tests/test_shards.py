@@ -11,10 +11,10 @@ import os
 import sys
 
 import pytest
+from conftest import EMOJI, WORDS, corpus_path, cs336_path, examples, mixed_text, run_main, ws_run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import EMOJI, WORDS, corpus_path, cs336_path, examples, mixed_text, run_main, ws_run
 from refbpe.count import count_words
 from refbpe.countfile import counts_tsv, gzip_bytes, read_counts, sum_counts, write_counts
 from refbpe.pretokenize import count_pretokens
@@ -57,7 +57,9 @@ def write_files(directory, texts):
 
 
 def digests(directory):
-    return {n: hashlib.sha256(open(os.path.join(str(directory), n), "rb").read()).hexdigest() for n in OUTPUTS}
+    return {
+        n: hashlib.sha256(open(os.path.join(str(directory), n), "rb").read()).hexdigest() for n in OUTPUTS
+    }
 
 
 cli = run_main
@@ -67,7 +69,23 @@ cli = run_main
 
 shard_texts = st.lists(
     st.one_of(
-        st.sampled_from(WORDS + EMOJI + [EOT, "<|eot|>", "<|eot|><|eot|>", "\n", "\n\n", "\r\n", "\t", " ", "x\n", "\u00e9\u00e9", "a\tb"]),
+        st.sampled_from(
+            WORDS
+            + EMOJI
+            + [
+                EOT,
+                "<|eot|>",
+                "<|eot|><|eot|>",
+                "\n",
+                "\n\n",
+                "\r\n",
+                "\t",
+                " ",
+                "x\n",
+                "\u00e9\u00e9",
+                "a\tb",
+            ]
+        ),
         ws_run,
         mixed_text(max_atoms=4),
     ),
@@ -76,12 +94,21 @@ shard_texts = st.lists(
 
 
 @settings(max_examples=examples(80))
-@given(st.lists(shard_texts, min_size=1, max_size=3), st.sampled_from(SPECIAL_SETS), st.integers(1, 4),
-       st.integers(1, 40), st.sampled_from(["path", "chunk"]))
+@given(
+    st.lists(shard_texts, min_size=1, max_size=3),
+    st.sampled_from(SPECIAL_SETS),
+    st.integers(1, 4),
+    st.integers(1, 40),
+    st.sampled_from(["path", "chunk"]),
+)
 def test_shard_counts_add_up_to_the_whole(tmp_path_factory, texts, specials, n, chunk_size, executor_data):
     paths = write_files(tmp_path_factory.mktemp("s"), texts)
-    tables = [count_words(paths, specials, workers=1, chunk_size=chunk_size, shard=(i, n), executor_data=executor_data)
-              for i in range(n)]
+    tables = [
+        count_words(
+            paths, specials, workers=1, chunk_size=chunk_size, shard=(i, n), executor_data=executor_data
+        )
+        for i in range(n)
+    ]
     assert add(tables) == whole_count(texts, specials)
     # The shards' spans partition every file, in order.
     covered = {p: [] for p in paths}
@@ -145,8 +172,10 @@ def test_shard_needs_regular_files(tmp_path):
 
 
 @settings(max_examples=examples(40))
-@given(st.dictionaries(st.binary(min_size=1, max_size=8), st.integers(1, 1 << 80), max_size=30),
-       st.sampled_from([".counts.tsv", ".counts.tsv.gz"]))
+@given(
+    st.dictionaries(st.binary(min_size=1, max_size=8), st.integers(1, 1 << 80), max_size=30),
+    st.sampled_from([".counts.tsv", ".counts.tsv.gz"]),
+)
 def test_count_file_round_trip_and_determinism(tmp_path_factory, counts, suffix):
     d = tmp_path_factory.mktemp("c")
     a, b = str(d / ("a" + suffix)), str(d / ("b" + suffix))
@@ -175,14 +204,17 @@ def test_sum_and_reader_details(tmp_path):
     assert sum_counts([str(a), b]) == {b"ab": 5 + (1 << 64), b"\xff\x00 \\": 1, b"c": 1}
 
 
-@pytest.mark.parametrize("content, where", [
-    (b"1\tok\nx\tnot a count\n", ":2:"),
-    (b"1\tok\n-1\tneg\n", ":2:"),
-    (b"1\tok\n2\tbad \\q escape\n", ":2:"),
-    (b"1\tok\n2\t\n", ":2:"),
-    (b"1\tok\n2\t\xc3\xa9\n", ":2:"),
-    (b"1\tok\nno tab here\n", ":2:"),
-])
+@pytest.mark.parametrize(
+    "content, where",
+    [
+        (b"1\tok\nx\tnot a count\n", ":2:"),
+        (b"1\tok\n-1\tneg\n", ":2:"),
+        (b"1\tok\n2\tbad \\q escape\n", ":2:"),
+        (b"1\tok\n2\t\n", ":2:"),
+        (b"1\tok\n2\t\xc3\xa9\n", ":2:"),
+        (b"1\tok\nno tab here\n", ":2:"),
+    ],
+)
 def test_malformed_count_files_name_file_and_line(tmp_path, content, where):
     for name, data in (("bad.counts.tsv", content), ("bad.counts.tsv.gz", gzip.compress(content))):
         p = tmp_path / name
@@ -225,19 +257,49 @@ def two_files(tmp_path_factory):
 
 def test_cli_train_from_shard_counts_is_byte_identical(tmp_path, capsys, two_files):
     direct = tmp_path / "direct"
-    assert cli(capsys, "train", *two_files, "--vocab-size", 600, "--special-token", EOT, "--out", direct,
-               "--quiet", "--workers", 1)[0] == 0
+    assert (
+        cli(
+            capsys,
+            "train",
+            *two_files,
+            "--vocab-size",
+            600,
+            "--special-token",
+            EOT,
+            "--out",
+            direct,
+            "--quiet",
+            "--workers",
+            1,
+        )[0]
+        == 0
+    )
     whole = str(tmp_path / "whole.counts.tsv")
     assert cli(capsys, "count", *two_files, "--special-token", EOT, "-o", whole, "--workers", 1)[0] == 0
     for n in (1, 2, 3, 4):
         shards = [str(tmp_path / ("s%d-%d.counts.tsv%s" % (i, n, ".gz" if i % 2 else ""))) for i in range(n)]
         for i, out in enumerate(shards):
-            rc, _, err = cli(capsys, "count", *two_files, "--special-token", EOT, "-o", out, "--shard", "%d/%d" % (i, n),
-                             "--chunk-size", "8K", "--workers", 1)
+            rc, _, err = cli(
+                capsys,
+                "count",
+                *two_files,
+                "--special-token",
+                EOT,
+                "-o",
+                out,
+                "--shard",
+                "%d/%d" % (i, n),
+                "--chunk-size",
+                "8K",
+                "--workers",
+                1,
+            )
             assert rc == 0, err
         assert sum_counts(shards) == read_counts(whole)
         model = tmp_path / ("from-shards-%d" % n)
-        rc, _, err = cli(capsys, "train", "--counts", *shards, "--vocab-size", 600, "--special-token", EOT, "--out", model)
+        rc, _, err = cli(
+            capsys, "train", "--counts", *shards, "--vocab-size", 600, "--special-token", EOT, "--out", model
+        )
         assert rc == 0, err
         assert "read %d count files" % n in err
         assert digests(model) == digests(direct)
@@ -258,19 +320,38 @@ def test_cli_count_defaults_to_cpu_count_workers(tmp_path, capsys, two_files, mo
     assert seen["workers"] is None  # count_words then uses the CPU count, as train does
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["count", "{f}", "-o", "{o}", "--shard", "4/4"], "--shard 4/4: I must be 0 to 3"),
-    (["count", "{f}", "-o", "{o}", "--shard", "1/0"], "at least 1"),
-    (["count", "{f}", "-o", "{o}", "--shard", "x"], "--shard expects I/N"),
-    (["count", "-", "-o", "{o}", "--shard", "0/2"], "--shard needs regular files"),
-    (["count", "{gz}", "-o", "{o}", "--shard", "0/2"], "--shard needs regular files"),
-    (["train", "{f}", "--counts", "{c}", "--vocab-size", "300", "--out", "{m}"], "not both"),
-    (["train", "--vocab-size", "300", "--out", "{m}"], "no input"),
-    (["train", "--counts", "{bad}", "--vocab-size", "300", "--out", "{m}"], "bad.counts.tsv:2:"),
-    (["train", "--counts", "{missing}", "--vocab-size", "300", "--out", "{m}"], "no such file"),
-    (["train", "{f}", "--vocab-size", "300", "--out", "{m}", "--executor", "tcp://127.0.0.1:1"], "dask://HOST:PORT"),
-    (["train", "--counts", "{c}", "--vocab-size", "300", "--out", "{m}", "--executor", "dask://127.0.0.1:1"], "nothing to count"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["count", "{f}", "-o", "{o}", "--shard", "4/4"], "--shard 4/4: I must be 0 to 3"),
+        (["count", "{f}", "-o", "{o}", "--shard", "1/0"], "at least 1"),
+        (["count", "{f}", "-o", "{o}", "--shard", "x"], "--shard expects I/N"),
+        (["count", "-", "-o", "{o}", "--shard", "0/2"], "--shard needs regular files"),
+        (["count", "{gz}", "-o", "{o}", "--shard", "0/2"], "--shard needs regular files"),
+        (["train", "{f}", "--counts", "{c}", "--vocab-size", "300", "--out", "{m}"], "not both"),
+        (["train", "--vocab-size", "300", "--out", "{m}"], "no input"),
+        (["train", "--counts", "{bad}", "--vocab-size", "300", "--out", "{m}"], "bad.counts.tsv:2:"),
+        (["train", "--counts", "{missing}", "--vocab-size", "300", "--out", "{m}"], "no such file"),
+        (
+            ["train", "{f}", "--vocab-size", "300", "--out", "{m}", "--executor", "tcp://127.0.0.1:1"],
+            "dask://HOST:PORT",
+        ),
+        (
+            [
+                "train",
+                "--counts",
+                "{c}",
+                "--vocab-size",
+                "300",
+                "--out",
+                "{m}",
+                "--executor",
+                "dask://127.0.0.1:1",
+            ],
+            "nothing to count",
+        ),
+    ],
+)
 def test_cli_errors_are_one_line(tmp_path, capsys, argv, message):
     f = tmp_path / "c.txt"
     f.write_text("hello world\n")
@@ -280,7 +361,15 @@ def test_cli_errors_are_one_line(tmp_path, capsys, argv, message):
     c.write_text("1\thello\n")
     bad = tmp_path / "bad.counts.tsv"
     bad.write_text("1\tok\nzz\tno\n")
-    names = dict(f=f, o=tmp_path / "o.counts.tsv", gz=gz, c=c, bad=bad, m=tmp_path / "m", missing=tmp_path / "nope.counts.tsv")
+    names = dict(
+        f=f,
+        o=tmp_path / "o.counts.tsv",
+        gz=gz,
+        c=c,
+        bad=bad,
+        m=tmp_path / "m",
+        missing=tmp_path / "nope.counts.tsv",
+    )
     rc, out, err = cli(capsys, *[a.format(**names) for a in argv])
     assert rc == 2 and err.startswith("refbpe: error: ") and err.count("\n") == 1, err
     assert message in err
@@ -310,11 +399,28 @@ def test_help_documents_shards_and_counts():
 
 def test_verify_reads_gzipped_count_files(tmp_path, capsys, two_files):
     model = tmp_path / "m"
-    assert cli(capsys, "train", *two_files, "--vocab-size", 300, "--special-token", EOT, "--out", model,
-               "--quiet", "--workers", 1)[0] == 0
+    assert (
+        cli(
+            capsys,
+            "train",
+            *two_files,
+            "--vocab-size",
+            300,
+            "--special-token",
+            EOT,
+            "--out",
+            model,
+            "--quiet",
+            "--workers",
+            1,
+        )[0]
+        == 0
+    )
     counts = tmp_path / "w.counts.tsv.gz"
     assert cli(capsys, "count", *two_files, "--special-token", EOT, "-o", counts)[0] == 0
-    rc, out, _ = cli(capsys, "verify", counts, "--vocab-size", 300, "--special-token", EOT, "--against", model)
+    rc, out, _ = cli(
+        capsys, "verify", counts, "--vocab-size", 300, "--special-token", EOT, "--against", model
+    )
     assert rc == 0 and out.startswith("identical")
 
 

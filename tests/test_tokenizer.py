@@ -7,10 +7,10 @@ import tempfile
 import unicodedata
 
 import pytest
+from conftest import EMOJI, HEAVY, IS_PYPY, WORDS, cs336_path, examples, mixed_text, shared_root
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from conftest import EMOJI, HEAVY, IS_PYPY, WORDS, cs336_path, examples, mixed_text, shared_root
 from refbpe.count import count_words
 from refbpe.naive import naive_encode
 from refbpe.tokenizer import Tokenizer
@@ -25,7 +25,9 @@ _TOKENIZERS = {}
 def gpt2_tokenizer(special_tokens=(EOT,)):
     key = ("gpt2",) + tuple(special_tokens)
     if key not in _TOKENIZERS:
-        _TOKENIZERS[key] = Tokenizer.from_files(cs336_path("gpt2_vocab.json"), cs336_path("gpt2_merges.txt"), list(special_tokens))
+        _TOKENIZERS[key] = Tokenizer.from_files(
+            cs336_path("gpt2_vocab.json"), cs336_path("gpt2_merges.txt"), list(special_tokens)
+        )
     return _TOKENIZERS[key]
 
 
@@ -96,7 +98,7 @@ def _splits(text, cuts):
 
 
 @settings(max_examples=examples(150))
-@given(tok_text, st.lists(st.integers(0, 10 ** 6), max_size=12))
+@given(tok_text, st.lists(st.integers(0, 10**6), max_size=12))
 @example("a   \n\n  b<|eot|><|eot|>x we'll've", [3, 5, 7, 13, 15, 19, 27, 29])
 @example("<|eot|><|eot|><|eot|>", [1, 2, 8, 9, 14])
 @example("x \u3000 \u3000y it's", [2, 3, 4, 11, 12])
@@ -129,8 +131,15 @@ def test_encode_equals_naive_gpt2(text):
 # since then (or unassigned) would differ for reasons that are not bugs, so this
 # comparison draws from characters that CPython 3.11's unicodedata (Unicode 14)
 # knows to be assigned (category not 'Cn'), in the BMP, plus a few older emoji.
-OLD_EMOJI = ["\U0001f600", "\U0001f643", "\U0001f44d\U0001f3fd", "\U0001f1fa\U0001f1f8",
-             "\U0001f468\u200d\U0001f469\u200d\U0001f467", "\u2764\ufe0f", "\U0001f308"]
+OLD_EMOJI = [
+    "\U0001f600",
+    "\U0001f643",
+    "\U0001f44d\U0001f3fd",
+    "\U0001f1fa\U0001f1f8",
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467",
+    "\u2764\ufe0f",
+    "\U0001f308",
+]
 _old_bmp_char = st.characters(max_codepoint=0xFFFF, blacklist_categories=("Cs", "Cn"))
 
 
@@ -148,13 +157,21 @@ def _tiktoken_or_skip():
     return tiktoken.get_encoding("gpt2")
 
 
-_tiktoken_text = st.lists(
-    st.one_of(
-        st.text(_old_bmp_char, min_size=1, max_size=5),
-        st.sampled_from(OLD_EMOJI + WORDS[:20] + [EOT, "'s", "'ll", " 's", "''", "\n\n", "  ", "\t", "\u3000", "123", "\u0661\u0662"]),
-    ),
-    max_size=15,
-).map("".join).filter(lambda t: all(unicodedata.category(c) != "Cn" for c in t))
+_tiktoken_text = (
+    st.lists(
+        st.one_of(
+            st.text(_old_bmp_char, min_size=1, max_size=5),
+            st.sampled_from(
+                OLD_EMOJI
+                + WORDS[:20]
+                + [EOT, "'s", "'ll", " 's", "''", "\n\n", "  ", "\t", "\u3000", "123", "\u0661\u0662"]
+            ),
+        ),
+        max_size=15,
+    )
+    .map("".join)
+    .filter(lambda t: all(unicodedata.category(c) != "Cn" for c in t))
+)
 
 
 @settings(max_examples=examples(150))
@@ -171,14 +188,16 @@ def test_decode_invalid_utf8_gives_replacement_character():
     tok = gpt2_tokenizer()
     id_of = {v: i for i, v in tok.vocab.items()}
     assert tok.decode([id_of[b"\x80"]]) == "\ufffd"  # a lone continuation byte
-    assert tok.decode([id_of[b"a"], id_of[b"\xe4"], id_of[b"\xb8"], id_of[b"b"]]) == "a\ufffdb"  # truncated sequence
+    assert (
+        tok.decode([id_of[b"a"], id_of[b"\xe4"], id_of[b"\xb8"], id_of[b"b"]]) == "a\ufffdb"
+    )  # truncated sequence
     assert tok.decode([id_of[b"\xff"], id_of[b"\xfe"]]) == "\ufffd\ufffd"
     small = small_tokenizer()[0]
     assert small.decode([0x80, 0xC3]) == b"\x80\xc3".decode("utf-8", "replace")
     assert small.decode(small.encode("\U0001f600")[:1]) == "\ufffd"
 
 
-@pytest.mark.parametrize("bad", [50257, 10 ** 9, -1])
+@pytest.mark.parametrize("bad", [50257, 10**9, -1])
 def test_decode_unknown_id_raises_naming_it(bad):
     tok = gpt2_tokenizer()
     with pytest.raises(ValueError) as info:
@@ -195,8 +214,12 @@ def test_encode_iterable_memory_is_bounded():
     import tracemalloc
 
     tok = gpt2_tokenizer()
-    words = ["Pneumonoultramicroscopicsilicovolcanoconiosis", "antidisestablishmentarianism",
-             "Supercalifragilisticexpialidocious", "floccinaucinihilipilification"]
+    words = [
+        "Pneumonoultramicroscopicsilicovolcanoconiosis",
+        "antidisestablishmentarianism",
+        "Supercalifragilisticexpialidocious",
+        "floccinaucinihilipilification",
+    ]
     block = " ".join(words[k % 4] for k in range(600)) + "\n<|endoftext|>"  # ~21 KB, no long pre-token
     # tracemalloc slows encoding ~15x: 2 MB by default, 20 MB under the heavy profile.
     stream_size, limit = ((20 << 20), (5 << 20)) if HEAVY else ((2 << 20), (1 << 20))

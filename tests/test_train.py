@@ -8,11 +8,22 @@ import sys
 import tempfile
 
 import pytest
+from conftest import (
+    EMOJI,
+    WORDS,
+    cs336_path,
+    examples,
+    mixed_text,
+    other_interpreter,
+    read_outputs,
+    repeated_text,
+    run_cli,
+    shared_root,
+    ws_run,
+)
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from conftest import (EMOJI, WORDS, cs336_path, examples, mixed_text, other_interpreter, read_outputs,
-                      repeated_text, run_cli, shared_root, ws_run)
 from refbpe import train_bpe
 from refbpe.count import InputError, count_words, make_executor
 from refbpe.formats import decode_token
@@ -82,13 +93,17 @@ def reference_vocab_values():
     return out
 
 
-@pytest.mark.parametrize("options", [
-    {"workers": 1},
-    {"workers": 2},
-    {"workers": 2, "chunk_size": 4096},
-    {"workers": 3, "chunk_size": 1000, "read_size": 777},
-    {"workers": 1, "chunk_size": 64, "read_size": 13},
-], ids=lambda o: ",".join("%s=%s" % kv for kv in sorted(o.items())))
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"workers": 1},
+        {"workers": 2},
+        {"workers": 2, "chunk_size": 4096},
+        {"workers": 3, "chunk_size": 1000, "read_size": 777},
+        {"workers": 1, "chunk_size": 64, "read_size": 13},
+    ],
+    ids=lambda o: ",".join("%s=%s" % kv for kv in sorted(o.items())),
+)
 def test_cs336_reference_training(options):
     merges_expected = reference_merges()
     assert len(merges_expected) == 243
@@ -110,8 +125,10 @@ def test_cs336_special_tokens_snapshot():
         snap = json.load(f)
     path = _tinystories_5m()
     if not os.path.isfile(path):
-        pytest.skip("tinystories_sample_5M.txt (sha256 %s) not available: set REFBPE_TINYSTORIES_5M or place it at %s"
-                    % (snap["input_sha256"], path))
+        pytest.skip(
+            "tinystories_sample_5M.txt (sha256 %s) not available: set REFBPE_TINYSTORIES_5M or place it at %s"
+            % (snap["input_sha256"], path)
+        )
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -129,7 +146,10 @@ def _specials_and_text():
     return st.sampled_from(SPECIAL_SETS).flatmap(
         lambda specials: st.tuples(
             st.just(specials),
-            st.one_of(mixed_text(max_atoms=20, extra=specials + ["<|eot", "|>", "<|endof"]), repeated_text(extra=specials)),
+            st.one_of(
+                mixed_text(max_atoms=20, extra=specials + ["<|eot", "|>", "<|endof"]),
+                repeated_text(extra=specials),
+            ),
         )
     )
 
@@ -143,7 +163,10 @@ def _engine_train(text, vocab_size, specials, report=None):
 
 @settings(max_examples=examples(50))
 @given(_specials_and_text(), st.integers(0, 120))
-@example(([EOT], "low low low low low lower lower newest newest newest newest newest newest widest widest widest"), 13)
+@example(
+    ([EOT], "low low low low low lower lower newest newest newest newest newest newest widest widest widest"),
+    13,
+)
 @example((["<|eot|>", "<|eot|><|eot|>"], "ab<|eot|><|eot|>ab<|eot|>ab<|eot|><|eot|><|eot|>ab ab ab"), 40)
 @example(([], "aaaa aaaa bbbb bbbb abab abab"), 200)
 def test_engine_equals_naive(specials_text, extra):
@@ -160,7 +183,11 @@ def test_engine_equals_naive(specials_text, extra):
 
 
 @settings(max_examples=examples(25))
-@given(st.lists(st.sampled_from(["ab", "ba", "aab", "abab", "ba ab", "b", "a a"]), min_size=1, max_size=30).map(" ".join))
+@given(
+    st.lists(st.sampled_from(["ab", "ba", "aab", "abab", "ba ab", "b", "a a"]), min_size=1, max_size=30).map(
+        " ".join
+    )
+)
 def test_engine_equals_naive_with_heavy_ties(text):
     """Equal pair counts everywhere: the lexicographic tie-break decides every step."""
     vocab, merges = _engine_train(text, 256 + 1000, [])
@@ -172,7 +199,25 @@ def test_engine_equals_naive_with_heavy_ties(text):
 
 count_texts = st.lists(
     st.one_of(
-        st.sampled_from(WORDS + EMOJI + [EOT, "<|eot|>", "<|eot|><|eot|>", "\n", "\n\n", "\r\n", "\t", " ", "  ", "\u4e2d\u6587", "\u3000", "x\n", "\u00e9"]),
+        st.sampled_from(
+            WORDS
+            + EMOJI
+            + [
+                EOT,
+                "<|eot|>",
+                "<|eot|><|eot|>",
+                "\n",
+                "\n\n",
+                "\r\n",
+                "\t",
+                " ",
+                "  ",
+                "\u4e2d\u6587",
+                "\u3000",
+                "x\n",
+                "\u00e9",
+            ]
+        ),
         ws_run,
         mixed_text(max_atoms=4),
     ),
@@ -181,24 +226,45 @@ count_texts = st.lists(
 
 
 @settings(max_examples=examples(60))
-@given(count_texts, st.sampled_from(SPECIAL_SETS), st.sampled_from([1, 2, 3]), st.integers(1, 64), st.integers(1, 64))
+@given(
+    count_texts,
+    st.sampled_from(SPECIAL_SETS),
+    st.sampled_from([1, 2, 3]),
+    st.integers(1, 64),
+    st.integers(1, 64),
+)
 def test_count_words_equals_single_chunk_count(text, specials, workers, chunk_size, read_size):
     data = text.encode("utf-8")
     with tempfile.TemporaryDirectory() as d:
         path = _write(d, "c.txt", data)
-        counts = count_words(path, specials, workers=workers, chunk_size=chunk_size, read_size=read_size,
-                             executor=None if workers == 1 else executor_for(workers))
+        counts = count_words(
+            path,
+            specials,
+            workers=workers,
+            chunk_size=chunk_size,
+            read_size=read_size,
+            executor=None if workers == 1 else executor_for(workers),
+        )
     assert counts == whole_count(data, specials)
 
 
 @settings(max_examples=examples(40))
-@given(count_texts, st.sampled_from(SPECIAL_SETS[:3]), st.integers(1, 64), st.integers(1, 64), st.integers(0, 40))
+@given(
+    count_texts, st.sampled_from(SPECIAL_SETS[:3]), st.integers(1, 64), st.integers(1, 64), st.integers(0, 40)
+)
 def test_merges_invariant_under_chunking(text, specials, chunk_size, read_size, extra):
     with tempfile.TemporaryDirectory() as d:
         path = _write(d, "c.txt", text)
         base = train_bpe(path, 256 + len(specials) + extra, specials, workers=1)
-        chunked = train_bpe(path, 256 + len(specials) + extra, specials, workers=2, chunk_size=chunk_size,
-                            read_size=read_size, executor=executor_for(2))
+        chunked = train_bpe(
+            path,
+            256 + len(specials) + extra,
+            specials,
+            workers=2,
+            chunk_size=chunk_size,
+            read_size=read_size,
+            executor=executor_for(2),
+        )
     assert chunked == base
 
 
@@ -211,8 +277,13 @@ def test_own_process_pool_and_straddling_blocks(tmp_path, workers):
     specials = [EOT, "<|eot|>", "<|eot|><|eot|>"]
     expected = whole_count(text.encode(), specials)
     for chunk_size, read_size in [(7, 13), (13, 7), (1, 1), (64, 3), (1 << 20, None)]:
-        assert count_words(path, specials, workers=workers, chunk_size=chunk_size, read_size=read_size) == expected
-    assert train_bpe(path, 400, specials, workers=workers, chunk_size=11) == train_bpe(path, 400, specials, workers=1)
+        assert (
+            count_words(path, specials, workers=workers, chunk_size=chunk_size, read_size=read_size)
+            == expected
+        )
+    assert train_bpe(path, 400, specials, workers=workers, chunk_size=11) == train_bpe(
+        path, 400, specials, workers=1
+    )
 
 
 def test_long_document_without_cut_points(tmp_path):
@@ -255,8 +326,24 @@ def small_corpus(tmp_path_factory):
 def test_cli_train_writes_loadable_model(tmp_path, small_corpus):
     out = str(tmp_path / "model")
     report = str(tmp_path / "report.json")
-    r = run_cli(["train", small_corpus, "--vocab-size", "420", "--special-token", EOT, "--out", out,
-                 "--workers", "2", "--chunk-size", "1K", "--report", report])
+    r = run_cli(
+        [
+            "train",
+            small_corpus,
+            "--vocab-size",
+            "420",
+            "--special-token",
+            EOT,
+            "--out",
+            out,
+            "--workers",
+            "2",
+            "--chunk-size",
+            "1K",
+            "--report",
+            report,
+        ]
+    )
     assert r.returncode == 0, r.stderr
     assert sorted(os.listdir(out)) == ["merges.txt", "refbpe.json", "vocab.json"]
     rep = json.load(open(report))
@@ -265,8 +352,10 @@ def test_cli_train_writes_loadable_model(tmp_path, small_corpus):
     assert rep["merge"]["merges"] == 420 - 257
     vocab, merges = train_bpe(small_corpus, 420, [EOT], workers=1)
     sample = "Once upon a time<|endoftext|> \u4e2d\u6587 caf\u00e9\n\n  x <|endoftext|>"
-    for tok in (Tokenizer.from_files(os.path.join(out, "vocab.json"), os.path.join(out, "merges.txt"), [EOT]),
-                Tokenizer.from_dir(out)):
+    for tok in (
+        Tokenizer.from_files(os.path.join(out, "vocab.json"), os.path.join(out, "merges.txt"), [EOT]),
+        Tokenizer.from_dir(out),
+    ):
         assert tok.vocab == vocab
         assert tok.merges == merges
         ids = tok.encode(sample)
@@ -315,8 +404,24 @@ def test_cli_stdin_and_gzip_equal_plain_file(tmp_path, small_corpus):
     outs = {}
     for name, src, inp in [("plain", small_corpus, None), ("stdin", "-", data), ("gz", gz, None)]:
         out = str(tmp_path / name)
-        r = run_cli(["train", src, "--vocab-size", "380", "--special-token", EOT, "--out", out, "--workers", "2",
-                     "--chunk-size", "512", "--quiet"], input=inp)
+        r = run_cli(
+            [
+                "train",
+                src,
+                "--vocab-size",
+                "380",
+                "--special-token",
+                EOT,
+                "--out",
+                out,
+                "--workers",
+                "2",
+                "--chunk-size",
+                "512",
+                "--quiet",
+            ],
+            input=inp,
+        )
         assert r.returncode == 0, r.stderr
         outs[name] = read_outputs(out)
     assert outs["stdin"] == outs["plain"]
@@ -325,13 +430,33 @@ def test_cli_stdin_and_gzip_equal_plain_file(tmp_path, small_corpus):
 
 def test_cli_hash_seed_invariance(tmp_path, small_corpus):
     # Many ties (equal counts) so any dependence on set/dict iteration order would show.
-    ties = " ".join(w + str(k % 3) for k in range(300) for w in ("ab", "ba", "cd", "dc", "\u00e9a", "a\u00e9"))
+    ties = " ".join(
+        w + str(k % 3) for k in range(300) for w in ("ab", "ba", "cd", "dc", "\u00e9a", "a\u00e9")
+    )
     corpus = _write(str(tmp_path), "ties.txt", open(small_corpus, encoding="utf-8").read() + ties)
     outs = []
     for seed in ("0", "12345"):
         out = str(tmp_path / ("seed" + seed))
-        r = run_cli(["train", corpus, "--vocab-size", "450", "--special-token", EOT, "--special-token", "<|eot|>",
-                     "--out", out, "--workers", "2", "--chunk-size", "256", "--quiet"], env={"PYTHONHASHSEED": seed})
+        r = run_cli(
+            [
+                "train",
+                corpus,
+                "--vocab-size",
+                "450",
+                "--special-token",
+                EOT,
+                "--special-token",
+                "<|eot|>",
+                "--out",
+                out,
+                "--workers",
+                "2",
+                "--chunk-size",
+                "256",
+                "--quiet",
+            ],
+            env={"PYTHONHASHSEED": seed},
+        )
         assert r.returncode == 0, r.stderr
         outs.append(read_outputs(out))
     assert outs[0] == outs[1]
@@ -340,12 +465,31 @@ def test_cli_hash_seed_invariance(tmp_path, small_corpus):
 def test_interpreter_invariance(tmp_path, small_corpus):
     other = other_interpreter()
     if other is None:
-        pytest.skip("no second interpreter (.venv-pypy/bin/python or pypy3 from CPython, .venv/bin/python from PyPy) can import this refbpe")
+        pytest.skip(
+            "no second interpreter (.venv-pypy/bin/python or pypy3 from CPython, "
+            ".venv/bin/python from PyPy) can import this refbpe"
+        )
     outs = []
     for k, exe in enumerate([sys.executable, other]):
         out = str(tmp_path / ("interp%d" % k))
-        r = run_cli(["train", small_corpus, "--vocab-size", "450", "--special-token", EOT, "--out", out,
-                     "--workers", "2", "--chunk-size", "2K", "--quiet"], python=exe)
+        r = run_cli(
+            [
+                "train",
+                small_corpus,
+                "--vocab-size",
+                "450",
+                "--special-token",
+                EOT,
+                "--out",
+                out,
+                "--workers",
+                "2",
+                "--chunk-size",
+                "2K",
+                "--quiet",
+            ],
+            python=exe,
+        )
         assert r.returncode == 0, r.stderr
         outs.append(read_outputs(out))
     assert outs[0] == outs[1]
@@ -353,12 +497,23 @@ def test_interpreter_invariance(tmp_path, small_corpus):
 
 # -- --errors ------------------------------------------------------------------------------------
 
-BAD_SEQUENCES = [b"\xff", b"\x80", b"\xc3", b"\xe4\xb8", b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\xf0\x9f\x98"]
+BAD_SEQUENCES = [
+    b"\xff",
+    b"\x80",
+    b"\xc3",
+    b"\xe4\xb8",
+    b"\xed\xa0\x80",
+    b"\xc0\xaf",
+    b"\xf4\x90\x80\x80",
+    b"\xf0\x9f\x98",
+]
 
 
 @pytest.mark.parametrize("bad", BAD_SEQUENCES, ids=lambda b: b.hex())
 def test_cli_strict_invalid_utf8(tmp_path, bad):
-    prefix = ("line %d caf\u00e9\n" % 0).encode() + b"".join(("line %d caf\u00e9\n" % k).encode() for k in range(1, 30))
+    prefix = ("line %d caf\u00e9\n" % 0).encode() + b"".join(
+        ("line %d caf\u00e9\n" % k).encode() for k in range(1, 30)
+    )
     data = prefix + b"abc" + bad + b"def\nmore <|endoftext|> text\n" * 3
     offset = len(prefix) + 3
     with pytest.raises(UnicodeDecodeError) as info:
@@ -366,8 +521,22 @@ def test_cli_strict_invalid_utf8(tmp_path, bad):
     assert info.value.start == offset
     path = _write(str(tmp_path), "bad.txt", data)
     out = str(tmp_path / "out")
-    r = run_cli(["train", path, "--vocab-size", "300", "--special-token", EOT, "--out", out, "--workers", "2",
-                 "--chunk-size", "64"])
+    r = run_cli(
+        [
+            "train",
+            path,
+            "--vocab-size",
+            "300",
+            "--special-token",
+            EOT,
+            "--out",
+            out,
+            "--workers",
+            "2",
+            "--chunk-size",
+            "64",
+        ]
+    )
     assert r.returncode == 2
     err = r.stderr.decode()
     assert err.count("\n") == 1 and "Traceback" not in err, err
@@ -386,19 +555,31 @@ def test_strict_error_offset_is_exact(before, bad, after, workers, chunk_size):
     with tempfile.TemporaryDirectory() as d:
         path = _write(d, "bad.txt", data)
         with pytest.raises(InputError) as info:
-            count_words(path, [EOT], workers=workers, chunk_size=chunk_size,
-                        executor=None if workers == 1 else executor_for(workers))
+            count_words(
+                path,
+                [EOT],
+                workers=workers,
+                chunk_size=chunk_size,
+                executor=None if workers == 1 else executor_for(workers),
+            )
     assert str(info.value) == "%s: invalid UTF-8 at byte offset %d" % (path, offset)
 
 
 garbage_bytes = st.lists(
-    st.one_of(count_texts.map(lambda t: t.encode()), st.sampled_from(BAD_SEQUENCES), st.binary(max_size=6)), max_size=12
+    st.one_of(count_texts.map(lambda t: t.encode()), st.sampled_from(BAD_SEQUENCES), st.binary(max_size=6)),
+    max_size=12,
 ).map(b"".join)
 
 
 @settings(max_examples=examples(80))
-@given(garbage_bytes, st.sampled_from(["replace", "ignore"]), st.sampled_from(SPECIAL_SETS), st.sampled_from([1, 2]),
-       st.integers(1, 64), st.integers(1, 64))
+@given(
+    garbage_bytes,
+    st.sampled_from(["replace", "ignore"]),
+    st.sampled_from(SPECIAL_SETS),
+    st.sampled_from([1, 2]),
+    st.integers(1, 64),
+    st.integers(1, 64),
+)
 def test_replace_and_ignore_equal_whole_file_decoding(data, errors, specials, workers, chunk_size, read_size):
     expected = {}
     text = data.decode("utf-8", errors)
@@ -407,8 +588,15 @@ def test_replace_and_ignore_equal_whole_file_decoding(data, errors, specials, wo
             count_pretokens(seg.encode("utf-8", "surrogatepass"), expected)
     with tempfile.TemporaryDirectory() as d:
         path = _write(d, "g.txt", data)
-        counts = count_words(path, specials, workers=workers, chunk_size=chunk_size, read_size=read_size, errors=errors,
-                             executor=None if workers == 1 else executor_for(workers))
+        counts = count_words(
+            path,
+            specials,
+            workers=workers,
+            chunk_size=chunk_size,
+            read_size=read_size,
+            errors=errors,
+            executor=None if workers == 1 else executor_for(workers),
+        )
     assert counts == expected
 
 
@@ -451,8 +639,23 @@ def test_duplicate_special_tokens_are_deduped_by_the_api(tmp_path):
     assert list(vocab.values()).count(b"<|x|>") == 1
     # On the command line a repeated special token is taken for a mistake.
     out = str(tmp_path / "m")
-    r = run_cli(["train", path, "--vocab-size", "262", "--special-token", "<|x|>", "--special-token", "<|x|>",
-                 "--special-token", "<|y|>", "--out", out, "--quiet"])
+    r = run_cli(
+        [
+            "train",
+            path,
+            "--vocab-size",
+            "262",
+            "--special-token",
+            "<|x|>",
+            "--special-token",
+            "<|x|>",
+            "--special-token",
+            "<|y|>",
+            "--out",
+            out,
+            "--quiet",
+        ]
+    )
     assert r.returncode == 2
     assert r.stderr == b"refbpe: error: special token '<|x|>' is given twice\n"
     assert not os.path.exists(out)
@@ -494,7 +697,9 @@ def test_special_token_equal_to_learned_token(tmp_path):
     loaded = Tokenizer.from_dir(out)
     assert loaded.vocab == vocab
     assert loaded.encode("the") == [special]
-    assert Tokenizer.from_files(os.path.join(out, "vocab.json"), os.path.join(out, "merges.txt")).encode("the") == [learned]
+    assert Tokenizer.from_files(os.path.join(out, "vocab.json"), os.path.join(out, "merges.txt")).encode(
+        "the"
+    ) == [learned]
 
 
 def test_single_byte_special_token_via_cli(tmp_path):
@@ -521,7 +726,9 @@ def chunk_stream(stream, chunk_size, specials, read_size):
 
     params = inspect.signature(iter_chunks).parameters
     if "specials" in params:
-        return list(iter_chunks(stream, chunk_size, [t.encode("utf-8") for t in specials], read_size=read_size))
+        return list(
+            iter_chunks(stream, chunk_size, [t.encode("utf-8") for t in specials], read_size=read_size)
+        )
     pattern = special_pattern(specials, as_bytes=True)
     longest = max([len(t.encode("utf-8")) for t in specials] or [0])
     return list(iter_chunks(stream, chunk_size, pattern, longest, read_size))
@@ -535,14 +742,19 @@ class _Trickle(object):
 
     def read(self, n):
         n = min(n, self.k)
-        out = self.data[self.pos:self.pos + n]
+        out = self.data[self.pos : self.pos + n]
         self.pos += len(out)
         return out
 
 
 @settings(max_examples=examples(200))
-@given(count_texts, st.sampled_from(SPECIAL_SETS + [["\n<a>\n"], ["x\ny"]]), st.integers(1, 64), st.integers(1, 64),
-       st.integers(1, 64))
+@given(
+    count_texts,
+    st.sampled_from(SPECIAL_SETS + [["\n<a>\n"], ["x\ny"]]),
+    st.integers(1, 64),
+    st.integers(1, 64),
+    st.integers(1, 64),
+)
 def test_iter_chunks_cuts_only_at_safe_points(text, specials, chunk_size, read_size, trickle):
     data = text.encode("utf-8")
     pattern = special_pattern(specials, as_bytes=True)
@@ -555,7 +767,11 @@ def test_iter_chunks_cuts_only_at_safe_points(text, specials, chunk_size, read_s
     spans = [m.span() for m in pattern.finditer(data)] if pattern is not None else []
     for cut in offsets[1:]:
         at_special = cut in starts
-        after_ws = data[cut - 1:cut] in (b"\t", b"\n", b"\x0b", b"\x0c", b"\r") and data[cut] < 0x80 and CLASS_OF[data[cut]] != SPACE
+        after_ws = (
+            data[cut - 1 : cut] in (b"\t", b"\n", b"\x0b", b"\x0c", b"\r")
+            and data[cut] < 0x80
+            and CLASS_OF[data[cut]] != SPACE
+        )
         assert at_special or after_ws, (cut, data)
         assert not any(s < cut < e for s, e in spans), (cut, data)
     # What the cuts are for: counting the chunks separately equals counting the whole.

@@ -7,6 +7,7 @@ import struct
 from collections import Counter
 
 import pytest
+from conftest import REPO_ROOT, examples, shared_root
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,8 +28,6 @@ from refbpe.verify import (
     verify_merges,
 )
 
-from conftest import REPO_ROOT, examples, shared_root
-
 REPO = REPO_ROOT
 CS336 = os.path.join(shared_root(), "data", "cs336")
 EXAMPLES = examples(50)
@@ -36,8 +35,10 @@ EOT = "<|endoftext|>"
 
 TEXT = (
     "low lower lowest newer wider new news low low the cat sat on the mat.\n"
-    "a b ab ba abab baba aa bb cc dd cd dc\n" * 3
-    + EOT + "\nthe end of the story, and the end of the text.\n"
+    "a b ab ba abab baba aa bb cc dd cd dc\n"
+    * 3
+    + EOT
+    + "\nthe end of the story, and the end of the text.\n"
     + "зима мир мир зима 中文 中文 日本\n" * 2
 )
 
@@ -67,7 +68,9 @@ def tie_trainer(text, num_merges, specials, rule):
     words = []
     for seg, is_special in split_specials(text, pattern):
         if not is_special:
-            words.extend([tuple(p[i : i + 1] for i in range(len(p))) for p in pretokenize(seg.encode("utf-8"))])
+            words.extend(
+                [tuple(p[i : i + 1] for i in range(len(p))) for p in pretokenize(seg.encode("utf-8"))]
+            )
     merges = []
     for _ in range(num_merges):
         stats = Counter()
@@ -145,9 +148,28 @@ def test_malformed_counts_file_is_bad_input(tmp_path, capsys):
 @pytest.mark.parametrize("fmt", ["gpt2", "hf", "tiktoken", "json"])
 def test_verify_own_output_is_identical(corpus, tmp_path, capsys, fmt):
     out = tmp_path / "model"
-    assert cli(capsys, "train", corpus, "--vocab-size", 300, "--special-token", EOT, "--out", out,
-               "--format", fmt, "--quiet", "--workers", 1)[0] == 0
-    rc, stdout, _ = cli(capsys, "verify", corpus, "--vocab-size", 300, "--special-token", EOT, "--against", out, "--json")
+    assert (
+        cli(
+            capsys,
+            "train",
+            corpus,
+            "--vocab-size",
+            300,
+            "--special-token",
+            EOT,
+            "--out",
+            out,
+            "--format",
+            fmt,
+            "--quiet",
+            "--workers",
+            1,
+        )[0]
+        == 0
+    )
+    rc, stdout, _ = cli(
+        capsys, "verify", corpus, "--vocab-size", 300, "--special-token", EOT, "--against", out, "--json"
+    )
     assert rc == 0
     report = json.loads(stdout)
     assert report["identical"] is True and report["first_divergence"] is None
@@ -158,13 +180,33 @@ def test_verify_word_count_file(corpus, tmp_path, capsys):
     counts = tmp_path / "w.counts.tsv"
     assert cli(capsys, "count", corpus, "--special-token", EOT, "-o", counts)[0] == 0
     out = tmp_path / "model"
-    cli(capsys, "train", corpus, "--vocab-size", 290, "--special-token", EOT, "--out", out, "--quiet", "--workers", 1)
-    rc, stdout, _ = cli(capsys, "verify", counts, "--vocab-size", 290, "--special-token", EOT, "--against", out)
+    cli(
+        capsys,
+        "train",
+        corpus,
+        "--vocab-size",
+        290,
+        "--special-token",
+        EOT,
+        "--out",
+        out,
+        "--quiet",
+        "--workers",
+        1,
+    )
+    rc, stdout, _ = cli(
+        capsys, "verify", counts, "--vocab-size", 290, "--special-token", EOT, "--against", out
+    )
     assert rc == 0 and stdout.startswith("identical")
     # --counts for a file with another name
     other = tmp_path / "w.txt"
     other.write_bytes(counts.read_bytes())
-    assert cli(capsys, "verify", other, "--counts", "--vocab-size", 290, "--special-token", EOT, "--against", out)[0] == 0
+    assert (
+        cli(
+            capsys, "verify", other, "--counts", "--vocab-size", 290, "--special-token", EOT, "--against", out
+        )[0]
+        == 0
+    )
 
 
 def test_same_merges_other_ids(tmp_path, capsys, corpus):
@@ -176,12 +218,41 @@ def test_same_merges_other_ids(tmp_path, capsys, corpus):
         if vocab[i] != EOT.encode():
             shifted[len(shifted)] = vocab[i]
     write_model(str(tmp_path / "m.json"), "json", shifted, merges, [EOT])
-    rc, out, _ = cli(capsys, "verify", corpus, "--vocab-size", 290, "--special-token", EOT, "--against", tmp_path / "m.json", "--json")
+    rc, out, _ = cli(
+        capsys,
+        "verify",
+        corpus,
+        "--vocab-size",
+        290,
+        "--special-token",
+        EOT,
+        "--against",
+        tmp_path / "m.json",
+        "--json",
+    )
     r = json.loads(out)
-    assert rc == 1 and r["merges_identical"] and r["vocab"]["identical_as_set"] and r["vocab"]["ids_identical"] is False
+    assert (
+        rc == 1
+        and r["merges_identical"]
+        and r["vocab"]["identical_as_set"]
+        and r["vocab"]["ids_identical"] is False
+    )
     assert r["first_divergence"] is None
-    assert cli(capsys, "verify", corpus, "--vocab-size", 290, "--special-token", EOT,
-               "--against", tmp_path / "m.json", "--ignore-ids")[0] == 0
+    assert (
+        cli(
+            capsys,
+            "verify",
+            corpus,
+            "--vocab-size",
+            290,
+            "--special-token",
+            EOT,
+            "--against",
+            tmp_path / "m.json",
+            "--ignore-ids",
+        )[0]
+        == 0
+    )
 
 
 # -- merges: divergences explained -----------------------------------------------------
@@ -216,15 +287,31 @@ def test_swapped_tied_merges(tmp_path, capsys, corpus):
     replay = PairReplay(counts)
     for k, m in enumerate(merges):
         top = replay.max_count()
-        if len(replay.tied(top)) > 1 and k + 1 < len(merges) and replay.count(merges[k + 1]) == top \
-                and merges[k + 1][0] != merges[k][0] + merges[k][1] and merges[k + 1][1] != merges[k][0] + merges[k][1]:
+        if (
+            len(replay.tied(top)) > 1
+            and k + 1 < len(merges)
+            and replay.count(merges[k + 1]) == top
+            and merges[k + 1][0] != merges[k][0] + merges[k][1]
+            and merges[k + 1][1] != merges[k][0] + merges[k][1]
+        ):
             break
         replay.apply(m)
     else:
         pytest.skip("no adjacent tied merges in this corpus")
     swapped = merges[:k] + [merges[k + 1], merges[k]] + merges[k + 2 :]
     write_model(str(tmp_path / "theirs"), "gpt2", build_vocab(swapped, [EOT]), swapped, [EOT])
-    rc, out, _ = cli(capsys, "verify", corpus, "--vocab-size", 300, "--special-token", EOT, "--against", tmp_path / "theirs", "--json")
+    rc, out, _ = cli(
+        capsys,
+        "verify",
+        corpus,
+        "--vocab-size",
+        300,
+        "--special-token",
+        EOT,
+        "--against",
+        tmp_path / "theirs",
+        "--json",
+    )
     r = json.loads(out)
     assert rc == 1 and r["first_divergence"] == k
     assert r["divergence"]["tie"] is True and r["divergence"]["kind"] == "tie"
@@ -257,7 +344,18 @@ def test_length_divergence():
 def test_json_report_shape(corpus, tmp_path, capsys):
     theirs = tie_trainer(TEXT, 30, [EOT], "smallest-bytes")
     write_model(str(tmp_path / "t.json"), "json", build_vocab(theirs, [EOT]), theirs, [EOT])
-    rc, out, err = cli(capsys, "verify", corpus, "--vocab-size", 287, "--special-token", EOT, "--against", tmp_path / "t.json", "--json")
+    rc, out, err = cli(
+        capsys,
+        "verify",
+        corpus,
+        "--vocab-size",
+        287,
+        "--special-token",
+        EOT,
+        "--against",
+        tmp_path / "t.json",
+        "--json",
+    )
     assert rc == 1 and err == ""
     assert out.count("\n") == 1
     r = json.loads(out)
@@ -270,14 +368,17 @@ def test_json_report_shape(corpus, tmp_path, capsys):
     assert {"index", "kind", "tie", "tie_rules", "max_count", "hints"} <= set(d)
 
 
-@pytest.mark.parametrize("argv", [
-    ["verify", "CORPUS", "--vocab-size", "300", "--against", "/nonexistent/model"],
-    ["verify", "/nonexistent/corpus.txt", "--vocab-size", "300", "--against", "MODEL"],
-    ["verify", "CORPUS", "--against", "MODEL"],  # no --vocab-size
-    ["verify", "CORPUS", "--vocab-size", "300", "--against", "JUNK"],
-    ["verify", "CORPUS", "--vocab-size", "300", "--against", "MODEL", "--format", "tiktoken"],
-    ["verify", "--encode", "CORPUS", "--against", "MODEL"],  # no --ids
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["verify", "CORPUS", "--vocab-size", "300", "--against", "/nonexistent/model"],
+        ["verify", "/nonexistent/corpus.txt", "--vocab-size", "300", "--against", "MODEL"],
+        ["verify", "CORPUS", "--against", "MODEL"],  # no --vocab-size
+        ["verify", "CORPUS", "--vocab-size", "300", "--against", "JUNK"],
+        ["verify", "CORPUS", "--vocab-size", "300", "--against", "MODEL", "--format", "tiktoken"],
+        ["verify", "--encode", "CORPUS", "--against", "MODEL"],  # no --ids
+    ],
+)
 def test_bad_input_exits_2(corpus, tmp_path, capsys, argv):
     write_model(str(tmp_path / "model"), "gpt2", build_vocab([], []), [], [])
     (tmp_path / "junk").write_text("not a tokenizer\n")
@@ -297,12 +398,18 @@ def test_against_hf_trained_tokenizer_on_corpus_en(tmp_path, capsys):
     tok = tokenizers.Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=500, special_tokens=[EOT], show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=500,
+        special_tokens=[EOT],
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     tok.train([corpus], trainer)
     path = str(tmp_path / "tokenizer.json")
     tok.save(path)
-    rc, out, _ = cli(capsys, "verify", corpus, "--vocab-size", 500, "--special-token", EOT, "--against", path, "--json")
+    rc, out, _ = cli(
+        capsys, "verify", corpus, "--vocab-size", 500, "--special-token", EOT, "--against", path, "--json"
+    )
     r = json.loads(out)
     assert rc == 1 and r["identical"] is False
     assert isinstance(r["first_divergence"], int) and r["explanation"]
@@ -322,7 +429,12 @@ def _npy(path, ids, dtype="<i4"):
     header += " " * (63 - (10 + len(header)) % 64) + "\n"
     fmt = {"<i4": "<%di", "<u2": "<%dH", "<i8": "<%dq"}[dtype] % len(ids)
     with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin-1") + struct.pack(fmt, *ids))
+        f.write(
+            b"\x93NUMPY\x01\x00"
+            + struct.pack("<H", len(header))
+            + header.encode("latin-1")
+            + struct.pack(fmt, *ids)
+        )
 
 
 @pytest.mark.parametrize("dtype", ["<i4", "<u2", "<i8"])
@@ -336,7 +448,20 @@ def test_read_ids_npy_and_json(tmp_path, dtype):
 
 def test_verify_encode_cli(corpus, tmp_path, capsys):
     model = tmp_path / "model"
-    cli(capsys, "train", corpus, "--vocab-size", 300, "--special-token", EOT, "--out", model, "--quiet", "--workers", 1)
+    cli(
+        capsys,
+        "train",
+        corpus,
+        "--vocab-size",
+        300,
+        "--special-token",
+        EOT,
+        "--out",
+        model,
+        "--quiet",
+        "--workers",
+        1,
+    )
     ids = read_model(str(model)).tokenizer().encode(TEXT)
     _npy(str(tmp_path / "ids.npy"), ids)
     rc, out, _ = cli(capsys, "verify", "--encode", corpus, "--ids", tmp_path / "ids.npy", "--against", model)
@@ -344,12 +469,16 @@ def test_verify_encode_cli(corpus, tmp_path, capsys):
     bad = list(ids)
     bad[7] += 1
     (tmp_path / "bad.json").write_text(json.dumps(bad))
-    rc, out, _ = cli(capsys, "verify", "--encode", corpus, "--ids", tmp_path / "bad.json", "--against", model, "--json")
+    rc, out, _ = cli(
+        capsys, "verify", "--encode", corpus, "--ids", tmp_path / "bad.json", "--against", model, "--json"
+    )
     r = json.loads(out)
     assert rc == 1 and r["first_divergence"] == 7 and r["divergence"]["position"] == 7
     assert r["divergence"]["pretoken"]["text"] and r["divergence"]["pretoken"]["line"] == 1
     (tmp_path / "short.json").write_text(json.dumps(ids[:-1]))
-    rc, out, _ = cli(capsys, "verify", "--encode", corpus, "--ids", tmp_path / "short.json", "--against", model, "--json")
+    rc, out, _ = cli(
+        capsys, "verify", "--encode", corpus, "--ids", tmp_path / "short.json", "--against", model, "--json"
+    )
     assert rc == 1 and json.loads(out)["first_divergence"] == len(ids) - 1
 
 

@@ -41,13 +41,17 @@ def encode_twice(path, max_bytes, encode):
     JIT warm-up and empty caches included), then on the next ``max_bytes`` (a
     warm call, as in the middle of a long corpus).  Returns the fields to emit."""
     both, _ = read_text(path, 2 * max_bytes if max_bytes else 0)
-    first_bytes = len(read_text(path, max_bytes)[0].encode("utf-8")) if max_bytes else len(both.encode("utf-8"))
+    first_bytes = (
+        len(read_text(path, max_bytes)[0].encode("utf-8")) if max_bytes else len(both.encode("utf-8"))
+    )
     raw = both.encode("utf-8")
     first, second = raw[:first_bytes].decode("utf-8"), raw[first_bytes:].decode("utf-8")
     t0 = now()
     ids = encode(first)
     t1 = now()
-    fields = dict(bytes=first_bytes, encode_seconds=round(t1 - t0, 4), ids=len(ids), ids_digest=ids_digest(ids))
+    fields = dict(
+        bytes=first_bytes, encode_seconds=round(t1 - t0, 4), ids=len(ids), ids_digest=ids_digest(ids)
+    )
     if second:
         t2 = now()
         encode(second)

@@ -21,8 +21,13 @@ def main(argv):
     t0 = now()
     counts = count_words([corpus], [SPECIAL], workers=workers, chunk_size=chunk)
     dt = now() - t0
-    emit(bytes=size, count_seconds=round(dt, 3), mb_per_s=round(size / dt / 1e6, 2),
-         unique_words=len(counts), total_words=sum(counts.values()))
+    emit(
+        bytes=size,
+        count_seconds=round(dt, 3),
+        mb_per_s=round(size / dt / 1e6, 2),
+        unique_words=len(counts),
+        total_words=sum(counts.values()),
+    )
 
 
 if __name__ == "__main__":

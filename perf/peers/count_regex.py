@@ -8,9 +8,8 @@ str keys: the textbook CS336 loop, timed in-process.
 import os
 import sys
 
-from _common import GPT2_PATTERN, SPECIAL, emit, now
-
 import regex
+from _common import GPT2_PATTERN, SPECIAL, emit, now
 
 
 def main(argv):
@@ -27,8 +26,13 @@ def main(argv):
             w = m.group()
             counts[w] = get(w, 0) + 1
     dt = now() - t0
-    emit(bytes=size, count_seconds=round(dt, 3), mb_per_s=round(size / dt / 1e6, 2),
-         unique_words=len(counts), total_words=sum(counts.values()))
+    emit(
+        bytes=size,
+        count_seconds=round(dt, 3),
+        mb_per_s=round(size / dt / 1e6, 2),
+        unique_words=len(counts),
+        total_words=sum(counts.values()),
+    )
 
 
 if __name__ == "__main__":

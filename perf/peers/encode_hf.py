@@ -12,7 +12,6 @@ os.environ["TOKENIZERS_PARALLELISM"] = "false"
 os.environ["RAYON_NUM_THREADS"] = "1"
 
 from _common import SPECIAL, arg, emit, encode_twice, now  # noqa: E402
-
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers  # noqa: E402
 
 
@@ -23,8 +22,12 @@ def main(argv):
     tok.decoder = decoders.ByteLevel()
     tok.add_special_tokens([SPECIAL])
     load = round(now() - t0, 3)
-    emit(load_seconds=load,
-         **encode_twice(argv[0], int(arg(argv, "--max-bytes", 0)), lambda t: tok.encode(t, add_special_tokens=False).ids))
+    emit(
+        load_seconds=load,
+        **encode_twice(
+            argv[0], int(arg(argv, "--max-bytes", 0)), lambda t: tok.encode(t, add_special_tokens=False).ids
+        ),
+    )
 
 
 if __name__ == "__main__":

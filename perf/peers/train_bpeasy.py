@@ -8,9 +8,8 @@ merges, bpeasy has no special tokens), as for rustbpe.
 
 import sys
 
-from _common import GPT2_PATTERN, emit, now, read_docs
-
 import bpeasy
+from _common import GPT2_PATTERN, emit, now, read_docs
 
 
 def main(argv):

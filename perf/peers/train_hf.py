@@ -13,7 +13,6 @@ import sys
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "true")
 
 from _common import SPECIAL, emit, now  # noqa: E402
-
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
 
 
@@ -21,10 +20,12 @@ def main(argv):
     corpus, vocab_size, out = argv[0], int(argv[1]), argv[2]
     t0 = now()
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(SPECIAL, behavior="removed"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
-    ])
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(SPECIAL, behavior="removed"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
+        ]
+    )
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
         min_frequency=0,

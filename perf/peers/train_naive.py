@@ -16,7 +16,12 @@ def main(argv):
     with open(corpus, "rb") as f:
         text = f.read().decode("utf-8")
     vocab, merges = naive_train_bpe(text, vocab_size, [SPECIAL])
-    emit(train_seconds=round(now() - t0, 3), vocab_size=len(vocab), merges=len(merges), merges_digest=merges_digest(merges))
+    emit(
+        train_seconds=round(now() - t0, 3),
+        vocab_size=len(vocab),
+        merges=len(merges),
+        merges_digest=merges_digest(merges),
+    )
 
 
 if __name__ == "__main__":

@@ -9,9 +9,8 @@ is the missing one), which learns the same number of merges as refbpe.
 
 import sys
 
-from _common import GPT2_PATTERN, emit, now, read_docs
-
 import rustbpe
+from _common import GPT2_PATTERN, emit, now, read_docs
 
 
 def main(argv):
