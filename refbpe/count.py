@@ -39,7 +39,7 @@ from .io import find_cut_in_file, input_size, iter_chunks, open_input
 from .pretokenize import add_small_counts, count_pretokens
 from .shard import shard_spans
 from .specials import special_pattern
-from .spool import SpoolDirectory, count_spooled_chunk, run_spooled, take
+from .spool import SpoolDirectory, run_spooled, take, take_chunk
 
 __all__ = [
     "count_words",
@@ -148,6 +148,11 @@ def count_chunk(chunk, offset, source, special_tokens, errors):
         if pos < len(chunk):
             count_pretokens(chunk[pos:], counts, small)
     return pack_counts(small, counts)
+
+
+def count_spooled_chunk(chunk_path, offset, source, special_tokens, errors):
+    """In a worker: ``count_chunk`` of a chunk that was spooled to ``chunk_path``."""
+    return count_chunk(take_chunk(chunk_path), offset, source, special_tokens, errors)
 
 
 _PATTERNS = {}
