@@ -288,8 +288,8 @@ def quick_banner(inputs, vocabs, repeats):
     """The first block of a --quick run: what it is for and what it is not."""
     return (
         "QUICK RUN (--quick): small inputs (%s), vocab %s, %d repeat(s).\n"
-        "It checks that every system runs; its figures are NOT the targets, which are set on %s "
-        "(run without --quick)."
+        "It checks that every system runs; its figures are NOT the targets, which are set on\n"
+        "%s (run without --quick for them)."
         % (
             ", ".join("%s %.1f MB" % (name, mb) for name, mb in inputs),
             "/".join(str(v) for v in vocabs),

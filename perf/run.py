@@ -157,7 +157,7 @@ def main(argv=None):
     stamp = time.strftime("%Y%m%d-%H%M%S")
     quick = quick_inputs(args) if args.quick else None
     if quick:
-        sys.stderr.write("quick run: small inputs, 1 repeat; its figures are not the targets\n")
+        sys.stderr.write("quick run: small inputs; its figures are not the targets\n")
     # 2. which interpreters and peers are installed
     avail = probe()
     res = {
