@@ -1,10 +1,10 @@
 """The issue's speed and memory targets, as data, and their verdict on one run's results.
 
 A target reads one figure (``FIGURES``) of one system in one section of the results
-(``perf/run.py``'s JSON rows) and compares it with a bound: the figure itself, or its ratio
-to the same figure of a peer measured in the same run (never an absolute time against a
-fixed number, except the one in-process target).  Where several systems are named, the
-best of them counts (e.g. refbpe on CPython with 1 or 2 workers).
+(``perf/run.py``'s JSON rows) and compares it with a bound: its ratio to the same figure of a
+peer measured in the same run, or (peer None) the figure itself: the in-process training time
+and counting MB/s per worker.  Where several systems are named, the best of them counts (e.g.
+refbpe on CPython with 1 or 2 workers; ties: the first named).
 
 Every target is set on one input (``TARGET_INPUTS``: english_medium, vocab 10,000 for
 training).  A full run on other inputs still judges it, with the input named after the
