@@ -118,9 +118,16 @@ class Parser(argparse.ArgumentParser):
                 continue
             option = arg.split("=", 1)[0]
             if option not in known:
-                close = difflib.get_close_matches(option, sorted(known), n=1, cutoff=0.6)
-                hint = " (did you mean %s?)" % close[0] if close else ""
-                self.error("unknown option %s%s" % (option, hint))
+                self.error("unknown option %s%s" % (option, _closest(option, known)))
+
+
+def _closest(option, known):
+    """' (did you mean --x?)' for the known option spelled most like ``option``, or ''.
+
+    Compared without the leading dashes, which every option shares."""
+    names = {k.lstrip("-"): k for k in known if k.startswith("--")}
+    close = difflib.get_close_matches(option.lstrip("-"), sorted(names), n=1, cutoff=0.6)
+    return " (did you mean %s?)" % names[close[0]] if close else ""
 
 
 def add_special_token_argument(p, help="a special token (repeatable), e.g. '<|endoftext|>'"):
