@@ -37,6 +37,7 @@ __all__ = [
     "check_output_file",
     "check_special_tokens",
     "counting_error",
+    "counting_options",
     "executor_context",
     "fail",
     "make_progress",
@@ -187,6 +188,17 @@ def executor_context(args):
     if not args.executor:
         return contextlib.nullcontext((None, None))
     return dask_executor(args.executor)  # imports distributed (optional) only now
+
+
+def counting_options(args, executor, threads, workers=None):
+    """The counting options of ``train_bpe``/``count_corpus`` as the command line gave them."""
+    return {
+        "workers": args.workers or threads or workers,
+        "chunk_size": args.chunk_size,
+        "errors": args.errors,
+        "executor": executor,
+        "executor_data": args.executor_data,
+    }
 
 
 def counting_error(args, error):
