@@ -13,9 +13,11 @@ from conftest import examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from refbpe import tokenizer as tokenizer_module
 from refbpe.count import count_words
 from refbpe.merge import learn_merges
-from refbpe.naive import naive_train_bpe, naive_train_bpe_from_counts
+from refbpe.naive import naive_encode, naive_train_bpe, naive_train_bpe_from_counts
+from refbpe.tokenizer import Tokenizer
 from refbpe.train import train_from_counts
 
 EOT = "<|endoftext|>"
@@ -81,3 +83,42 @@ def test_training_equals_naive_on_long_pieces(text, merges):
     vocab, got = train_from_counts(_count_text(text, [EOT]), 257 + merges, [EOT])
     n_vocab, want = naive_train_bpe(text, 257 + merges, [EOT])
     assert got == want and vocab == n_vocab
+
+
+@settings(max_examples=examples(15))
+@given(long_texts(), st.integers(1, 60))
+@example("a" * 3000 + EOT + "a" * 2999 + " " + "a" * 5, 60)
+@example("ab" * 900 + "a" + EOT + "\u4e2d" * 700, 60)
+def test_encoder_equals_naive_on_long_pieces(text, merges):
+    vocab, learned = train_from_counts(_count_text(text, [EOT]), 257 + merges, [EOT])
+    tok = Tokenizer(vocab, learned, [EOT])
+    assert tok.encode(text) == naive_encode(text, vocab, learned, [EOT])
+
+
+@settings(max_examples=examples(10))
+@given(long_words(letters=["a", "b", "e", "t", " ", "\u4e2d"]).filter(lambda w: len(w) >= 2))
+@example("a" * 1500)
+@example("\u4e2d\u6587" * 400)
+def test_long_piece_path_equals_loop_with_gpt2_vocab(gpt2_files, word):
+    """Both paths of ``_encode_piece`` on the same piece, GPT-2's 50,000 merges."""
+    tok = _gpt2_tokenizer(gpt2_files)
+    piece = word.encode("utf-8")[:1500]
+    saved = tokenizer_module._LONG_PIECE
+    try:
+        tokenizer_module._LONG_PIECE = 1 << 30
+        loop = tok._encode_piece(piece)
+        tokenizer_module._LONG_PIECE = 0
+        heap = tok._encode_piece(piece)
+    finally:
+        tokenizer_module._LONG_PIECE = saved
+    assert heap == loop
+    assert tok.decode(heap) == piece.decode("utf-8")
+
+
+_GPT2 = {}
+
+
+def _gpt2_tokenizer(files):
+    if files not in _GPT2:
+        _GPT2[files] = Tokenizer.from_files(*files)
+    return _GPT2[files]
