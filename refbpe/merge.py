@@ -171,7 +171,7 @@ def _link_words(word_counts):
     for w, n in words:
         sym.extend(w)
         sym.append(SEP)
-        freq.extend([n] * len(w))
+        freq.extend(array(freq_code, [n]) * len(w) if freq_code else [n] * len(w))
         freq.append(0)
     nxt, prv = _zeros(code, size), _zeros(code, size)
     for i in range(size):  # a fill loop: array(code, range(...)) is 7x slower under PyPy
