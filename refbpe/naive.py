@@ -9,13 +9,14 @@ the fast paths in ``merge`` and ``tokenizer`` equal to it.
 
 from collections import Counter
 
-from .pretokenize import pretokenize
+from .patterns import get_pattern
 from .specials import special_pattern, split_specials
 
 __all__ = ["naive_train_bpe", "naive_train_bpe_from_counts", "naive_encode", "merge_word"]
 
 
-def _pretoken_counts(text, special_tokens):
+def _pretoken_counts(text, special_tokens, pattern=None):
+    pretokenize = get_pattern(pattern).pretokenize
     counts = Counter()
     for segment, is_special in split_specials(text, special_pattern(special_tokens)):
         if not is_special:
@@ -37,9 +38,10 @@ def merge_word(word, pair, merged):
     return tuple(out)
 
 
-def naive_train_bpe(text, vocab_size, special_tokens=()):
+def naive_train_bpe(text, vocab_size, special_tokens=(), pattern=None):
     """(vocab, merges) for ``text`` (a str), by full recount every step."""
-    return naive_train_bpe_from_counts(_pretoken_counts(text, special_tokens), vocab_size, special_tokens)
+    counts = _pretoken_counts(text, special_tokens, pattern)
+    return naive_train_bpe_from_counts(counts, vocab_size, special_tokens)
 
 
 def naive_train_bpe_from_counts(word_counts, vocab_size, special_tokens=()):
@@ -71,7 +73,7 @@ def naive_train_bpe_from_counts(word_counts, vocab_size, special_tokens=()):
     return vocab, merges
 
 
-def naive_encode(text, vocab, merges, special_tokens=()):
+def naive_encode(text, vocab, merges, special_tokens=(), pattern=None):
     """Token ids of ``text``: every merge applied in order to every pre-token.
 
     A special token takes the largest id holding its bytes (appended at the
@@ -85,6 +87,7 @@ def naive_encode(text, vocab, merges, special_tokens=()):
     for i in sorted(vocab):
         smallest_id.setdefault(vocab[i], i)
         largest_id[vocab[i]] = i
+    pretokenize = get_pattern(pattern).pretokenize
     ids = []
     for segment, is_special in split_specials(text, special_pattern(special_tokens)):
         if is_special:

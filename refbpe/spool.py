@@ -66,14 +66,14 @@ def run_spooled(directory, func, args):
     return path
 
 
-def count_spooled_chunk(chunk_path, offset, source, special_tokens, errors):
+def count_spooled_chunk(chunk_path, offset, source, special_tokens, errors, pattern=None):
     """In a worker: ``count.count_chunk`` of a chunk that was spooled to ``chunk_path``."""
     from .count import count_chunk
 
     with open(chunk_path, "rb") as f:
         chunk = f.read()
     os.unlink(chunk_path)
-    return count_chunk(chunk, offset, source, special_tokens, errors)
+    return count_chunk(chunk, offset, source, special_tokens, errors, pattern)
 
 
 def take(path):

@@ -1,8 +1,9 @@
 """Encoding and decoding with a trained (or GPT-2) vocabulary.
 
 ``encode`` splits on special tokens (longest first), pre-tokenizes each
-stretch between them with the GPT-2 scanner, and turns each pre-token into ids
-by applying the merges in creation order.  Merging the lowest-ranked adjacent
+stretch between them with the split pattern's scanner (GPT-2's by default;
+``pattern=`` names another, ``refbpe.patterns``), and turns each pre-token into
+ids by applying the merges in creation order.  Merging the lowest-ranked adjacent
 pair, one occurrence at a time from the left, is the same as applying each
 merge to the whole pre-token in turn: a merge only creates pairs with the new
 token, and those rank later than the merge that made it.
@@ -15,6 +16,17 @@ the special one where the special token is matched.
 
 Pre-tokens repeat heavily, so their ids are cached (bounded).
 
+``from_tiktoken`` loads a tiktoken encoding and encodes as tiktoken does: a
+pre-token that is itself a token is that token, and otherwise the adjacent
+parts whose concatenation has the lowest rank are joined first, leftmost on
+a tie (``_encode_piece_by_rank``).  That can differ from applying the merge
+list: a token may be formed from two parts that are not the merge that
+defines it, and a piece may be a token no merge sequence reaches.  Passing
+``allowed_special`` or ``disallowed_special`` to ``encode`` gives tiktoken's
+special-token rules (only allowed ones are matched; disallowed text raises
+ValueError); without them ``encode`` is the CS336 one: every special token
+is matched.
+
 ``encode_iterable`` streams: it keeps back the text that more input could
 still change (the last two pre-tokens, and any tail that may be the start of a
 special token) and encodes the rest, so its memory is bounded by one chunk
@@ -25,7 +37,7 @@ contraction reads two ahead, a whitespace run checks the character after the
 next), and every piece is at least one character long.
 """
 
-from .pretokenize import piece_ends
+from .patterns import get_pattern
 from .specials import special_pattern, split_specials
 
 __all__ = ["Tokenizer"]
@@ -38,7 +50,9 @@ _BATCH = 1 << 16  # characters gathered before a scan: bounds memory, amortises 
 class Tokenizer(object):
     """Byte-level BPE tokenizer with the CS336 ``Tokenizer`` interface."""
 
-    def __init__(self, vocab, merges, special_tokens=None):
+    def __init__(self, vocab, merges, special_tokens=None, pattern=None):
+        self.pattern = get_pattern(pattern).name
+        self._piece_ends = get_pattern(pattern).piece_ends
         self.vocab = dict(vocab)
         self.merges = [(bytes(a), bytes(b)) for a, b in merges]
         self.special_tokens = list(special_tokens or [])
@@ -58,6 +72,25 @@ class Tokenizer(object):
         self._pattern = special_pattern(self.special_tokens)
         self._cache = {}  # pieces of 8 bytes or more -> ids
         self._small_cache = {}  # shorter pieces, under packed-int keys -> ids
+        self._rank_of = None  # tiktoken's {token bytes: rank}, set by from_tiktoken
+
+    @classmethod
+    def from_tiktoken(cls, path_or_name, special_tokens=None, pattern=None):
+        """A tiktoken encoding: ``cl100k_base``, ``o200k_base`` (by name, found as
+        ``tiktoken_encodings`` says) or a ``.tiktoken`` ranks file's path.
+
+        ``special_tokens`` ({token: id}) and ``pattern`` (a name) replace the
+        known encoding's.  Ids equal tiktoken's (see the module docstring)."""
+        from .tiktoken_encodings import load_tiktoken
+
+        vocab, merges, specials, pattern = load_tiktoken(path_or_name, special_tokens, pattern)
+        tok = cls(vocab, merges, sorted(specials, key=specials.get), pattern)
+        tok._rank_of = {t: i for i, t in vocab.items() if t not in tok._special_bytes()}
+        tok._byte_id = [tok._rank_of.get(bytes([b])) for b in range(256)]
+        return tok
+
+    def _special_bytes(self):
+        return {t.encode("utf-8") for t in self.special_tokens}
 
     @classmethod
     def from_files(cls, vocab_path, merges_path, special_tokens=None):
@@ -122,6 +155,42 @@ class Tokenizer(object):
                 ranks[at] = table.get((ids[at] << shift) | ids[at + 1], none)
         return ids
 
+    def _encode_piece_by_rank(self, piece):
+        """tiktoken's ids of one pre-token: the whole piece if it is a token, else
+        the lowest-ranked adjacent concatenation joined first (leftmost on a tie).
+
+        ``bounds`` are the parts' start offsets; ``ranks[k]`` is the rank of
+        parts k and k + 1 joined.  O(len(piece)^2) at worst, as ``_encode_piece``."""
+        rank_of = self._rank_of
+        whole = rank_of.get(piece)
+        if whole is not None:
+            return [whole]
+        none = _NO_MERGE
+        n = len(piece)
+        if None in [self._byte_id[b] for b in piece]:
+            raise ValueError("the vocab lacks a single-byte token needed for %r" % piece)
+        bounds = list(range(n + 1))
+        ranks = [rank_of.get(piece[k : k + 2], none) for k in range(n - 1)]
+        while ranks:
+            best, at = none, -1
+            for k in range(len(ranks)):
+                if ranks[k] < best:
+                    best, at = ranks[k], k
+            if at < 0:
+                break
+            del bounds[at + 1]
+            del ranks[at]
+            if at > 0:
+                ranks[at - 1] = rank_of.get(piece[bounds[at - 1] : bounds[at + 1]], none)
+            if at < len(ranks):
+                ranks[at] = rank_of.get(piece[bounds[at] : bounds[at + 2]], none)
+        return [rank_of[piece[bounds[k] : bounds[k + 1]]] for k in range(len(bounds) - 1)]
+
+    def _encode_one(self, piece):
+        if self._rank_of is not None:
+            return self._encode_piece_by_rank(piece)
+        return self._encode_piece(piece)
+
     @staticmethod
     def _cached_form(ids):
         return ids[0] if len(ids) == 1 else ids
@@ -136,7 +205,7 @@ class Tokenizer(object):
         access fewer per lookup (~10%).
         """
         if ends is None:
-            ends = piece_ends(data)
+            ends = self._piece_ends(data)
         small, cache = self._small_cache, self._cache
         append = out.append
         start = 0
@@ -147,7 +216,7 @@ class Tokenizer(object):
                     key = (key << 8) | data[p]
                 ids = small.get(key)
                 if ids is None:
-                    ids = self._cached_form(self._encode_piece(data[start:end]))
+                    ids = self._cached_form(self._encode_one(data[start:end]))
                     if len(small) >= _CACHE_LIMIT:
                         small.clear()
                     small[key] = ids
@@ -155,7 +224,7 @@ class Tokenizer(object):
                 piece = data[start:end]
                 ids = cache.get(piece)
                 if ids is None:
-                    ids = self._cached_form(self._encode_piece(piece))
+                    ids = self._cached_form(self._encode_one(piece))
                     if len(cache) >= _CACHE_LIMIT:
                         cache.clear()
                     cache[piece] = ids
@@ -165,15 +234,51 @@ class Tokenizer(object):
                 out.extend(ids)
             start = end
 
-    def encode(self, text):
-        """Token ids of ``text``."""
+    def encode(self, text, allowed_special=None, disallowed_special=None):
+        """Token ids of ``text``.
+
+        Without keywords every special token in ``text`` is matched (CS336).
+        With either keyword, tiktoken's rules: only ``allowed_special`` tokens
+        (a set, or ``"all"``; default none) are matched, and text equal to a
+        ``disallowed_special`` token (a collection, or ``"all"``, the default:
+        every special token not allowed) raises ValueError.
+        """
+        pattern = self._pattern
+        if allowed_special is not None or disallowed_special is not None:
+            pattern = self._tiktoken_specials(text, allowed_special, disallowed_special)
         out = []
-        for segment, is_special in split_specials(text, self._pattern):
+        for segment, is_special in split_specials(text, pattern):
             if is_special:
                 out.append(self._special_id[segment])
             else:
                 self._encode_bytes(segment.encode("utf-8", "surrogatepass"), out)
         return out
+
+    def encode_ordinary(self, text):
+        """Token ids of ``text`` with special tokens treated as plain text (tiktoken's name)."""
+        return self.encode(text, allowed_special=(), disallowed_special=())
+
+    def _tiktoken_specials(self, text, allowed_special, disallowed_special):
+        """The special-token pattern for tiktoken's rules; raise if a disallowed one is in ``text``."""
+        known = set(self.special_tokens)
+        if allowed_special == "all":
+            allowed = known
+        else:
+            allowed = set(allowed_special or ())
+        if disallowed_special is None or disallowed_special == "all":
+            disallowed = known - allowed
+        else:
+            disallowed = set(disallowed_special)
+        if disallowed:
+            m = special_pattern(sorted(disallowed)).search(text)
+            if m:
+                raise ValueError(
+                    "text contains the disallowed special token %r; pass allowed_special to encode it "
+                    "as a special token, or disallowed_special=() to encode it as text" % m.group()
+                )
+        if allowed == known:
+            return self._pattern
+        return special_pattern(sorted(allowed & known))
 
     def encode_iterable(self, iterable):
         """Yield the ids of ``"".join(iterable)`` lazily, in bounded memory."""
@@ -214,7 +319,7 @@ class Tokenizer(object):
         # No special token starts in text[cut:hold]; keep back its last two
         # pre-tokens, whose extent may depend on what follows.
         body = text[cut:hold].encode("utf-8", "surrogatepass")
-        ends = piece_ends(body)
+        ends = self._piece_ends(body)
         if len(ends) <= 2:
             return out, text[cut:]
         final = ends[-3]
