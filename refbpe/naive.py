@@ -12,7 +12,13 @@ from collections import Counter
 from .patterns import get_pattern
 from .specials import special_pattern, split_specials
 
-__all__ = ["naive_train_bpe", "naive_train_bpe_from_counts", "naive_encode", "merge_word"]
+__all__ = [
+    "naive_train_bpe",
+    "naive_train_bpe_from_counts",
+    "naive_encode",
+    "naive_rank_encode",
+    "merge_word",
+]
 
 
 def _pretoken_counts(text, special_tokens, pattern=None):
@@ -99,3 +105,21 @@ def naive_encode(text, vocab, merges, special_tokens=(), pattern=None):
                 word = merge_word(word, tuple(pair), pair[0] + pair[1])
             ids.extend(smallest_id[t] for t in word)
     return ids
+
+
+def naive_rank_encode(piece, rank_of):
+    """tiktoken's ids of one pre-token (bytes), from its ranks ``{token bytes: rank}``.
+
+    The whole piece if it is a token; else, starting from single bytes, join
+    the two adjacent parts whose concatenation has the lowest rank (the
+    leftmost such pair on a tie) until no concatenation is a token.
+    """
+    if piece in rank_of:
+        return [rank_of[piece]]
+    parts = [piece[i : i + 1] for i in range(len(piece))]
+    while True:
+        joins = [(rank_of[a + b], k) for k, (a, b) in enumerate(zip(parts, parts[1:])) if a + b in rank_of]
+        if not joins:
+            return [rank_of[p] for p in parts]
+        _, k = min(joins)
+        parts[k : k + 2] = [parts[k] + parts[k + 1]]

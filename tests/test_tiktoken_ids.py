@@ -20,8 +20,9 @@ import pytest
 from conftest import HEAVY, IS_PYPY, examples, shared_root
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from test_patterns import edge_atoms
+from test_patterns import MARKS, WORDS_ANY_CASE, edge_atoms
 
+from refbpe.naive import naive_rank_encode
 from refbpe.tokenizer import Tokenizer
 
 ENCODINGS = ["cl100k_base", "o200k_base"]
@@ -100,6 +101,17 @@ def test_unknown_name_says_where_it_looked(tmp_path, monkeypatch):
 # -- corpora --------------------------------------------------------------------------------
 
 
+def _refbpe_only(name):
+    """The refbpe Tokenizer alone (tiktoken not needed)."""
+    if name in _LOADED:
+        return _LOADED[name][0]
+    key = ("refbpe", name)
+    if key not in _LOADED:
+        _ranks_file(name)
+        _LOADED[key] = Tokenizer.from_tiktoken(name)
+    return _LOADED[key]
+
+
 def _corpus_prefix(name):
     path = os.path.join(shared_root(), "data", "corpora", name + ".txt")
     if not os.path.isfile(path):
@@ -168,6 +180,29 @@ def test_generated_ids_equal_tiktoken(name, text):
     assert tok.encode(text, allowed_special=some, disallowed_special=()) == enc.encode(
         text, allowed_special=some, disallowed_special=()
     )
+
+
+_piece_text = st.lists(
+    st.one_of(
+        st.sampled_from(WORDS_ANY_CASE + MARKS),
+        st.text(st.characters(blacklist_categories=("Cs",)), max_size=6),
+    ),
+    min_size=1,
+    max_size=6,
+).map("".join)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@settings(max_examples=examples(300))
+@given(text=_piece_text)
+def test_piece_encoding_equals_the_plain_tiktoken_rule(name, text):
+    """The fast pair table (every split of every token) merges as ``naive_rank_encode``
+    does, on pieces of any length and script (no tiktoken needed: runs on PyPy too)."""
+    from refbpe.patterns import get_pattern
+
+    tok = _refbpe_only(name)
+    for piece in get_pattern(name).pretokenize(text.encode("utf-8")) + [text.encode("utf-8")]:
+        assert tok._encode_one(piece) == naive_rank_encode(piece, tok._rank_of)
 
 
 @pytest.mark.parametrize("name", ENCODINGS)
