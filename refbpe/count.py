@@ -38,10 +38,11 @@ from array import array
 from concurrent.futures.process import BrokenProcessPool
 
 from .io import cut_points, find_cut_in_file, input_size, iter_chunks, open_input
+from .patterns import get_pattern
 from .pretokenize import add_small_counts, count_pretokens
 from .shard import shard_spans
 from .specials import special_pattern
-from .spool import SpoolDirectory, count_spooled_chunk, run_spooled, take
+from .spool import SpoolDirectory, run_spooled, take, take_chunk
 
 __all__ = [
     "count_words",
@@ -159,9 +160,12 @@ def _pretoken_counter(pattern):
     """``count_pretokens`` of the named split pattern (GPT-2's module function by default)."""
     if pattern is None or pattern == "gpt2":
         return count_pretokens
-    from .patterns import get_pattern
-
     return get_pattern(pattern).count_pretokens
+
+
+def count_spooled_chunk(chunk_path, offset, source, special_tokens, errors, pattern=None):
+    """In a worker: ``count_chunk`` of a chunk that was spooled to ``chunk_path``."""
+    return count_chunk(take_chunk(chunk_path), offset, source, special_tokens, errors, pattern)
 
 
 _PATTERNS = {}
@@ -367,8 +371,6 @@ def count_words(
     if executor_data not in ("path", "chunk"):
         raise ValueError("executor_data must be path or chunk, not %r" % (executor_data,))
     if pattern is not None:
-        from .patterns import get_pattern
-
         pattern = get_pattern(pattern).name  # an unknown name fails here, not in a worker
         if pattern == "gpt2":
             pattern = None

@@ -33,9 +33,12 @@ from ._unicode_table import RUNS, UNICODE_VERSION
 __all__ = [
     "GPT2_PATTERN",
     "UNICODE_VERSION",
+    "count_pretokens",
     "piece_ends",
     "pretokenize",
     "add_small_counts",
+    "decode_at",
+    "CLASS_OF",
     "count_pretokens",
     "count_pieces",
     "pretokenize_str",
@@ -84,6 +87,9 @@ def _decode_at(data, i, lead):
         | (data[i + 3] & 0x3F),
         4,
     )
+
+
+decode_at = _decode_at  # for the other scanners
 
 
 def piece_ends(data):

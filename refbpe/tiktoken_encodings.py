@@ -13,11 +13,13 @@ tiktoken nor a network to load them:
 A name is looked up as ``<name>.tiktoken`` in ``$REFBPE_TIKTOKEN_DIR``, then in
 ``data/tiktoken/`` of ``$REFBPE_SHARED`` and of the ``shared/`` directory
 beside the repository (where the test suite finds its data); anything else is
-taken as a path.  Reading goes through ``exports.read_tiktoken``, which also
+taken as a path.  Reading goes through ``formats.tiktoken.read_tiktoken``, which also
 checks that every token is the merge of two lower-ranked ones.
 """
 
 import os
+
+from .formats.tiktoken import read_tiktoken
 
 __all__ = ["KNOWN_ENCODINGS", "locate_ranks", "load_tiktoken"]
 
@@ -71,8 +73,6 @@ def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
     default pattern (``gpt2``).  ``special_tokens`` ({token: id}) and
     ``pattern`` replace those.
     """
-    from .exports import read_tiktoken
-
     path = os.fspath(path_or_name)
     if path in KNOWN_ENCODINGS and not os.path.exists(path):
         known = KNOWN_ENCODINGS[path]

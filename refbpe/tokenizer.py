@@ -39,8 +39,10 @@ contraction reads two ahead, a whitespace run checks the character after the
 next), and every piece is at least one character long.
 """
 
+from .formats.gpt2 import read_gpt2, read_model_dir
 from .patterns import get_pattern
 from .specials import special_pattern, split_specials
+from .tiktoken_encodings import load_tiktoken
 
 __all__ = ["Tokenizer"]
 
@@ -84,8 +86,6 @@ class Tokenizer(object):
 
         ``special_tokens`` ({token: id}) and ``pattern`` (a name) replace the
         known encoding's.  Ids equal tiktoken's (see the module docstring)."""
-        from .tiktoken_encodings import load_tiktoken
-
         vocab, merges, specials, pattern = load_tiktoken(path_or_name, special_tokens, pattern)
         tok = cls(vocab, merges, sorted(specials, key=specials.get), pattern)
         special_bytes = {t.encode("utf-8") for t in specials}
@@ -113,16 +113,12 @@ class Tokenizer(object):
     @classmethod
     def from_files(cls, vocab_path, merges_path, special_tokens=None):
         """Load GPT-2 format ``vocab.json`` and ``merges.txt``."""
-        from .formats import read_gpt2
-
         vocab, merges = read_gpt2(vocab_path, merges_path)
         return cls(vocab, merges, special_tokens)
 
     @classmethod
     def from_dir(cls, directory):
         """Load a directory written by ``refbpe train`` (special tokens included)."""
-        from .formats import read_model_dir
-
         vocab, merges, special_tokens = read_model_dir(directory)
         return cls(vocab, merges, special_tokens)
 

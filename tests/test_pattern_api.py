@@ -10,10 +10,9 @@ import os
 from collections import Counter
 
 import pytest
-from conftest import examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from test_patterns import edge_atoms
+from support import edge_atoms, examples
 
 from refbpe.count import count_words
 from refbpe.io import cut_points, next_cut

@@ -17,10 +17,9 @@ import os
 import unicodedata
 
 import pytest
-from conftest import HEAVY, IS_PYPY, examples, shared_root
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from test_patterns import MARKS, WORDS_ANY_CASE, edge_atoms
+from support import HEAVY, IS_PYPY, MARKS, WORDS_ANY_CASE, edge_atoms, examples, shared_root
 
 from refbpe.naive import naive_rank_encode
 from refbpe.tokenizer import Tokenizer
