@@ -13,10 +13,13 @@ tiktoken nor a network to load them:
 A name is looked up as ``<name>.tiktoken`` in ``$REFBPE_TIKTOKEN_DIR``, then in
 ``data/tiktoken/`` of ``$REFBPE_SHARED`` and of the ``shared/`` directory
 beside the repository (where the test suite finds its data); anything else is
-taken as a path.  Reading goes through ``formats.tiktoken.read_tiktoken``, which also
+taken as a path; a ranks file that ``refbpe train --format tiktoken`` wrote
+has its special tokens and pattern in the ``refbpe.json`` manifest beside it,
+and they are read from there.  Reading goes through ``formats.tiktoken.read_tiktoken``, which also
 checks that every token is the merge of two lower-ranked ones.
 """
 
+import json
 import os
 
 from .formats.tiktoken import read_tiktoken
@@ -64,13 +67,35 @@ def locate_ranks(name):
     )
 
 
+def _manifest_beside(path):
+    """{"pattern", "special_tokens"} from a refbpe-tiktoken manifest naming ``path``, or None."""
+    manifest_path = os.path.join(os.path.dirname(os.path.abspath(path)), "refbpe.json")
+    if not os.path.isfile(manifest_path):
+        return None
+    try:
+        with open(manifest_path, encoding="utf-8") as f:
+            manifest = json.load(f)
+    except ValueError as e:
+        raise ValueError("%s: not valid JSON (%s)" % (manifest_path, e))
+    if not isinstance(manifest, dict) or manifest.get("format") != "refbpe-tiktoken":
+        return None
+    if manifest.get("file") != os.path.basename(path):
+        return None
+    try:
+        specials = {e["content"]: int(e["id"]) for e in manifest.get("special_tokens", [])}
+    except (TypeError, KeyError, ValueError):
+        raise ValueError("%s: 'special_tokens' must be a list of {content, id}" % manifest_path)
+    return {"pattern": manifest.get("pattern", "gpt2"), "special_tokens": specials}
+
+
 def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
     """``(vocab {id: bytes}, merges, {special token: id}, pattern name)`` of an encoding.
 
     ``path_or_name``: a known name (``KNOWN_ENCODINGS``) or a ranks file's path;
     a file named like a known encoding (``.../cl100k_base.tiktoken``) gets
-    that encoding's pattern and special tokens, any other file none and the
-    default pattern (``gpt2``).  ``special_tokens`` ({token: id}) and
+    that encoding's pattern and special tokens, a file with a refbpe
+    manifest beside it the manifest's, any other file none and the default
+    pattern (``gpt2``).  ``special_tokens`` ({token: id}) and
     ``pattern`` replace those.
     """
     path = os.fspath(path_or_name)
@@ -78,7 +103,7 @@ def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
         known = KNOWN_ENCODINGS[path]
         path = locate_ranks(path)
     else:
-        known = KNOWN_ENCODINGS.get(os.path.splitext(os.path.basename(path))[0], {})
+        known = _manifest_beside(path) or KNOWN_ENCODINGS.get(os.path.splitext(os.path.basename(path))[0], {})
     model = read_tiktoken(path)
     specials = dict(known.get("special_tokens", {}) if special_tokens is None else special_tokens)
     pattern = pattern or known.get("pattern") or "gpt2"

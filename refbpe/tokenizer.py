@@ -39,7 +39,9 @@ contraction reads two ahead, a whitespace run checks the character after the
 next), and every piece is at least one character long.
 """
 
-from .formats.gpt2 import read_gpt2, read_model_dir
+import os
+
+from .formats.gpt2 import MANIFEST, read_gpt2, read_manifest_pattern, read_model_dir
 from .patterns import get_pattern
 from .specials import special_pattern, split_specials
 from .tiktoken_encodings import load_tiktoken
@@ -117,10 +119,12 @@ class Tokenizer(object):
         return cls(vocab, merges, special_tokens)
 
     @classmethod
-    def from_dir(cls, directory):
-        """Load a directory written by ``refbpe train`` (special tokens included)."""
+    def from_dir(cls, directory, pattern=None):
+        """Load a directory written by ``refbpe train`` (special tokens included);
+        the split pattern is ``pattern``, else the one its manifest names, else GPT-2's."""
         vocab, merges, special_tokens = read_model_dir(directory)
-        return cls(vocab, merges, special_tokens)
+        pattern = pattern or read_manifest_pattern(os.path.join(directory, MANIFEST))
+        return cls(vocab, merges, special_tokens, pattern)
 
     def _merge_ranks(self):
         """{packed (left id, right id): rank << shift | merged id}.
