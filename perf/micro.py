@@ -29,6 +29,7 @@ import heapq
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -44,8 +45,9 @@ CASES = {}
 def case(name, claim, repeats=15, warmup=3, clock="cpu"):
     """Register a case: a generator of (variants, note), variants = [(label, fn)], trick first.
 
-    ``clock``: "cpu" (this process's CPU time: steadier than wall time on a busy machine, for
-    single-process cases), "wall", or "self" (a variant returns (result, seconds) itself)."""
+    ``clock``: "cpu" (CPU time: steadier than wall time on a busy machine, for single-process
+    cases), "wall", "self" (a variant returns (result, seconds) itself), "given" ("self", with
+    no CPU times).  Cases timed by a wall clock also show the CPU time of all their processes."""
 
     def register(fn):
         CASES[name] = (fn, claim, repeats, warmup, clock)
@@ -61,29 +63,37 @@ def corpus(name, limit=None):
     return data[: data.rindex(b"\n") + 1] if limit else data
 
 
+def cpu_time():
+    """CPU seconds of this process and of its children that have been waited for."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def race(variants, repeats, warmup, clock):
-    """{label: [seconds]}: ``warmup`` untimed rounds, then ``repeats`` timed ones; results equal."""
-    times = {label: [] for label, _ in variants}
-    now = time.perf_counter if clock == "wall" else time.process_time
+    """({label: [seconds]}, {label: [CPU seconds]}): ``warmup`` untimed rounds, then ``repeats``
+    timed ones; the variants' results must be equal."""
+    times, cpu = {label: [] for label, _ in variants}, {label: [] for label, _ in variants}
     for rnd in range(warmup + repeats):
         results = []
         for label, fn in variants:
             gc.collect()
-            t0 = now()
+            t0, c0 = time.perf_counter(), cpu_time()
             out = fn()
-            took = now() - t0
-            if clock == "self":
+            took, used = time.perf_counter() - t0, cpu_time() - c0
+            if clock in ("self", "given"):
                 out, took = out
             results.append(out)
             if rnd >= warmup:
-                times[label].append(took)
+                times[label].append(used if clock == "cpu" else took)
+                cpu[label].append(used)
         for (label, _), out in zip(variants[1:], results[1:]):
             if out != results[0]:
                 raise AssertionError("%s: %s and %s disagree" % (label, variants[0][0], label))
-    return times
+    return times, cpu
 
 
-def report(name, times, note, clock):
+def report(name, measured, note, clock):
+    times, cpu = measured
     labels = list(times)
     base, base_median = min(times[labels[0]]), statistics.median(times[labels[0]])
     parts = ["%s %s" % (labels[0], fmt(base))]
@@ -94,6 +104,9 @@ def report(name, times, note, clock):
     interp = (platform.python_implementation(), platform.python_version(), os.getloadavg()[0])
     where = "%s %s, load %.1f" % interp
     rounds = "best of %d, %s time" % (len(times[labels[0]]), "cpu" if clock == "cpu" else "wall")
+    if clock in ("wall", "self"):
+        c = [min(cpu[label]) for label in labels]
+        rounds += "; CPU of all processes: " + ", ".join("%s %s" % (lab, fmt(x)) for lab, x in zip(labels, c))
     print("%-20s %s" % (name, " | ".join(parts + [rounds, where, note() if callable(note) else note])))
     sys.stdout.flush()
 
@@ -240,13 +253,7 @@ def bench_count_chunk_size(args):
         os.rmdir(tmp)
 
 
-@case(
-    "spool-vs-pipe",
-    "spool.py: count_words(english_medium, workers=2), files vs the pool's pipe",
-    5,
-    1,
-    "wall",
-)
+@case("spool-vs-pipe", "spool.py: count_words(english_medium, 2 workers), files vs the pipe", 5, 1, "wall")
 def bench_spool_vs_pipe(args):
     from refbpe.count import count_words, make_executor
 
@@ -263,7 +270,7 @@ def bench_spool_vs_pipe(args):
     yield [spool, ("pipe", through_pipe)], "pool start-up included"
 
 
-@case("pack-counts", "count.py pack_counts: perf/bench_pickle.py --here (4 MB English chunk)", 1, 0, "self")
+@case("pack-counts", "count.py pack_counts: perf/bench_pickle.py --here (4 MB English chunk)", 1, 0, "given")
 def bench_pack_counts(args):
     command = [sys.executable, os.path.join(HERE, "bench_pickle.py"), "--here", "--json", "--repeats", "7"]
     out = json.loads(subprocess.run(command, check=True, stdout=subprocess.PIPE).stdout.splitlines()[-1])
@@ -428,15 +435,15 @@ def mini_learn(word_counts, num_merges, make=Entry, pop=pop_entry, note=note_lis
             p = (ids[k] << shift) | ids[k + 1]
             counts[p] = counts.get(p, 0) + n
             note(where, p, w)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     heap = [make(c, token_bytes[p >> shift], token_bytes[p & mask], p) for p, c in counts.items()]
     heapq.heapify(heap)
-    in_heap = time.perf_counter() - t0
+    in_heap = time.process_time() - t0
     merges = []
     while len(merges) < num_merges:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         best = pop(heap, counts)
-        in_heap += time.perf_counter() - t0
+        in_heap += time.process_time() - t0
         if best is None:
             break
         a, b = best >> shift, best & mask
@@ -445,10 +452,10 @@ def mini_learn(word_counts, num_merges, make=Entry, pop=pop_entry, note=note_lis
         merges.append((token_bytes[a], token_bytes[b]))
         fresh = apply(words, freqs, counts, where, note, where.pop(best), a, b, z, shift)
         del counts[best]
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for p, c in fresh.items():
             heapq.heappush(heap, make(c, token_bytes[p >> shift], token_bytes[p & mask], p))
-        in_heap += time.perf_counter() - t0
+        in_heap += time.process_time() - t0
     return merges, in_heap
 
 
