@@ -8,11 +8,12 @@
 Each case times a trick against the alternative its comment compares it with, on the comment's
 input from the shared corpora (``../shared/data`` or ``REFBPE_DATA``).  The trick is the
 library's own code where the comment sits on a function (``Tokenizer._encode_piece``,
-``_encode_bytes``, ``piece_ends``, ``count_pretokens``); the alternative is written out here,
-small.  ``merge-*`` run a self-contained copy of the merge engine (checked once against
-``refbpe.merge.learn_merges``) with one trick switched; ``pretokenize-inline`` edits the source
-of ``piece_ends`` to call a helper; ``count-chunk-size`` runs ``python -m refbpe count`` in fresh
-processes (the count time of its ``--report``); ``pack-counts`` runs ``perf/bench_pickle.py``.
+``_encode_bytes``, ``count_pretokens``); the alternative is written out here, small.
+``merge-*`` run a self-contained copy of the merge engine (checked once against
+``refbpe.merge.learn_merges``) with one trick switched; ``pretokenize-inline`` compiles the
+source of ``piece_ends`` as it is and edited to call a helper; ``count-chunk-size`` runs
+``python -m refbpe count`` in fresh processes (the count time of its ``--report``);
+``pack-counts`` runs ``perf/bench_pickle.py``.
 
 Every variant is warmed up (PyPy's JIT), then all run in turn for ``--repeats`` rounds, and
 their results are checked equal.  Single-process cases are timed in CPU time, which a busy
@@ -574,10 +575,12 @@ def run_end(data, j, n, cls, table, decode_at):
     return j
 
 
-def piece_ends_with_helper():
-    """pretokenize.piece_ends with its inlined letter/number/other loop (``RUN_LOOP``) replaced
-    by a call of ``run_end``: the library's source, edited, so that the rest is the same scanner."""
+def piece_ends_variants():
+    """pretokenize.piece_ends as it is and with its inlined letter/number/other loop
+    (``RUN_LOOP``) replaced by a call of ``run_end``: the library's source, edited, each compiled
+    into a module of its own (so that both look their globals up the same way)."""
     import inspect
+    import types
 
     from refbpe import pretokenize
 
@@ -585,20 +588,22 @@ def piece_ends_with_helper():
     if source.count(RUN_LOOP) != 1:
         raise AssertionError("piece_ends no longer has the inlined loop this case replaces: update RUN_LOOP")
     call = "            j = run_end(data, j, n, cls, table, _decode_at)\n"
-    namespace = dict(vars(pretokenize), run_end=run_end)
-    exec(source.replace(RUN_LOOP, call).replace("def piece_ends(", "def with_helper("), namespace)
-    return namespace["with_helper"]
+    variants = []
+    for text in (source, source.replace(RUN_LOOP, call)):
+        module = types.ModuleType("micro_piece_ends")
+        module.__dict__.update(vars(pretokenize), run_end=run_end)
+        exec(text, module.__dict__)
+        variants.append(module.piece_ends)
+    return variants
 
 
 @case("pretokenize-inline", "pretokenize.py piece_ends, '~1.5x': the run loop inlined vs a helper")
 def bench_pretokenize_inline(args):
-    from refbpe.pretokenize import piece_ends
-
-    with_helper = piece_ends_with_helper()
+    inlined, with_helper = piece_ends_variants()
     for name in ("english_small", "mixed_multilingual"):
         data = corpus(name, 4 * MB)
         helper = ("helper", lambda d=data: with_helper(d))
-        yield [("inlined", lambda d=data: piece_ends(d)), helper], "%s 4 MB" % name
+        yield [("inlined", lambda d=data: inlined(d)), helper], "%s 4 MB" % name
 
 
 def count_slices(data):
