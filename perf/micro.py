@@ -2,7 +2,7 @@
 
     PYTHONPATH=. .venv-pypy/bin/python perf/micro.py --list           # the cases, their claims and inputs
     PYTHONPATH=. .venv-pypy/bin/python perf/micro.py merge-in-place    # one case (or several)
-    PYTHONPATH=. .venv-pypy/bin/python perf/micro.py                   # all (~6 minutes on 2 cores)
+    PYTHONPATH=. .venv-pypy/bin/python perf/micro.py                   # all (~5 minutes, quiet 2 cores)
     PYTHONPATH=. .venv/bin/python perf/micro.py --merges 2000 encode-neighbours   # CPython works too
 
 Each case times a trick against the alternative its comment compares it with, on the comment's
