@@ -122,16 +122,16 @@ class PairReplay(object):
         """Keys of the pairs whose count is ``count`` (at least the maximum's
         heap prefix is scanned: entries above ``count`` are kept)."""
         heap, counts = self.heap, self.counts
-        found, keep = [], []
+        found, keep = {}, {}
         while heap and -heap[0][0] >= count:
             e = heapq.heappop(heap)
-            if counts.get(e[1], 0) == -e[0]:
-                keep.append(e)
+            if counts.get(e[1], 0) == -e[0] and e not in keep:  # equal valid entries: keep one
+                keep[e] = True
                 if -e[0] == count and (skip is None or e[1] not in skip):
-                    found.append(e[1])
+                    found[e[1]] = True
         for e in keep:
             heapq.heappush(heap, e)
-        return found
+        return list(found)
 
     def best_excluding(self, skip):
         """The largest count of a pair not in ``skip`` (0 if none)."""

@@ -263,12 +263,12 @@ class Overlay(object):
     def tied_keys(self, m):
         found = self.ref.tied_keys(m, skip=self.delta)
         heap, delta, counts = self.heap, self.delta, self.ref.counts
-        keep = []
+        keep = {}
         while heap and -heap[0][0] >= m:
             e = heapq.heappop(heap)
             k = e[1]
-            if k in delta and counts.get(k, 0) + delta[k] == -e[0]:
-                keep.append(e)
+            if k in delta and counts.get(k, 0) + delta[k] == -e[0] and e not in keep:
+                keep[e] = True
                 if -e[0] == m:
                     found.append(k)
         for e in keep:
@@ -405,6 +405,8 @@ def make_overlays(ref, texts, special_tokens, max_cuts=None):
         WordsOverlay("overlapping-merges", ref, merge=merge_overlapping),
     ]
     if texts is None:
+        for o in overlays:
+            o.refresh(())
         return overlays
     chars = sum(len(t) for t in texts)
     if max_cuts is None:
@@ -424,4 +426,6 @@ def make_overlays(ref, texts, special_tokens, max_cuts=None):
             continue
         seen.append(delta)
         overlays.append(WordsOverlay(name, ref, extra=delta, detail=detail))
+    for o in overlays:
+        o.refresh(())  # the initial differences into the overlay's heap
     return overlays
