@@ -92,17 +92,18 @@ class FirstCounted(object):
     def __init__(self, texts, special_tokens, replay, step=1 << 16):
         self.replay = replay
         self.sequence = []  # word numbers in text order (-1: a one-byte word)
-        self._pieces = self._generate(texts, special_pattern(special_tokens), step)
+        self._pieces = self._generate(texts, special_pattern(special_tokens, as_bytes=True), step)
 
     def _generate(self, texts, pattern, step):
         for text in texts:
-            cutter = Cutter(text, pattern)
+            data = text.encode("utf-8", "surrogatepass")
+            cutter = Cutter(data, pattern)
             pos = 0
-            while pos < len(text):
-                end = cutter.after(min(len(text), pos + step))
-                for segment, is_special in split_specials(text[pos:end], pattern):
+            while pos < len(data):
+                end = cutter.after(min(len(data), pos + step))
+                for segment, is_special in split_specials(data[pos:end], pattern):
                     if not is_special:
-                        for piece in pretokenize(segment.encode("utf-8", "surrogatepass")):
+                        for piece in pretokenize(segment):
                             yield piece
                 pos = end
 

@@ -31,7 +31,7 @@ import heapq
 
 from ..pretokenize import pretokenize
 from ..specials import special_pattern, split_specials
-from .cuts import Cutter
+from .cuts import Cutter, is_space
 from .replay import SHIFT, merge_ids
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "CHUNK_SIZES",
     "count_variant",
     "reading_delta",
+    "encode_texts",
     "make_overlays",
     "merge_right_to_left",
     "merge_overlapping",
@@ -115,34 +116,66 @@ def count_variant(texts, special_tokens, specials_as_text=False, lines=None, pre
     return counts
 
 
-def _add_count(counts, text, pattern, sign):
-    for segment, is_special in split_specials(text, pattern):
+def _add_count(counts, data, pattern, sign):
+    if pattern is None or not pattern.search(data):
+        for piece in pretokenize(data):
+            counts[piece] = counts.get(piece, 0) + sign
+        return
+    for segment, is_special in split_specials(data, pattern):
         if not is_special:
-            for piece in pretokenize(segment.encode("utf-8", "surrogatepass")):
+            for piece in pretokenize(segment):
                 counts[piece] = counts.get(piece, 0) + sign
 
 
-def reading_delta(texts, special_tokens, specials_as_text=False, lines=False, chunk=None, max_cuts=None):
+def _chunk_offsets(text, chunk):
+    """Byte offsets of every ``chunk``-th character of ``text``."""
+    if text.isascii():
+        return list(range(chunk, len(text), chunk))
+    out, at = [], 0
+    for i in range(0, len(text) - chunk, chunk):
+        at += len(text[i : i + chunk].encode("utf-8", "surrogatepass"))
+        out.append(at)
+    return out
+
+
+def reading_delta(
+    texts,
+    special_tokens,
+    specials_as_text=False,
+    lines=False,
+    chunk=None,
+    max_cuts=None,
+    encoded=None,
+    cache=None,
+):
     """{bytes: signed count}: ``count_variant`` minus the reference counts.
 
-    Only windows between safe cuts around each place that reads differently
-    (a line end, a chunk end, a special token read as text) are counted.
-    Returns None when a text would need more than ``max_cuts`` cuts.
+    Only windows between safe cuts (``cuts``) around each place that reads
+    differently (a line end, a chunk end, a special token read as text) are
+    counted, and a window met again (line ends repeat: ``".\n\nThe"``)
+    reuses its difference.  Returns None when a text would need more than
+    ``max_cuts`` cuts.  ``encoded`` ((UTF-8 bytes, ``cuts.Cutter``) per text)
+    and ``cache`` (a dict) may be shared between calls: chunk sizes that
+    divide each other share windows.
     """
-    pattern = special_pattern(special_tokens)
+    pattern = special_pattern(special_tokens, as_bytes=True)
+    if encoded is None:
+        encoded = encode_texts(texts, pattern)
     delta = {}
-    for text in texts:
-        cutter = Cutter(text, pattern)
+    seen = {} if cache is None else cache
+    for text, (data, cutter) in zip(texts, encoded):
         cuts = []
         if lines:
-            i = text.find("\n")
-            while 0 <= i < len(text) - 1:
-                cuts.append(i + 1)
-                i = text.find("\n", i + 1)
+            i = data.find(b"\n")
+            while 0 <= i < len(data) - 1:
+                # A lone newline between non-spaces is a piece of its own either way.
+                if _ASCII_SPACE_BYTE[data[i + 1]] or (i > 0 and _ASCII_SPACE_BYTE[data[i - 1]]):
+                    cuts.append(i + 1)
+                i = data.find(b"\n", i + 1)
         if chunk:
-            cuts.extend(range(chunk, len(text), chunk))
-        if max_cuts is not None and len(cuts) > max_cuts:
-            return None
+            if max_cuts is not None and len(text) // chunk > max_cuts:
+                return None
+            cuts.extend(_chunk_offsets(text, chunk))
         cuts.sort()
         events = [(c, c) for c in cuts]
         if specials_as_text:
@@ -159,13 +192,32 @@ def reading_delta(texts, special_tokens, specials_as_text=False, lines=False, ch
                 windows.append([a, q])
         v_pattern = None if specials_as_text else pattern
         for a, q in windows:
-            _add_count(delta, text[a:q], pattern, -1)
             lo = bisect.bisect_right(cuts, a)
             hi = bisect.bisect_left(cuts, q)
-            bounds = [a] + cuts[lo:hi] + [q]
-            for x, y in zip(bounds, bounds[1:]):
-                _add_count(delta, text[x:y], v_pattern, 1)
+            key = (specials_as_text, data[a:q], tuple(c - a for c in cuts[lo:hi]))
+            d = seen.get(key)
+            if d is None:
+                d = {}
+                _add_count(d, key[1], pattern, -1)
+                bounds = [a] + cuts[lo:hi] + [q]
+                for x, y in zip(bounds, bounds[1:]):
+                    _add_count(d, data[x:y], v_pattern, 1)
+                seen[key] = d = [(w, n) for w, n in d.items() if n]
+            for w, n in d:
+                delta[w] = delta.get(w, 0) + n
     return {w: n for w, n in delta.items() if n}
+
+
+def encode_texts(texts, pattern):
+    """(UTF-8 bytes, ``cuts.Cutter``) per text, for ``reading_delta``."""
+    out = []
+    for text in texts:
+        data = text.encode("utf-8", "surrogatepass")
+        out.append((data, Cutter(data, pattern)))
+    return out
+
+
+_ASCII_SPACE_BYTE = bytes(1 if i < 128 and is_space(chr(i)) else 0 for i in range(256))
 
 
 # -- merging variants ---------------------------------------------------------------
@@ -409,6 +461,8 @@ def make_overlays(ref, texts, special_tokens, max_cuts=None):
             o.refresh(())
         return overlays
     chars = sum(len(t) for t in texts)
+    encoded = encode_texts(texts, special_pattern(special_tokens, as_bytes=True))
+    cache = {}
     if max_cuts is None:
         max_cuts = max(256, chars // 512)
     seen = []
@@ -421,7 +475,14 @@ def make_overlays(ref, texts, special_tokens, max_cuts=None):
     for name, options, detail in readings:
         if name.endswith("specials-as-text") and not special_tokens:
             continue
-        delta = reading_delta(texts, special_tokens, max_cuts=max_cuts, **options)
+        delta = reading_delta(
+            texts,
+            special_tokens,
+            max_cuts=max_cuts if detail else None,
+            encoded=encoded,
+            cache=cache,
+            **options,
+        )
         if not delta or delta in seen:
             continue
         seen.append(delta)
