@@ -41,6 +41,7 @@ class Cutter(object):
 
     def __init__(self, data, pattern):
         self.data = data
+        self._before, self._after = {}, {}  # remembered: variants share line ends and chunk ends
         self.starts, self.ends = [], []
         if pattern is not None:
             for m in pattern.finditer(data):
@@ -73,12 +74,20 @@ class Cutter(object):
 
     def before(self, x):
         """The greatest safe cut <= x."""
-        while not self.safe(x):
-            x -= 1
-        return x
+        y = self._before.get(x)
+        if y is None:
+            y = x
+            while not self.safe(y):
+                y -= 1
+            self._before[x] = y
+        return y
 
     def after(self, x):
         """The smallest safe cut >= x."""
-        while not self.safe(x):
-            x += 1
-        return x
+        y = self._after.get(x)
+        if y is None:
+            y = x
+            while not self.safe(y):
+                y += 1
+            self._after[x] = y
+        return y

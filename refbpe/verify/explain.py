@@ -140,52 +140,64 @@ def replay_hypotheses(
     word_counts, their_merges, their_ids, ref_ids, texts, special_tokens, variants=True, probe=None
 ):
     """Replay ``their_merges``; returns (reference Hypothesis, [variant Hypotheses],
-    the probe at ``probe = (k, our pair k)``: counts at the first divergence)."""
+    the probe at ``probe = (k, our pair k)``: counts at the first divergence).
+
+    Two passes: the reference counts alone, as far as they explain their
+    merges; then, only if they do not explain all of them with a known tie
+    rule, the variants (each from the first merge).  A tie-rule difference so
+    costs one replay, and a count difference a short one plus the variants'.
+    """
     ctx = _Context()
-    ref = ctx.ref = PairReplay(word_counts)
     ctx.their_ids, ctx.ref_ids = their_ids, ref_ids
+    ref = ctx.ref = PairReplay(word_counts)
     ctx.first = FirstCounted(texts, special_tokens, ref) if texts is not None else None
     rules = ORDER_FREE + (["first-counted"] if ctx.first is not None else [])
     reference = Hypothesis("reference", ref, rules)
-    others = []
-    if variants and their_merges:
-        for o in make_overlays(ref, texts, special_tokens):
-            others.append(Hypothesis(o.name, o, ORDER_FREE, o.detail))
-    ref.observers = [h.source for h in others if h.source.observes]
-    counting = True  # the reference counts still explain every step
     n = len(their_merges)
     k, our_pair = probe if probe is not None else (None, None)
     probed = None
+    # 1. The reference counts.
     for j, pair in enumerate(their_merges):
         if j == k:
             probed = _probe(ctx, our_pair, pair)
-        key = ref.key(pair)
-        if counting and not _check(reference, j, pair, key, ctx):
-            counting = False
+        if not _check(reference, j, pair, ref.key(pair), ctx):
             reference.fit = j
-        dead = False
-        for h in others:
-            if h.alive and not _check(h, j, pair, key, ctx):
-                h.alive, h.fit, dead = False, j, True
-        if dead:
-            ref.observers = [h.source for h in others if h.alive and h.source.observes]
-        live = [h for h in others if h.alive]
-        if not counting and not live:
+            break
+        ref.apply(pair)
+    else:
+        reference.fit = n
+        reference.exhausted = ref.best() == 0
+    if probed is None and k is not None:
+        probed = _probe(ctx, our_pair, None)
+    others = []
+    if not variants or not their_merges or (reference.fit == n and reference.rules):
+        return reference, others, probed
+    # 2. The variants, as differences over a fresh replay.
+    ref = ctx.ref = PairReplay(word_counts)
+    ctx.first = None
+    for o in make_overlays(ref, texts, special_tokens):
+        others.append(Hypothesis(o.name, o, ORDER_FREE, o.detail))
+    ref.observers = [h.source for h in others if h.source.observes]
+    live = list(others)
+    for j, pair in enumerate(their_merges):
+        key = ref.key(pair)
+        alive = [h for h in live if _check(h, j, pair, key, ctx)]
+        for h in live:
+            if h not in alive:
+                h.alive, h.fit = False, j
+        if len(alive) < len(live):
+            ref.observers = [h.source for h in alive if h.source.observes]
+        live = alive
+        if not live:
             break
         a, b = ref.token_id(pair[0], True), ref.token_id(pair[1], True)
         z = ref.token_id(pair[0] + pair[1], True)
         for h in live:
             h.source.before_apply(a, b, z)
-        changed = ref.apply(pair)
+        changed = ref.apply(pair, track=True)
         for h in live:
             h.source.refresh(changed)
-    if counting:
-        reference.fit = n
-        reference.exhausted = ref.best() == 0
-    for h in others:
-        if h.alive:
-            h.fit = n
-            h.exhausted = h.source.best() == 0
-    if probed is None and k is not None:
-        probed = _probe(ctx, our_pair, None)
+    for h in live:
+        h.fit = n
+        h.exhausted = h.source.best() == 0
     return reference, others, probed

@@ -194,7 +194,10 @@ def reading_delta(
         for a, q in windows:
             lo = bisect.bisect_right(cuts, a)
             hi = bisect.bisect_left(cuts, q)
-            key = (specials_as_text, data[a:q], tuple(c - a for c in cuts[lo:hi]))
+            window = data[a:q]
+            # Special tokens read as text change nothing in a window without one.
+            as_text = specials_as_text and pattern is not None and pattern.search(window) is not None
+            key = (as_text, window, tuple([c - a for c in cuts[lo:hi]]))
             d = seen.get(key)
             if d is None:
                 d = {}
@@ -386,6 +389,8 @@ class WordsOverlay(Overlay):
             for k in _pair_keys(new):
                 self.add(k, -f)
             return
+        if a != b:
+            return  # occurrences of (a, b), a != b, cannot overlap: every order merges them alike
         mine = self.merge(old, a, b, z)
         if mine != new:
             for k in _pair_keys(new):
@@ -433,6 +438,8 @@ class DoubleCountedEqualPairs(Overlay):
             self.add(key, -self.delta[key])
 
     def merged(self, w, old, new, f, a, b, z):
+        if new.count(z) < 2:
+            return
         n = _adjacent(new, z) - _adjacent(old, z)
         if n > 0:
             self.add((z << SHIFT) | z, f * n)
@@ -464,7 +471,7 @@ def make_overlays(ref, texts, special_tokens, max_cuts=None):
     encoded = encode_texts(texts, special_pattern(special_tokens, as_bytes=True))
     cache = {}
     if max_cuts is None:
-        max_cuts = max(256, chars // 512)
+        max_cuts = max(256, chars // 2048)
     seen = []
     readings = [
         ("specials-as-text", dict(specials_as_text=True), None),
