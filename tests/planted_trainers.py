@@ -13,7 +13,19 @@ from refbpe.naive import merge_word
 from refbpe.pretokenize import pretokenize
 from refbpe.specials import special_pattern, split_specials
 
-__all__ = ["ZOO", "planted_train", "their_layout", "GPT2_BYTE_ORDER", "CHUNK"]
+__all__ = [
+    "ZOO",
+    "ZOO_TEXT",
+    "EOT",
+    "CHUNK",
+    "GPT2_BYTE_ORDER",
+    "planted_train",
+    "their_layout",
+    "layout_vocab",
+    "reproduce",
+]
+
+EOT = "<|endoftext|>"
 
 CHUNK = 64  # the chunk-boundary bug reads this many characters at a time
 
@@ -57,10 +69,11 @@ READERS = {
     "specials-as-text": lambda text, sp: _count([text], None),
     "lines": lambda text, sp: _count(_by_newline(text), special_pattern(sp)),
     "lines+specials-as-text": lambda text, sp: _count(_by_newline(text), None),
-    "chunk-boundaries": lambda text, sp: _count(
-        [text[i : i + CHUNK] for i in range(0, len(text), CHUNK)], special_pattern(sp)
-    ),
 }
+
+
+def _read_chunks(text, specials, chunk):
+    return _count([text[i : i + chunk] for i in range(0, len(text), chunk)], special_pattern(specials))
 
 
 # -- counting: words -> pair counts --------------------------------------------------
@@ -147,6 +160,7 @@ def planted_train(
     merger="reference",
     double_count=False,
     layout="refbpe",
+    chunk=CHUNK,
 ):
     """Merges of the naive trainer with the planted changes.
 
@@ -156,7 +170,12 @@ def planted_train(
     ``layout``: the ids the id tie rules use (``their_layout``).
     """
     words = Counter()
-    for piece, n in READERS[reader](text, specials).items():
+    read = (
+        READERS[reader](text, specials)
+        if reader != "chunk-boundaries"
+        else _read_chunks(text, specials, chunk)
+    )
+    for piece, n in read.items():
         words[tuple(bytes([b]) for b in piece)] += n
     merges, bogus = [], Counter()
     ids = their_layout(layout, [])
@@ -269,3 +288,39 @@ ZOO = {
         "overlapping-merges",
     ),
 }
+
+
+ZOO_TEXT = (
+    "low lower lowest newer wider new news low low the cat sat on the mat.\n"
+    + "a b ab ba abab baba aa bb cc dd cd dc\n" * 3
+    + EOT
+    + "\nthe end of the story, and the end of the text.\n"
+    + "\u0437\u0438\u043c\u0430 \u043c\u0438\u0440 \u043c\u0438\u0440 \u4e2d\u6587 \u4e2d\u6587\n" * 2
+    + "banana bandana hahaha lololol aaaa aaaaa ====  \n\n  the  end\n\n"
+    + EOT
+    + "eot text"
+    + EOT
+    + " x\n"
+    + "def f(x):\n    if x:\n        return x\n    return 0\n\n\n" * 3
+) * 2
+
+
+def _rule_options(rule, layout):
+    """planted_train options for a tie rule named as verify names it."""
+    if rule.endswith("-refbpe-layout"):
+        return dict(rule=rule[: -len("-refbpe-layout")], layout="refbpe")
+    if rule in ("smallest-ids", "greatest-ids"):
+        return dict(rule=rule, layout=layout)
+    return dict(rule=rule)
+
+
+def reproduce(explanation, text, vocab_size, specials, layout):
+    """The merges of the planted trainer that verify's ``explanation`` names."""
+    if explanation["kind"] == "tie-rule":
+        return planted_train(text, vocab_size, specials, **_rule_options(explanation["name"], layout))
+    options = dict(ZOO[explanation["name"]][0])
+    rules = explanation.get("tie_rules")
+    options.update(_rule_options(rules[0] if rules else "greatest-bytes", layout))
+    if explanation.get("chunk_size"):
+        options["chunk"] = explanation["chunk_size"]
+    return planted_train(text, vocab_size, specials, **options)

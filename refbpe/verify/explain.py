@@ -44,6 +44,8 @@ class Hypothesis(object):
         self.failure = None  # the first step it cannot explain: {"step", "kind", counts...}
         self.tie_failure = None  # the tie at which the last consistent tie rule failed
         self.exhausted = None  # no pair left after all their merges
+        self.aliases = []
+        self.complete = False  # explains all their merges, and their stopping there
 
     def summary(self, total):
         out = {
@@ -137,7 +139,15 @@ def _probe(ctx, our_pair, their_pair):
 
 
 def replay_hypotheses(
-    word_counts, their_merges, their_ids, ref_ids, texts, special_tokens, variants=True, probe=None
+    word_counts,
+    their_merges,
+    their_ids,
+    ref_ids,
+    texts,
+    special_tokens,
+    variants=True,
+    probe=None,
+    wanted=None,
 ):
     """Replay ``their_merges``; returns (reference Hypothesis, [variant Hypotheses],
     the probe at ``probe = (k, our pair k)``: counts at the first divergence).
@@ -146,6 +156,9 @@ def replay_hypotheses(
     merges; then, only if they do not explain all of them with a known tie
     rule, the variants (each from the first merge).  A tie-rule difference so
     costs one replay, and a count difference a short one plus the variants'.
+
+    A hypothesis is ``complete`` when it explains every one of their merges
+    and their stopping there: ``wanted`` merges made, or no pair left.
     """
     ctx = _Context()
     ctx.their_ids, ctx.ref_ids = their_ids, ref_ids
@@ -169,14 +182,17 @@ def replay_hypotheses(
         reference.exhausted = ref.best() == 0
     if probed is None and k is not None:
         probed = _probe(ctx, our_pair, None)
+    _complete(reference, n, wanted)
+    reference.complete = reference.complete and bool(reference.rules)
     others = []
-    if not variants or not their_merges or (reference.fit == n and reference.rules):
+    if not variants or reference.complete:
         return reference, others, probed
     # 2. The variants, as differences over a fresh replay.
     ref = ctx.ref = PairReplay(word_counts)
     ctx.first = None
     for o in make_overlays(ref, texts, special_tokens):
         others.append(Hypothesis(o.name, o, ORDER_FREE, o.detail))
+        others[-1].aliases = o.aliases
     ref.observers = [h.source for h in others if h.source.observes]
     live = list(others)
     for j, pair in enumerate(their_merges):
@@ -200,4 +216,10 @@ def replay_hypotheses(
     for h in live:
         h.fit = n
         h.exhausted = h.source.best() == 0
+    for h in others:
+        _complete(h, n, wanted)
     return reference, others, probed
+
+
+def _complete(h, n, wanted):
+    h.complete = h.fit == n and (wanted is None or n >= wanted or bool(h.exhausted))

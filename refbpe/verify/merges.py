@@ -143,13 +143,14 @@ def verify_merges(
             special_tokens,
             variants=hypotheses,
             probe=(k, ours[k] if k < len(ours) else None),
+            wanted=wanted,
         )
         report["fit"] = reference.fit
         _divergence(report, k, ours, their_merges, probe, reference, others)
 
     # 4. Setup checks.
     ran_out = (k is None and len(ours) < wanted) or any(
-        h.exhausted for h in ([reference] if reference else []) + (others or []) if h.fit == len(their_merges)
+        h.exhausted for h in ([reference] if reference else []) + (others or []) if h.complete
     )
     warnings = setup_warnings(
         vocab_size,
@@ -227,17 +228,19 @@ def _divergence(report, k, ours, their_merges, probe, reference, others):
 def _complete(report, reference, others, total):
     """Every hypothesis that explains all their merges (room for trainer profiles too)."""
     out = []
-    if reference.fit == total and reference.ties and reference.rules:
+    if reference.complete and reference.ties:
         for r in _RULE_ORDER:
             if r in reference.rules:
                 out.append({"kind": "tie-rule", "name": r, "fits": total, "of": total})
-    full = [h for h in others if h.fit == total]
+    full = [h for h in others if h.complete]
     full.sort(key=lambda h: (_VARIANT_ORDER[h.name], sorted((h.detail or {}).items())))
     for h in full:
         e = {"kind": "variant", "name": h.name, "fits": total, "of": total}
         e["tie_rules"] = sorted(h.rules, key=_RULE_ORDER.index) if h.ties else None
         if h.detail:
             e.update(h.detail)
+        if h.aliases:
+            e["same_counts_as"] = h.aliases
         out.append(e)
     return out
 
@@ -255,10 +258,10 @@ def _conclude(report, k, ours, their_merges, reference, others, ids_mismatch):
     if setup or ids_mismatch:
         report["cause"] = "setup"
         return
-    if k is None or k >= min(len(ours), total):
+    explanations = report["explanations"]
+    if k is None or (k >= min(len(ours), total) and not explanations):
         report["cause"] = "unknown"  # vocab differs with equal merges, or one list a prefix of the other
         return
-    explanations = report["explanations"]
     if explanations:
         best = explanations[0]
         if best["kind"] == "tie-rule":

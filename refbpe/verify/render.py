@@ -20,7 +20,13 @@ def _pair(p):
 
 def _variant_text(e):
     extra = ", chunks of %d characters" % e["chunk_size"] if e.get("chunk_size") else ""
-    return "'%s' (%s%s)" % (e["name"], VARIANT_TEXT.get(e["name"], ""), extra)
+    out = "'%s' (%s%s)" % (e["name"], VARIANT_TEXT.get(e["name"], ""), extra)
+    if e.get("same_counts_as"):
+        out += " [on this corpus the same counts as %s]" % ", ".join(
+            "'%s'%s" % (a["name"], " %d" % a["chunk_size"] if a.get("chunk_size") else "")
+            for a in e["same_counts_as"]
+        )
+    return out
 
 
 def render_text(r):

@@ -168,8 +168,8 @@ def reading_delta(
         if lines:
             i = data.find(b"\n")
             while 0 <= i < len(data) - 1:
-                # A lone newline between non-spaces is a piece of its own either way.
-                if _ASCII_SPACE_BYTE[data[i + 1]] or (i > 0 and _ASCII_SPACE_BYTE[data[i - 1]]):
+                # A lone newline between ASCII non-spaces is a piece of its own either way.
+                if _NOT_PLAIN[data[i + 1]] or (i > 0 and _NOT_PLAIN[data[i - 1]]):
                     cuts.append(i + 1)
                 i = data.find(b"\n", i + 1)
         if chunk:
@@ -220,7 +220,7 @@ def encode_texts(texts, pattern):
     return out
 
 
-_ASCII_SPACE_BYTE = bytes(1 if i < 128 and is_space(chr(i)) else 0 for i in range(256))
+_NOT_PLAIN = bytes(0 if i < 128 and not is_space(chr(i)) else 1 for i in range(256))  # space or non-ASCII
 
 
 # -- merging variants ---------------------------------------------------------------
@@ -270,6 +270,7 @@ class Overlay(object):
         self.name = name
         self.ref = ref
         self.detail = detail
+        self.aliases = []  # other variants with the same word counts on this corpus
         self.delta = {}
         self.heap = []
         self._touched = set()
@@ -490,10 +491,15 @@ def make_overlays(ref, texts, special_tokens, max_cuts=None):
             cache=cache,
             **options,
         )
-        if not delta or delta in seen:
+        if not delta:
             continue
-        seen.append(delta)
-        overlays.append(WordsOverlay(name, ref, extra=delta, detail=detail))
+        same = next((o for d, o in seen if d == delta), None)
+        if same is not None:  # the same word counts as an earlier variant: an alias of it
+            same.aliases.append(dict(detail or {}, name=name))
+            continue
+        o = WordsOverlay(name, ref, extra=delta, detail=detail)
+        seen.append((delta, o))
+        overlays.append(o)
     for o in overlays:
         o.refresh(())  # the initial differences into the overlay's heap
     return overlays
