@@ -22,12 +22,15 @@ perf/verify_cost.py: reading_delta of english_small's lines, 1.4 s as str).
 """
 
 import bisect
+import re
 
 from ..pretokenize import SPACE, char_class
 
 __all__ = ["Cutter", "is_space"]
 
 _ASCII_SPACE = bytes(1 if char_class(i) == SPACE else 0 for i in range(128))
+_SPACE_BYTES = re.escape(bytes(i for i in range(128) if _ASCII_SPACE[i]))
+_CANDIDATE = re.compile(b"[^" + _SPACE_BYTES + b"][" + _SPACE_BYTES + b"]")
 
 
 def is_space(c):
@@ -86,8 +89,12 @@ class Cutter(object):
         """The smallest safe cut >= x."""
         y = self._after.get(x)
         if y is None:
-            y = x
+            d, y = self.data, x
             while not self.safe(y):
-                y += 1
+                # Candidates (a byte that is no ASCII space, then one that is) found
+                # by ``re`` at C speed, each checked by ``safe``: about 3x faster
+                # than a byte loop under CPython (cProfile of reading_delta).
+                m = _CANDIDATE.search(d, y)  # y is not safe: the next candidate starts at y or later
+                y = m.start() + 1 if m is not None else len(d)
             self._after[x] = y
         return y

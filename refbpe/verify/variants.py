@@ -164,20 +164,23 @@ def reading_delta(
     delta = {}
     seen = {} if cache is None else cache
     for text, (data, cutter) in zip(texts, encoded):
-        cuts = []
+        cuts, quiet = [], set()  # every cut; those that change nothing on their own
         if lines:
+            starts = set(cutter.starts)
+            n = len(data)
             i = data.find(b"\n")
-            while 0 <= i < len(data) - 1:
-                # A lone newline between ASCII non-spaces is a piece of its own either way.
-                if _NOT_PLAIN[data[i + 1]] or (i > 0 and _NOT_PLAIN[data[i - 1]]):
-                    cuts.append(i + 1)
+            while 0 <= i < n - 1:
+                cuts.append(i + 1)
+                if not _line_cut_matters(data, i + 1, n, starts):
+                    quiet.add(i + 1)
                 i = data.find(b"\n", i + 1)
         if chunk:
             if max_cuts is not None and len(text) // chunk > max_cuts:
                 return None
             cuts.extend(_chunk_offsets(text, chunk))
         cuts.sort()
-        events = [(c, c) for c in cuts]
+        # Windows open around the cuts that matter; inside a window every cut is made.
+        events = [(c, c) for c in cuts if c not in quiet]
         if specials_as_text:
             events.extend(zip(cutter.starts, cutter.ends))
             events.sort()
@@ -209,6 +212,22 @@ def reading_delta(
             for w, n in d:
                 delta[w] = delta.get(w, 0) + n
     return {w: n for w, n in delta.items() if n}
+
+
+def _line_cut_matters(data, s, n, special_starts):
+    """Whether cutting after the newline at ``s - 1`` can change the pre-tokens.
+
+    It cannot for a lone newline between ASCII non-spaces, nor right before
+    the last character of a whitespace run that an ASCII non-space (not a
+    special token) follows: the reference splits such a run into all but its
+    last character and its last character, exactly where the cut falls.
+    """
+    nxt = data[s]
+    if not _NOT_PLAIN[nxt] and not _NOT_PLAIN[data[s - 2]] if s >= 2 else not _NOT_PLAIN[nxt]:
+        return False
+    if nxt < 0x80 and _NOT_PLAIN[nxt] and s + 1 < n and not _NOT_PLAIN[data[s + 1]]:
+        return (s + 1) in special_starts
+    return True
 
 
 def encode_texts(texts, pattern):
