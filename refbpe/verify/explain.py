@@ -187,9 +187,9 @@ def replay_hypotheses(
     others = []
     if not variants or reference.complete:
         return reference, others, probed
-    # 2. The variants, as differences over a fresh replay.
+    # 2. The variants, as differences over a fresh replay (the first one let go).
+    reference.source = ctx.ref = ctx.first = ref = None
     ref = ctx.ref = PairReplay(word_counts)
-    ctx.first = None
     for o in make_overlays(ref, texts, special_tokens):
         others.append(Hypothesis(o.name, o, ORDER_FREE, o.detail))
         others[-1].aliases = o.aliases
