@@ -16,6 +16,7 @@ counts read line by line with special tokens as text; and, when the
 """
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -109,14 +110,33 @@ def main():
         default=None,
         help="interpreters (default: .venv-pypy and .venv of the repository)",
     )
+    ap.add_argument("--build", metavar="DIR", help=argparse.SUPPRESS)  # internal: write the models
     args = ap.parse_args()
+    if args.build:
+        print(json.dumps(models(args.corpus, args.vocab, args.build)))
+        return
     pythons = args.python or [
         p
         for p in (os.path.join(ROOT, ".venv-pypy/bin/python"), os.path.join(ROOT, ".venv/bin/python"))
         if os.path.exists(p)
     ]
     with tempfile.TemporaryDirectory() as tmp:
-        built = models(args.corpus, args.vocab, tmp)
+        # The models are built in a child process: a child forked from a large
+        # driver would report the driver's pages as its own peak RSS.
+        built = json.loads(
+            subprocess.check_output(
+                [
+                    sys.executable,
+                    __file__,
+                    "--build",
+                    tmp,
+                    "--corpus",
+                    args.corpus,
+                    "--vocab",
+                    str(args.vocab),
+                ]
+            )
+        )
         common = ["--vocab-size", str(args.vocab), "--special-token", EOT, "--workers", "1"]
         for python in pythons:
             name = "pypy" if "pypy" in python else "cpython"
