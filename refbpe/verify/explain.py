@@ -169,12 +169,18 @@ def replay_hypotheses(
     n = len(their_merges)
     k, our_pair = probe if probe is not None else (None, None)
     probed = None
-    # 1. The reference counts.
+    # 1. The reference counts, until they fail, or (when variants follow) until
+    # no tie rule is left: then no tie rule is the cause, and pass 2 carries on
+    # the reference counts to find ``fit`` instead of replaying them twice.
+    stop = None  # the step at which pass 1 stopped with the counts still explaining it
     for j, pair in enumerate(their_merges):
         if j == k:
             probed = _probe(ctx, our_pair, pair)
         if not _check(reference, j, pair, ref.key(pair), ctx):
             reference.fit = j
+            break
+        if variants and not reference.rules:
+            stop = j + 1
             break
         ref.apply(pair)
     else:
@@ -182,21 +188,26 @@ def replay_hypotheses(
         reference.exhausted = ref.best() == 0
     if probed is None and k is not None:
         probed = _probe(ctx, our_pair, None)
-    _complete(reference, n, wanted)
-    reference.complete = reference.complete and bool(reference.rules)
     others = []
-    if not variants or reference.complete:
-        return reference, others, probed
+    if stop is None:
+        _complete(reference, n, wanted)
+        reference.complete = reference.complete and bool(reference.rules)
+        if not variants or reference.complete:
+            return reference, others, probed
     # 2. The variants, as differences over a fresh replay (the first one let go).
     reference.source = ctx.ref = ctx.first = ref = None
     ref = ctx.ref = PairReplay(word_counts)
+    reference.source = ref
     for o in make_overlays(ref, texts, special_tokens):
         others.append(Hypothesis(o.name, o, ORDER_FREE, o.detail))
         others[-1].aliases = o.aliases
     ref.observers = [h.source for h in others if h.source.observes]
     live = list(others)
+    counting = stop is not None
     for j, pair in enumerate(their_merges):
         key = ref.key(pair)
+        if counting and j >= stop and not _check(reference, j, pair, key, ctx):
+            reference.fit, counting = j, False
         alive = [h for h in live if _check(h, j, pair, key, ctx)]
         for h in live:
             if h not in alive:
@@ -204,15 +215,22 @@ def replay_hypotheses(
         if len(alive) < len(live):
             ref.observers = [h.source for h in alive if h.source.observes]
         live = alive
-        if not live:
+        if not live and not counting:
             break
         a, b = ref.token_id(pair[0], True), ref.token_id(pair[1], True)
         z = ref.token_id(pair[0] + pair[1], True)
         for h in live:
             h.source.before_apply(a, b, z)
-        changed = ref.apply(pair, track=True)
+        changed = ref.apply(pair, track=bool(live))
         for h in live:
             h.source.refresh(changed)
+    if counting:
+        reference.fit = n
+        reference.exhausted = ref.best() == 0
+    if stop is not None:
+        _complete(reference, n, wanted)
+        reference.complete = False  # no tie rule is left
+    reference.source = None
     for h in live:
         h.fit = n
         h.exhausted = h.source.best() == 0
