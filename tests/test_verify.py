@@ -217,13 +217,29 @@ def test_same_merges_other_ids(tmp_path, capsys, corpus):
         "--json",
     )
     r = json.loads(out)
+    # CS336's tests compare the merges and the vocab as a set: exit 0, with a note on the ids.
     assert (
-        rc == 1
+        rc == 0
+        and r["identical"] is True
         and r["merges_identical"]
         and r["vocab"]["identical_as_set"]
         and r["vocab"]["ids_identical"] is False
     )
-    assert r["first_divergence"] is None
+    assert r["first_divergence"] is None and r["cause"] is None
+    assert [w["code"] for w in r["warnings"]] == ["ids-differ"]
+    rc, out, _ = run_main(
+        capsys,
+        "verify",
+        corpus,
+        "--vocab-size",
+        290,
+        "--special-token",
+        EOT,
+        "--against",
+        tmp_path / "m.json",
+        "--exact-ids",
+    )
+    assert rc == 1 and out.startswith("warning [ids-differ]: ") and "\nsetup: DIFFERENT" in out
     assert (
         run_main(
             capsys,
@@ -255,7 +271,7 @@ def test_tie_rule_is_named(rule):
     theirs = tie_trainer(TEXT, n, [EOT], rule)
     r = verify_merges(counts, 256 + 1 + n, [EOT], _their_model(theirs, [EOT]), texts=[TEXT])
     assert r["identical"] is False
-    k = r["first_divergence"]
+    k = r["first_divergence"]["index"]
     assert isinstance(k, int)
     d = r["divergence"]
     assert d["kind"] == "tie" and d["tie"] is True
@@ -299,7 +315,7 @@ def test_swapped_tied_merges(tmp_path, capsys, corpus):
         "--json",
     )
     r = json.loads(out)
-    assert rc == 1 and r["first_divergence"] == k
+    assert rc == 1 and r["first_divergence"]["index"] == k
     assert r["divergence"]["tie"] is True and r["divergence"]["kind"] == "tie"
     assert r["divergence"]["ours"]["text"] != r["divergence"]["theirs"]["text"]
     assert "greatest-bytes" not in r["divergence"]["tie_rules"]
@@ -312,7 +328,7 @@ def test_count_difference_names_the_counting_variant():
     _, theirs = train_from_counts(variant, 330, [EOT])
     r = verify_merges(counts, 330, [EOT], _their_model(theirs, [EOT]), texts=[text])
     d = r["divergence"]
-    assert r["identical"] is False and isinstance(r["first_divergence"], int)
+    assert r["identical"] is False and isinstance(r["first_divergence"]["index"], int)
     assert d["kind"] in ("count_difference", "missing_pair")
     assert d["theirs"]["count"] < d["max_count"]
     best = d["hypotheses"][0]
@@ -324,7 +340,7 @@ def test_length_divergence():
     counts = ref_counts()
     _, merges = train_from_counts(counts, 280, [EOT])
     r = verify_merges(counts, 281, [EOT], _their_model(merges, [EOT]), texts=[TEXT])
-    assert r["first_divergence"] == len(merges) and r["divergence"]["kind"] == "length"
+    assert r["first_divergence"]["index"] == len(merges) and r["divergence"]["kind"] == "length"
 
 
 def test_json_report_shape(corpus, tmp_path, capsys):
@@ -345,7 +361,7 @@ def test_json_report_shape(corpus, tmp_path, capsys):
     assert rc == 1 and err == ""
     assert out.count("\n") == 1
     r = json.loads(out)
-    assert isinstance(r["identical"], bool) and isinstance(r["first_divergence"], int)
+    assert isinstance(r["identical"], bool) and isinstance(r["first_divergence"]["index"], int)
     assert {"ours", "theirs", "vocab", "divergence", "explanation"} <= set(r)
     d = r["divergence"]
     for side in ("ours", "theirs"):
@@ -398,7 +414,7 @@ def test_against_hf_trained_tokenizer_on_corpus_en(tmp_path, capsys):
     )
     r = json.loads(out)
     assert rc == 1 and r["identical"] is False
-    assert isinstance(r["first_divergence"], int) and r["explanation"]
+    assert isinstance(r["first_divergence"]["index"], int) and r["explanation"]
     d = r["divergence"]
     assert r["theirs"]["format"] == "hf"
     if d["kind"] == "tie":

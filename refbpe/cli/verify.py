@@ -1,8 +1,11 @@
 """``refbpe verify``: compare another implementation's merges (or token ids) with the reference.
 
-Exit status: 0 identical, 1 different, 2 bad input.
+Exit status: 0 identical (the merge list and the vocab as a set; ids too
+under ``--exact-ids``), 1 different, 2 bad input.  The text is the report's
+rendering (``refbpe.verify.render``); ``--json`` prints the report itself.
 """
 
+import gzip
 import json
 import os
 import sys
@@ -76,7 +79,15 @@ def register(sub):
         "given without files, the CORPUS files are word-count files",
     )
     v.add_argument(
-        "--ignore-ids", action="store_true", help="compare the vocab as a set of byte strings only"
+        "--ignore-ids",
+        action="store_true",
+        help="compare the vocab as a set of byte strings only, without even a note on ids",
+    )
+    v.add_argument(
+        "--exact-ids",
+        action="store_true",
+        help="also require identical ids (by default the merges and the vocab as a set are compared, "
+        "as CS336's tests do, and differing ids are a note)",
     )
     v.add_argument(
         "--encode",
@@ -92,22 +103,27 @@ def register(sub):
     v.add_argument(
         "--no-hypotheses",
         action="store_true",
-        help="do not replay their merges under other counting variants",
+        help="do not replay their merges under the counting, reading and merging variants",
     )
     v.add_argument(
         "--max-hypothesis-bytes",
         type=positive_int,
         default=SMALL_CORPUS,
         metavar="BYTES",
-        help="replay counting variants only for corpora up to this size (default 16 MiB)",
+        help="hold the corpus text for the reading variants and the first-counted tie rule only up to "
+        "this size (default 16 MiB)",
     )
     add_counting_arguments(v, workers_help="processes for counting (default: 1 below 16 MB, else CPU count)")
     return v
 
 
-def _emit(args, report):
+def _emit(args, report, rendered=False):
+    """Print the report: JSON, or its text (a merges report is rendered whole,
+    warnings and verdict first; an encoding report gets a status line)."""
     if args.json:
         sys.stdout.write(json.dumps(report, ensure_ascii=False, sort_keys=True) + "\n")
+    elif rendered:
+        sys.stdout.write(report["explanation"] + "\n")
     else:
         status = "identical" if report["identical"] else "DIFFERENT"
         sys.stdout.write("%s\n%s\n" % (status, report["explanation"]))
@@ -135,6 +151,50 @@ def _their_model(args):
         raise CliError(str(e))
 
 
+def _their_setup(args, theirs):
+    """What their file holds before the given special tokens are added to it."""
+    try:
+        raw = read_model(args.against, theirs.format, (), strict=False)
+    except FormatError:
+        return {}
+    tokens = set(raw.vocab.values())
+    declared = list(raw.special_tokens)
+    size = len(raw.vocab)
+    if theirs.format == "tiktoken":  # a ranks file holds no special tokens: take the given ones as theirs
+        extra = [t for t in args.special_token if t.encode("utf-8") not in tokens]
+        tokens.update(t.encode("utf-8") for t in extra)
+        declared += [t for t in args.special_token if t not in declared]
+        size += len(extra)
+    return {"their_vocab": tokens, "declared": declared, "their_size": size}
+
+
+def _absent_specials(sources, special_tokens, texts):
+    """The given special tokens that occur in none of the text sources (None: not known)."""
+    if not special_tokens or "-" in sources:
+        return None
+    if texts is not None:
+        return [t for t in special_tokens if not any(t in text for text in texts)]
+    absent = []
+    for t in special_tokens:
+        needle = t.encode("utf-8")
+        if not any(_file_contains(s, needle) for s in sources):
+            absent.append(t)
+    return absent
+
+
+def _file_contains(path, needle, block=1 << 22):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        tail = b""
+        while True:
+            data = f.read(block)
+            if not data:
+                return False
+            if needle in tail + data[: len(needle)] or needle in data:
+                return True
+            tail = data[-len(needle) :]
+
+
 def _run_encode(args, theirs):
     if not args.ids:
         raise CliError("--encode needs --ids FILE (their token ids: .npy or a JSON list)")
@@ -151,7 +211,8 @@ def _run_encode(args, theirs):
 
 
 def _word_counts(args, report):
-    """(word counts, the texts when small enough to replay counting variants, or None)."""
+    """(word counts, the texts when small enough to replay reading variants, or None,
+    the given special tokens absent from the corpus, or None when not known)."""
     count_files = list(args.counts or [])
     bare_counts_flag = args.counts is not None and not count_files
     if count_files and args.corpus:
@@ -165,7 +226,7 @@ def _word_counts(args, report):
         if args.executor:
             raise CliError("--executor counts a corpus; with word-count files there is nothing to count")
         try:
-            return sum_counts(sources), None
+            return sum_counts(sources), None, None
         except ValueError as e:
             raise CliError(str(e))
     if any(as_counts):
@@ -188,7 +249,7 @@ def _word_counts(args, report):
             texts = [open(s, "rb").read().decode("utf-8") for s in sources]
         except UnicodeDecodeError:
             texts = None
-    return word_counts, texts
+    return word_counts, texts, _absent_specials(sources, args.special_token, texts)
 
 
 def run(args):
@@ -201,7 +262,9 @@ def run(args):
     if args.vocab_size is None:
         raise CliError("--vocab-size is required")
     figures = {}
-    word_counts, texts = _word_counts(args, figures)
+    word_counts, texts, absent = _word_counts(args, figures)
+    setup = _their_setup(args, theirs)
+    setup["absent"] = absent
     try:
         report = verify_merges(
             word_counts,
@@ -211,10 +274,12 @@ def run(args):
             texts=texts,
             hypotheses=not args.no_hypotheses,
             ignore_ids=args.ignore_ids,
+            exact_ids=args.exact_ids,
+            setup=setup,
             pattern=args.pattern,
         )
     except ValueError as e:
         raise CliError(str(e))
     if args.report:
         write_report(args.report, figures)
-    return _emit(args, report)
+    return _emit(args, report, rendered=True)

@@ -1,27 +1,81 @@
 """Comparing another trainer's merges and vocab with the reference: ``verify_merges``.
 
-The reference merges come from ``merge.learn_merges`` over the given word
-counts.  At the first index k where the merge lists differ, both pairs' counts
-after the k shared merges are computed under the reference semantics: a tie
-is checked against the known tie rules (``ties``), a count difference against
-the counting variants (``variants``) when the corpus is at hand.
+Phases:
+
+1. Train the reference on the word counts (``merge.learn_merges``).
+2. Compare: the merge lists in order, the vocab as a set of byte strings (what
+   CS336's tests compare), then ids (a note, or a difference under
+   ``exact_ids``).  Equal merges end here: one training's cost in all.
+3. Explain a divergence: replay their merges under the reference counts and
+   every variant at once (``explain.replay_hypotheses``).
+4. Setup checks (``setup_checks``), now that it is known whether they ran out
+   of pairs.
+5. Conclude: the cause, with the one hypothesis that explains all their
+   merges, or the facts when none does (``conclude``).
+
+The result is one report (a dict, the JSON contract in README.md); ``render``
+makes the text from it, so the text carries every conclusion the JSON holds.
 """
 
 from ..merge import learn_merges
+from ..patterns import get_pattern
 from ..train import build_vocab, check_training_args
-from .display import pair_json, show, show_pair
-from .replay import PairReplay
-from .ties import RULE_TEXT, TIE_RULES, first_counted, rule_choices
-from .variants import VARIANTS, count_variant, replay_consistency
+from .display import pair_json, show
+from .explain import replay_hypotheses
+from .render import render_text
+from .setup_checks import SETUP_CODES, setup_warnings, warning
+from .ties import TIE_RULES, rule_choices
+from .variants import VARIANT_CAUSE, VARIANTS
 
-__all__ = ["verify_merges"]
+__all__ = ["verify_merges", "CAUSES"]
+
+CAUSES = ("setup", "tie-rule", "counts", "pre-tokenization", "merge-application", "unknown")
+_VARIANT_ORDER = {n: i for i, (n, _, _) in enumerate(VARIANTS)}
+_RULE_ORDER = [r for r, _ in TIE_RULES]
 
 
-def _ref_ids(merges, count):
+def _ref_ids(merges):
+    """{bytes: id} in the refbpe layout of ``merges`` (bytes 0-255, merge k = 256 + k)."""
     ids = {bytes([i]): i for i in range(256)}
-    for k, (a, b) in enumerate(merges[:count]):
+    for k, (a, b) in enumerate(merges):
         ids.setdefault(a + b, 256 + k)
     return ids
+
+
+def _first_difference(ours, theirs):
+    for i in range(min(len(ours), len(theirs))):
+        if ours[i] != theirs[i]:
+            return i
+    return None if len(ours) == len(theirs) else min(len(ours), len(theirs))
+
+
+def _vocab_report(our_vocab, theirs, exact_ids, ignore_ids):
+    our_set, their_set = set(our_vocab.values()), set(theirs.vocab.values())
+    missing, extra = sorted(our_set - their_set), sorted(their_set - our_set)
+    ids_same, mismatches = None, []
+    if theirs.carries_ids and not ignore_ids:
+        ids_same = our_vocab == theirs.vocab
+        for i in sorted(set(our_vocab) | set(theirs.vocab)):
+            if len(mismatches) >= 10 or ids_same:
+                break
+            if our_vocab.get(i) != theirs.vocab.get(i):
+                mismatches.append(
+                    {
+                        "id": i,
+                        "ours": show(our_vocab[i]) if i in our_vocab else None,
+                        "theirs": show(theirs.vocab[i]) if i in theirs.vocab else None,
+                    }
+                )
+    return {
+        "identical_as_set": not missing and not extra,
+        "ids_identical": ids_same,
+        "ids_compared": bool(theirs.carries_ids and exact_ids and not ignore_ids),
+        "missing_in_theirs": [show(b) for b in missing[:20]],
+        "num_missing_in_theirs": len(missing),
+        "extra_in_theirs": [show(b) for b in extra[:20]],
+        "num_extra_in_theirs": len(extra),
+        "first_id_mismatches": mismatches,
+    }
 
 
 def verify_merges(
@@ -32,240 +86,223 @@ def verify_merges(
     texts=None,
     hypotheses=True,
     ignore_ids=False,
+    exact_ids=False,
+    setup=None,
     pattern=None,
 ):
     """The report (a dict) comparing ``theirs`` (a ``formats.Model``) with the
-    reference trained on ``word_counts``.  ``texts`` (the corpus, when
-    available) enables the first-counted tie rule and the counting variants."""
+    reference trained on ``word_counts``.
+
+    ``texts`` (the corpus, when at hand) enables the first-counted tie rule
+    and the reading variants; ``hypotheses=False`` replays no variant.
+    ``setup`` may hold what only the caller knows: ``declared`` (the special
+    tokens their file declares itself), ``their_vocab`` (the byte strings it
+    holds), ``their_size``, ``absent`` (given special tokens the corpus lacks).
+    ``pattern`` names the split pattern ``word_counts`` were counted with: the
+    reading variants and first-counted re-read the text with GPT-2's scanner
+    and its safe cuts, so under another pattern they are not tried.
+    """
     vocab_size, special_tokens = check_training_args(vocab_size, special_tokens)
+    setup = dict(setup or {})
+    if get_pattern(pattern).name != "gpt2":
+        texts = None
+    # 1. The reference.
     wanted = vocab_size - 256 - len(special_tokens)
     ours = learn_merges(word_counts, wanted)
     our_vocab = build_vocab(ours, special_tokens)
     their_merges = [(bytes(a), bytes(b)) for a, b in theirs.merges]
 
-    k = None
-    for i in range(min(len(ours), len(their_merges))):
-        if ours[i] != their_merges[i]:
-            k = i
-            break
-    if k is None and len(ours) != len(their_merges):
-        k = min(len(ours), len(their_merges))
-
+    # 2. Compare.
+    k = _first_difference(ours, their_merges)
+    vocab = _vocab_report(our_vocab, theirs, exact_ids, ignore_ids)
     report = {
         "identical": False,
-        "first_divergence": k,
         "merges_identical": k is None,
         "ours": {"num_merges": len(ours), "vocab_size": len(our_vocab), "special_tokens": special_tokens},
         "theirs": {
             "path": theirs.path,
             "format": theirs.format,
             "num_merges": len(their_merges),
-            "vocab_size": len(theirs.vocab),
-            "special_tokens": theirs.special_tokens,
+            "vocab_size": setup.get("their_size", len(theirs.vocab)),
+            "special_tokens": list(setup.get("declared", theirs.special_tokens)),
         },
+        "vocab": vocab,
+        "cause": None,
+        "tie_rule": None,
+        "variant": None,
+        "fit": len(their_merges) if k is None else None,
+        "first_divergence": None,
+        "divergence": None,
+        "warnings": [],
+        "explanations": [],
+        "partial_fits": [],
+        "pattern": get_pattern(pattern).name,
     }
-    lines = []
 
-    # Vocab: as a set of byte strings, then ids where the format has them.
-    our_set, their_set = set(our_vocab.values()), set(theirs.vocab.values())
-    missing = sorted(our_set - their_set)
-    extra = sorted(their_set - our_set)
-    ids_same = None
-    id_mismatches = []
-    if theirs.carries_ids:
-        ids_same = our_vocab == theirs.vocab
-        if not ids_same:
-            for i in sorted(set(our_vocab) | set(theirs.vocab)):
-                if our_vocab.get(i) != theirs.vocab.get(i):
-                    id_mismatches.append(
-                        {
-                            "id": i,
-                            "ours": show(our_vocab[i]) if i in our_vocab else None,
-                            "theirs": show(theirs.vocab[i]) if i in theirs.vocab else None,
-                        }
-                    )
-                    if len(id_mismatches) >= 10:
-                        break
-    report["vocab"] = {
-        "identical_as_set": not missing and not extra,
-        "ids_identical": ids_same,
-        "ids_compared": bool(theirs.carries_ids and not ignore_ids),
-        "missing_in_theirs": [show(b) for b in missing[:20]],
-        "num_missing_in_theirs": len(missing),
-        "extra_in_theirs": [show(b) for b in extra[:20]],
-        "num_extra_in_theirs": len(extra),
-        "first_id_mismatches": id_mismatches,
-    }
-    ids_ok = ids_same is None or ignore_ids or ids_same
-    report["identical"] = k is None and not missing and not extra and ids_ok
+    # 3. Explain.
+    reference = others = None
+    if k is not None:
+        reference, others, probe = replay_hypotheses(
+            word_counts,
+            their_merges,
+            theirs.id_of() if theirs.carries_ids else None,
+            _ref_ids(their_merges),
+            texts,
+            special_tokens,
+            variants=hypotheses,
+            probe=(k, ours[k] if k < len(ours) else None),
+            wanted=wanted,
+        )
+        report["fit"] = reference.fit
+        _divergence(report, k, ours, their_merges, probe, reference, others)
 
-    if k is None:
-        lines.append("merges identical (%d merges)" % len(ours))
-        if missing or extra:
-            lines.append(
-                "vocab differs as a set: %d of ours missing in theirs (e.g. %s), %d extra in theirs (e.g. %s)"
+    # 4. Setup checks.
+    ran_out = (k is None and len(ours) < wanted) or any(
+        h.exhausted for h in ([reference] if reference else []) + (others or []) if h.complete
+    )
+    warnings = setup_warnings(
+        vocab_size,
+        special_tokens,
+        setup.get("their_vocab", set(theirs.vocab.values())),
+        setup.get("declared", theirs.special_tokens),
+        setup.get("their_size", len(theirs.vocab)),
+        setup.get("absent"),
+        ran_out,
+    )
+    ids_differ = k is None and vocab["identical_as_set"] and vocab["ids_identical"] is False
+    if ids_differ:
+        m = vocab["first_id_mismatches"][0]
+        warnings.append(
+            warning(
+                "ids-differ",
+                "the same merges and vocab set under other ids (first: id %d is %s in ours, %s in theirs)%s"
                 % (
-                    len(missing),
-                    ", ".join(show(b) for b in missing[:3]) or "-",
-                    len(extra),
-                    ", ".join(show(b) for b in extra[:3]) or "-",
-                )
+                    m["id"],
+                    m["ours"],
+                    m["theirs"],
+                    ": a difference under --exact-ids"
+                    if exact_ids
+                    else "; CS336's tests compare the merges and the vocab as a set, so this passes "
+                    "(--exact-ids to require the same ids)",
+                ),
             )
-        elif not ids_ok:
-            lines.append(
-                "vocab is the same set of byte strings but the ids differ "
-                "(first: id %d is %s in ours, %s in theirs); "
-                "pass --ignore-ids to compare the set only"
-                % (id_mismatches[0]["id"], id_mismatches[0]["ours"], id_mismatches[0]["theirs"])
-            )
-        else:
-            lines.append("vocab identical (%d tokens)" % len(our_vocab))
-        report["explanation"] = "; ".join(lines)
-        report["divergence"] = None
-        return report
+        )
+    report["warnings"] = warnings
 
-    their_ids = theirs.id_of()
-    ref_ids = _ref_ids(ours, k)
-    replay = PairReplay(word_counts)
-    for pair in ours[:k]:
-        replay.apply(pair)
-    m = replay.max_count()
-    div = {"index": k, "max_count": m}
-    report["divergence"] = div
+    # 5. Conclude.
+    report["identical"] = k is None and vocab["identical_as_set"] and not (exact_ids and ids_differ)
+    if not report["identical"]:
+        _conclude(report, k, ours, their_merges, reference, others, exact_ids and ids_differ)
+    report["explanation"] = render_text(report)
+    return report
+
+
+def _divergence(report, k, ours, their_merges, probe, reference, others):
+    """The first divergence: the contract's ``first_divergence`` and the detailed ``divergence``."""
     our_pair = ours[k] if k < len(ours) else None
     their_pair = their_merges[k] if k < len(their_merges) else None
-    div["ours"] = dict(pair_json(our_pair), count=replay.count(our_pair)) if our_pair else None
-    div["theirs"] = dict(pair_json(their_pair), count=replay.count(their_pair)) if their_pair else None
-    div["tie"] = False
-    div["tie_rules"] = []
-    div["hints"] = []
-    head = "first divergence at merge %d (0-based)" % k
-
+    c_ours, c_theirs, m = probe["ours"], probe["theirs"], probe["max"]
+    report["first_divergence"] = {
+        "index": k,
+        "theirs": pair_json(their_pair) if their_pair else None,
+        "ours": pair_json(our_pair) if our_pair else None,
+        "counts": {"theirs": c_theirs, "ours": c_ours, "max": m, "tied": len(probe["tied"])},
+    }
     if their_pair is None or our_pair is None:
-        div["kind"] = "length"
-        if their_pair is None:
-            lines.append(
-                "%s: theirs stops after %d merges, ours continues with %s (count %d)"
-                % (head, len(their_merges), show_pair(our_pair), replay.count(our_pair))
-            )
-            div["hints"].append(
-                "a different number of merges: check how vocab_size counts special tokens and the 256 bytes"
-            )
-        else:
-            lines.append(
-                "%s: ours stops after %d merges (%s), theirs continues with %s (count %d under the reference)"
-                % (
-                    head,
-                    len(ours),
-                    "no pair left" if m == 0 else "vocab size reached",
-                    show_pair(their_pair),
-                    replay.count(their_pair),
-                )
-            )
-            div["hints"].append(
-                "they learn more merges: check --vocab-size and how special tokens are counted in it"
-            )
+        kind = "length"
+    elif c_theirs == m:
+        kind = "tie"
     else:
-        c_ours, c_theirs = replay.count(our_pair), replay.count(their_pair)
-        lines.append("%s: theirs %s, ours %s" % (head, show_pair(their_pair), show_pair(our_pair)))
-        if c_theirs == m:
-            tied = replay.tied(m)
-            div["kind"] = "tie"
-            div["tie"] = True
-            div["tied_pairs"] = len(tied)
-            div["tied_examples"] = [show_pair(p) for p in tied[:10]]
-            choices = rule_choices(tied, their_ids, ref_ids)
-            if texts is not None:
-                first = first_counted(texts, special_tokens, ours[:k], tied, pattern)
-                if first is not None:
-                    choices["first-counted"] = first
-            agree = [r for r, _ in TIE_RULES if choices.get(r) == their_pair]
-            div["tie_rules"] = agree
-            div["rule_choices"] = {r: show_pair(p) for r, p in choices.items()}
-            lines.append("a tie: both pairs occur %d times (%d pairs share the maximum)" % (m, len(tied)))
-            if agree:
-                lines.append(
-                    "their choice agrees with: " + "; ".join("%s (%s)" % (r, RULE_TEXT[r]) for r in agree)
-                )
-            else:
-                lines.append(
-                    "their choice agrees with none of the known tie rules (%s)"
-                    % ", ".join(r for r, _ in TIE_RULES)
-                )
+        kind = "count_difference" if c_theirs else "missing_pair"
+    total = len(their_merges)
+    hyps = [reference.summary(total)] + [h.summary(total) for h in others]
+    hyps.sort(key=lambda h: -h["consistent_merges"])
+    report["divergence"] = {
+        "index": k,
+        "kind": kind,
+        "tie": kind == "tie",
+        "max_count": m,
+        "ours": dict(pair_json(our_pair), count=c_ours) if our_pair else None,
+        "theirs": dict(pair_json(their_pair), count=c_theirs) if their_pair else None,
+        "tied_pairs": len(probe["tied"]),
+        "tied_examples": [pair_json(p)["text"] for p in probe["tied"][:10]],
+        "tie_rules": probe["agree"],
+        "rule_choices": {r: pair_json(p)["text"] for r, p in probe["choices"].items() if p is not None},
+        "hypotheses": hyps,
+        "hints": [],
+    }
+
+
+def _complete(report, reference, others, total):
+    """Every hypothesis that explains all their merges (room for trainer profiles too)."""
+    out = []
+    if reference.complete and reference.ties:
+        for r in _RULE_ORDER:
+            if r in reference.rules:
+                out.append({"kind": "tie-rule", "name": r, "fits": total, "of": total})
+    full = [h for h in others if h.complete]
+    full.sort(key=lambda h: (_VARIANT_ORDER[h.name], sorted((h.detail or {}).items())))
+    for h in full:
+        e = {"kind": "variant", "name": h.name, "fits": total, "of": total}
+        e["tie_rules"] = sorted(h.rules, key=_RULE_ORDER.index) if h.ties else None
+        if h.detail:
+            e.update(h.detail)
+        if h.aliases:
+            e["same_counts_as"] = h.aliases
+        out.append(e)
+    return out
+
+
+def _conclude(report, k, ours, their_merges, reference, others, ids_mismatch):
+    total = len(their_merges)
+    setup = [w for w in report["warnings"] if w["code"] in SETUP_CODES]
+    if k is not None:
+        report["explanations"] = _complete(report, reference, others, total)
+        report["partial_fits"] = [
+            {"name": h.name, "fits": h.fit, "of": total, **(h.detail or {})}
+            for h in sorted(others, key=lambda h: -h.fit)
+            if h.fit and h.fit < total and h.fit > reference.fit
+        ]
+    if setup or ids_mismatch:
+        report["cause"] = "setup"
+        return
+    explanations = report["explanations"]
+    if k is None or (k >= min(len(ours), total) and not explanations):
+        report["cause"] = "unknown"  # vocab differs with equal merges, or one list a prefix of the other
+        return
+    if explanations:
+        best = explanations[0]
+        if best["kind"] == "tie-rule":
+            report["cause"] = "tie-rule"
+            report["tie_rule"] = best["name"]
+            report["tie_rules"] = [e["name"] for e in explanations if e["kind"] == "tie-rule"]
         else:
-            div["kind"] = "count_difference" if c_theirs > 0 else "missing_pair"
-            if c_theirs > 0:
-                lines.append(
-                    "counts differ: under the reference semantics their pair occurs %d times, "
-                    "ours %d (the maximum)" % (c_theirs, c_ours)
-                )
-            else:
-                lines.append(
-                    "counts differ: their pair does not occur at all under the reference semantics "
-                    "(ours occurs %d times)" % c_ours
-                )
-            div["hints"] = [
-                "different pre-tokenization "
-                "(another regex, or another Unicode version for \\p{L}/\\p{N}/\\s)",
-                "reading line by line (whitespace runs and newlines are then counted differently)",
-                "special tokens counted as text (or documents not split at them)",
-                "a prefix space added to each text (add_prefix_space)",
-                "counts kept in 32-bit integers (overflow)"
-                if m >= 1 << 31
-                else "a bug in their incremental count updates",
-            ]
-    if hypotheses and texts is not None and their_merges:
-        hyp = []
-        for name, desc, as_text, line_mode, prefix in VARIANTS:
-            wc = (
-                word_counts
-                if name == "reference"
-                else count_variant(texts, special_tokens, as_text, line_mode, prefix, pattern)
-            )
-            steps, rules, ties = replay_consistency(
-                wc, their_merges, their_ids, _ref_ids(their_merges, len(their_merges))
-            )
-            hyp.append(
-                {
-                    "variant": name,
-                    "description": desc,
-                    "consistent_merges": steps,
-                    "of": len(their_merges),
-                    "tie_rules_consistent": rules,
-                    "ties": ties,
-                }
-            )
-        hyp.sort(key=lambda h: -h["consistent_merges"])
-        div["hypotheses"] = hyp
-        best = hyp[0]
-        ref = [h for h in hyp if h["variant"] == "reference"][0]
-        if best["consistent_merges"] > ref["consistent_merges"]:
-            full = best["consistent_merges"] == best["of"]
-            msg = (
-                "their merges are consistent with maximum counts under '%s' (%s) for %s merges "
-                "(vs %d under the reference)"
-                % (
-                    best["variant"],
-                    best["description"],
-                    "all %d" % best["of"]
-                    if full
-                    else "the first %d of %d" % (best["consistent_merges"], best["of"]),
-                    ref["consistent_merges"],
-                )
-            )
-            if best["tie_rules_consistent"]:
-                msg += ", breaking every tie by: %s" % ", ".join(best["tie_rules_consistent"])
-            lines.append(msg)
-            div["hints"].insert(0, "counting as '%s': %s" % (best["variant"], best["description"]))
-        elif ref["consistent_merges"] == ref["of"]:
-            msg = (
-                "every one of their merges has the maximum count under the reference semantics: "
-                "only tie-breaking differs"
-            )
-            if ref["tie_rules_consistent"]:
-                msg += " (their ties all agree with: %s)" % ", ".join(ref["tie_rules_consistent"])
-            lines.append(msg)
-    if div["hints"] and div["kind"] != "tie":
-        lines.append("possible causes: " + "; ".join(div["hints"]))
-    report["explanation"] = "\n".join(lines)
-    return report
+            report["cause"] = VARIANT_CAUSE[best["name"]]
+            report["variant"] = best["name"]
+            report["variant_tie_rules"] = best.get("tie_rules")
+        return
+    report["cause"] = "counts" if reference.fit < total else "unknown"
+    report["count_difference"] = _count_difference(reference, their_merges)
+
+
+def _count_difference(reference, their_merges):
+    """What their choice needs at the first step the reference counts cannot explain."""
+    f = reference.failure if reference.fit < len(their_merges) else reference.tie_failure
+    if f is None:
+        return None
+    j = f["step"]
+    pair = their_merges[j]
+    top = f["top"]
+    rules = [r for r in _RULE_ORDER if r in f["rules_before"]]
+    # The pair the reference takes at j: under the tie rule the earlier ties follow.
+    rule = rules[0] if rules else "greatest-bytes"
+    choice = rule_choices(top, None, None, rules=[rule]).get(rule) if top else None
+    return {
+        "step": j,
+        "kind": f["kind"],
+        "theirs": dict(pair_json(pair), count=f["count"]),
+        "reference_choice": dict(pair_json(choice), count=f["max_count"]) if choice else None,
+        "tied_at_max": len(top),
+        "earlier_ties_follow": rules,
+        "tie_failure_step": reference.tie_failure["step"] if reference.tie_failure else None,
+    }

@@ -1,70 +1,128 @@
 """Tie rules: which pair another trainer takes when several share the maximum count.
 
-Each rule picks one pair out of the tied set.  ``rule_choices`` gives every
-order-free rule's pick; ``first_counted`` needs the text, scanned in order.
+Each rule is one order on pairs (``a`` and ``b`` are byte strings) and picks
+the greatest pair of the tied set under it::
+
+    greatest-bytes      max (a, b)                         CS336 reference, refbpe
+    smallest-bytes      min (a, b)
+    greatest-concat     max (a + b, a, b)
+    smallest-concat     min (a + b, a, b)
+    smallest-ids        min (id a, id b), their ids        HF tokenizers
+    smallest-ids-refbpe-layout   min ids, bytes 0-255 then merge k = 256 + k   rustbpe, bpeasy
+    greatest-ids        max (id a, id b), their ids
+    greatest-ids-refbpe-layout   max ids, refbpe layout
+    first-counted       the pair met first scanning the text in order   minbpe, tiktoken _educational
+
+A rule is consistent with a trainer if it picks their pair at every tie of
+the replay.  ``first-counted`` needs the corpus text; ``FirstCounted`` scans
+pre-tokens in text order with the replay's current segmentation, reading only
+as far as the first tied pair (the text prefix is pre-tokenized once, on
+demand, and kept as word indices).
 """
 
-from ..patterns import get_pattern
+from ..pretokenize import pretokenize
 from ..specials import special_pattern, split_specials
-from .replay import bpe
+from .cuts import Cutter
 
-__all__ = ["TIE_RULES", "RULE_TEXT", "rule_choices", "first_counted"]
+__all__ = ["TIE_RULES", "RULE_TEXT", "ORDER_FREE", "rule_choices", "FirstCounted"]
 
-# (name, who uses it).  Each rule picks one pair out of the tied set.
 TIE_RULES = [
     ("greatest-bytes", "greatest (left bytes, right bytes), as the CS336 reference and refbpe"),
-    ("smallest-ids", "smallest (left id, right id) in their id layout, as HF tokenizers, rustbpe and bpeasy"),
+    ("smallest-bytes", "smallest (left bytes, right bytes)"),
+    ("greatest-concat", "greatest concatenation left + right bytes"),
+    ("smallest-concat", "smallest concatenation left + right bytes"),
+    ("smallest-ids", "smallest (left id, right id) in their own id layout, as HF tokenizers"),
     (
         "smallest-ids-refbpe-layout",
         "smallest (left id, right id) with bytes as ids 0-255 and merge k as 256+k, as rustbpe and bpeasy",
     ),
-    ("smallest-bytes", "smallest (left bytes, right bytes)"),
-    ("greatest-ids", "greatest (left id, right id) in their id layout"),
+    ("greatest-ids", "greatest (left id, right id) in their own id layout"),
+    ("greatest-ids-refbpe-layout", "greatest (left id, right id) with merge k as id 256+k"),
     (
         "first-counted",
         "the pair counted first scanning the text in order, as minbpe and tiktoken's _educational trainer",
     ),
 ]
 RULE_TEXT = dict(TIE_RULES)
+ORDER_FREE = [r for r, _ in TIE_RULES if r != "first-counted"]
+_BIG = float("inf")
 
 
-def rule_choices(tied, their_ids, ref_ids):
-    """{rule name: chosen pair} for the order-free rules."""
-    big = float("inf")
+def _ids(table, p):
+    return (table.get(p[0], _BIG), table.get(p[1], _BIG))
 
-    def ids(table, p):
-        return (table.get(p[0], big), table.get(p[1], big))
 
-    out = {
-        "greatest-bytes": max(tied),
-        "smallest-bytes": min(tied),
-        "smallest-ids-refbpe-layout": min(tied, key=lambda p: ids(ref_ids, p)),
-    }
-    if their_ids is not None:
-        out["smallest-ids"] = min(tied, key=lambda p: ids(their_ids, p))
-        out["greatest-ids"] = max(
-            tied, key=lambda p: (-1, -1) if big in ids(their_ids, p) else ids(their_ids, p)
-        )
+def rule_choices(tied, their_ids, ref_ids, rules=None):
+    """{rule: chosen pair} for the order-free ``rules`` (default: all) over ``tied``.
+
+    ``their_ids`` ({bytes: id}, or None when their format has no ids) and
+    ``ref_ids`` (the refbpe layout of their merges) serve the id rules; a pair
+    whose side has no id sorts after every pair that has one.
+    """
+    out = {}
+    for r in ORDER_FREE if rules is None else rules:
+        if r == "greatest-bytes":
+            out[r] = max(tied)
+        elif r == "smallest-bytes":
+            out[r] = min(tied)
+        elif r == "greatest-concat":
+            out[r] = max(tied, key=lambda p: (p[0] + p[1], p[0], p[1]))
+        elif r == "smallest-concat":
+            out[r] = min(tied, key=lambda p: (p[0] + p[1], p[0], p[1]))
+        elif r.startswith(("smallest-ids", "greatest-ids")):
+            table = ref_ids if r.endswith("refbpe-layout") else their_ids
+            if table is None:
+                continue
+            if r.startswith("smallest"):
+                out[r] = min(tied, key=lambda p: _ids(table, p))
+            else:
+                out[r] = max(tied, key=lambda p: (-1, -1) if _BIG in _ids(table, p) else _ids(table, p))
     return out
 
 
-def first_counted(texts, special_tokens, merges, tied, pattern=None):
-    """The pair of ``tied`` met first scanning ``texts`` pre-token by pre-token
-    (split ``pattern``, GPT-2's by default) with ``merges`` applied; None when none is met."""
-    pretokenize = get_pattern(pattern).pretokenize
-    tied = set(tied)
-    ranks = {m: r for r, m in enumerate(merges)}
-    pattern = special_pattern(special_tokens)
-    cache = {}
-    for text in texts:
-        for segment, is_special in split_specials(text, pattern):
-            if is_special:
+class FirstCounted(object):
+    """The tied pair met first in text order, under a replay's segmentation.
+
+    ``replay`` is a ``replay.PairReplay`` whose ``index`` maps pre-token bytes
+    to word numbers.  Pre-tokens come from ``texts`` in order (special tokens
+    removed), ``step`` characters at a time, cut at safe cuts (``cuts``) so that
+    no pre-token is split.
+    """
+
+    def __init__(self, texts, special_tokens, replay, step=1 << 16):
+        self.replay = replay
+        self.sequence = []  # word numbers in text order (-1: a one-byte word)
+        self._pieces = self._generate(texts, special_pattern(special_tokens, as_bytes=True), step)
+
+    def _generate(self, texts, pattern, step):
+        for text in texts:
+            data = text.encode("utf-8", "surrogatepass")
+            cutter = Cutter(data, pattern)
+            pos = 0
+            while pos < len(data):
+                end = cutter.after(min(len(data), pos + step))
+                for segment, is_special in split_specials(data[pos:end], pattern):
+                    if not is_special:
+                        for piece in pretokenize(segment):
+                            yield piece
+                pos = end
+
+    def choose(self, tied_keys):
+        tied = set(tied_keys)
+        words, index, seq = self.replay.words, self.replay.index, self.sequence
+        i = 0
+        while True:
+            if i == len(seq):
+                piece = next(self._pieces, None)
+                if piece is None:
+                    return None
+                seq.append(index.get(piece, -1))
+            w = seq[i]
+            i += 1
+            if w < 0:
                 continue
-            for piece in pretokenize(segment.encode("utf-8", "surrogatepass")):
-                toks = cache.get(piece)
-                if toks is None:
-                    toks = cache[piece] = bpe(piece, ranks)
-                for p in zip(toks, toks[1:]):
-                    if p in tied:
-                        return p
-    return None
+            ids = words[w]
+            for j in range(len(ids) - 1):
+                p = (ids[j] << 32) | ids[j + 1]
+                if p in tied:
+                    return p

@@ -1,103 +1,524 @@
-"""Counting variants: the word counts another trainer would see, and replays under them.
+"""Counting and merging variants: other trainers' semantics, replayed as differences.
 
-A count difference at the first divergence often comes from how the other
-trainer reads its text (line by line, special tokens as text, a prefix
-space).  ``count_variant`` counts the corpus under one such reading;
-``replay_consistency`` says how many of their merges each reading explains.
+A variant is named as the cause only if it reproduces every one of their
+merges.  Each is replayed *alongside* the reference replay of their merges
+(``replay.PairReplay``) as a difference ``delta[p]`` from the reference pair
+counts, so a variant costs what its difference touches, not a second replay:
+
+Reading (cause "pre-tokenization"): other word counts.
+    specials-as-text, lines, lines+specials-as-text, chunk-boundaries (every N
+    characters, for a few plausible N).  The word-count difference is taken
+    over windows around the places that read differently (``cuts``:
+    ``reading_delta``); those few extra words (with signed counts) are merged
+    alongside the replay.  ``count_variant`` is the plain recount (the oracle).
+Counting (cause "counts"): the same words and merges, other pair counts.
+    once-per-pretoken (a pair counted once per pre-token occurrence);
+    double-counted-equal-pairs (an incremental update that, when merging
+    (a, b) -> z makes two z adjacent, adds (z, z) twice and removes (b, a)
+    twice).
+Merging (cause "merge-application"): another segmentation of some words.
+    right-to-left (occurrences replaced from the right: ``a a a`` -> ``a aa``);
+    overlapping-merges (both overlapping occurrences: ``a a a`` -> ``aa aa``).
+    Only words whose segmentation differs are tracked, as overrides.
+
+Every overlay answers the replay's questions (``best``, ``tied``,
+``count``) from ``reference + delta``: its own lazy heap over the pairs whose
+delta is nonzero, and the reference heap for all others.
 """
 
-from ..patterns import get_pattern
+import bisect
+import heapq
+
+from ..pretokenize import pretokenize
 from ..specials import special_pattern, split_specials
-from .replay import PairReplay
-from .ties import rule_choices
+from .cuts import Cutter, is_space
+from .replay import SHIFT, merge_ids
 
-__all__ = ["VARIANTS", "count_variant", "replay_consistency"]
-
-# (name, description, specials counted as text, line mode, prefix space)
-VARIANTS = [
-    ("reference", "the reference: whole text, special tokens removed, no prefix space", False, None, False),
-    ("specials-as-text", "special tokens counted as ordinary text", True, None, False),
-    (
-        "lines",
-        "reading line by line (each line, newline included, pre-tokenized on its own)",
-        False,
-        "keep",
-        False,
-    ),
-    (
-        "lines+specials-as-text",
-        "reading line by line and counting special tokens as text (as HF tokenizers' trainer does)",
-        True,
-        "keep",
-        False,
-    ),
-    ("lines-stripped", "reading line by line with the newline removed", False, "strip", False),
-    (
-        "lines-stripped+specials-as-text",
-        "line by line without newlines, special tokens counted as text",
-        True,
-        "strip",
-        False,
-    ),
-    ("prefix-space", "a space added before each text segment (add_prefix_space)", False, None, True),
-    ("prefix-space+specials-as-text", "a prefix space and special tokens counted as text", True, None, True),
-    ("lines+prefix-space", "line by line with a prefix space on each line", False, "keep", True),
-    (
-        "lines+prefix-space+specials-as-text",
-        "line by line, prefix space, special tokens counted as text",
-        True,
-        "keep",
-        True,
-    ),
+__all__ = [
+    "VARIANTS",
+    "VARIANT_TEXT",
+    "VARIANT_CAUSE",
+    "CHUNK_SIZES",
+    "count_variant",
+    "reading_delta",
+    "encode_texts",
+    "make_overlays",
+    "merge_right_to_left",
+    "merge_overlapping",
 ]
 
+# (name, cause, description)
+VARIANTS = [
+    ("specials-as-text", "pre-tokenization", "special tokens counted as ordinary text"),
+    ("lines", "pre-tokenization", "lines read separately (each line, newline included, pre-tokenized alone)"),
+    (
+        "lines+specials-as-text",
+        "pre-tokenization",
+        "lines read separately and special tokens counted as text (as HF tokenizers' trainer)",
+    ),
+    (
+        "chunk-boundaries",
+        "pre-tokenization",
+        "the text read in fixed-size chunks, each pre-tokenized alone (pre-tokens split at chunk ends)",
+    ),
+    ("once-per-pretoken", "counts", "each pair counted once per pre-token, however often it occurs in it"),
+    (
+        "double-counted-equal-pairs",
+        "counts",
+        "an incremental count update that counts (z, z) twice (and removes the pair between twice) "
+        "when merged tokens z become adjacent",
+    ),
+    ("right-to-left", "merge-application", "merges applied right to left (a a a -> a aa)"),
+    ("overlapping-merges", "merge-application", "overlapping occurrences both merged (a a a -> aa aa)"),
+]
+VARIANT_TEXT = {n: d for n, _, d in VARIANTS}
+VARIANT_CAUSE = {n: c for n, c, _ in VARIANTS}
+CHUNK_SIZES = (16, 32, 64, 100, 128, 256, 500, 512, 1000, 1024, 2048, 4000, 4096, 8192, 10000, 16384)
+CHUNK_SIZES += (32768, 65536, 100000, 131072, 1 << 20)
 
-def count_variant(texts, special_tokens, specials_as_text, lines, prefix_space, pattern=None):
-    """{bytes: count} of ``texts`` under a counting variant (split ``pattern``, GPT-2's by default)."""
-    pretokenize = get_pattern(pattern).pretokenize
+
+# -- reading: the oracle and the windowed difference ---------------------------------
+
+
+def _line_units(text, strip=False):
+    units, start = [], 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end + 1
+        units.append(text[start:end].rstrip("\n") if strip else text[start:end])
+        start = end
+    return units
+
+
+def count_variant(texts, special_tokens, specials_as_text=False, lines=None, prefix_space=False, chunk=None):
+    """{bytes: count} of ``texts`` recounted under a reading variant.
+
+    ``lines``: None, ``"keep"`` (split after each newline) or ``"strip"``
+    (newlines dropped); ``chunk``: every ``chunk`` characters of each text
+    read alone; ``prefix_space``: a space before each text segment.
+    """
     pattern = None if specials_as_text else special_pattern(special_tokens)
     counts = {}
-
-    def add(segment):
-        if prefix_space and not segment.startswith(" "):
-            segment = " " + segment
-        for piece in pretokenize(segment.encode("utf-8", "surrogatepass")):
-            counts[piece] = counts.get(piece, 0) + 1
-
     for text in texts:
         units = [text]
+        if chunk:
+            units = [text[i : i + chunk] for i in range(0, len(text), chunk)]
         if lines:
-            units = (
-                text.splitlines(True)
-                if lines == "keep"
-                else [u.rstrip("\r\n") for u in text.splitlines(True)]
-            )
+            units = [u for t in units for u in _line_units(t, lines == "strip")]
         for unit in units:
             for segment, is_special in split_specials(unit, pattern):
-                if not is_special and segment:
-                    add(segment)
+                if is_special or not segment:
+                    continue
+                if prefix_space and not segment.startswith(" "):
+                    segment = " " + segment
+                for piece in pretokenize(segment.encode("utf-8", "surrogatepass")):
+                    counts[piece] = counts.get(piece, 0) + 1
     return counts
 
 
-def replay_consistency(word_counts, merges, their_ids, ref_ids, limit=None):
-    """How far ``merges`` are consistent with maximum counts under ``word_counts``.
+def _add_count(counts, data, pattern, sign):
+    if pattern is None or not pattern.search(data):
+        for piece in pretokenize(data):
+            counts[piece] = counts.get(piece, 0) + sign
+        return
+    for segment, is_special in split_specials(data, pattern):
+        if not is_special:
+            for piece in pretokenize(segment):
+                counts[piece] = counts.get(piece, 0) + sign
 
-    Returns (steps consistent, tie rules consistent at every tie so far, ties seen).
+
+def _chunk_offsets(text, chunk):
+    """Byte offsets of every ``chunk``-th character of ``text``."""
+    if text.isascii():
+        return list(range(chunk, len(text), chunk))
+    out, at = [], 0
+    for i in range(0, len(text) - chunk, chunk):
+        at += len(text[i : i + chunk].encode("utf-8", "surrogatepass"))
+        out.append(at)
+    return out
+
+
+def reading_delta(
+    texts,
+    special_tokens,
+    specials_as_text=False,
+    lines=False,
+    chunk=None,
+    max_cuts=None,
+    encoded=None,
+    cache=None,
+):
+    """{bytes: signed count}: ``count_variant`` minus the reference counts.
+
+    Only windows between safe cuts (``cuts``) around each place that reads
+    differently (a line end, a chunk end, a special token read as text) are
+    counted, and a window met again (line ends repeat: ``".\n\nThe"``)
+    reuses its difference.  Returns None when a text would need more than
+    ``max_cuts`` cuts.  ``encoded`` ((UTF-8 bytes, ``cuts.Cutter``) per text)
+    and ``cache`` (a dict) may be shared between calls: chunk sizes that
+    divide each other share windows.
     """
-    replay = PairReplay(word_counts)
-    rules = None
-    ties = 0
-    n = len(merges) if limit is None else min(limit, len(merges))
-    for j in range(n):
-        pair = merges[j]
-        m = replay.max_count()
-        c = replay.count(pair)
-        if c == 0 or c != m:
-            return j, sorted(rules) if rules is not None else None, ties
-        tied = replay.tied(m)
-        if len(tied) > 1:
-            ties += 1
-            agree = {r for r, p in rule_choices(tied, their_ids, ref_ids).items() if p == pair}
-            rules = agree if rules is None else rules & agree
-        replay.apply(pair)
-    return n, sorted(rules) if rules is not None else None, ties
+    pattern = special_pattern(special_tokens, as_bytes=True)
+    if encoded is None:
+        encoded = encode_texts(texts, pattern)
+    delta = {}
+    seen = {} if cache is None else cache
+    for text, (data, cutter) in zip(texts, encoded):
+        cuts, quiet = [], set()  # every cut; those that change nothing on their own
+        if lines:
+            starts = set(cutter.starts)
+            n = len(data)
+            i = data.find(b"\n")
+            while 0 <= i < n - 1:
+                cuts.append(i + 1)
+                if not _line_cut_matters(data, i + 1, n, starts):
+                    quiet.add(i + 1)
+                i = data.find(b"\n", i + 1)
+        if chunk:
+            if max_cuts is not None and len(text) // chunk > max_cuts:
+                return None
+            cuts.extend(_chunk_offsets(text, chunk))
+        cuts.sort()
+        # Windows open around the cuts that matter; inside a window every cut is made.
+        events = [(c, c) for c in cuts if c not in quiet]
+        if specials_as_text:
+            events.extend(zip(cutter.starts, cutter.ends))
+            events.sort()
+        windows = []
+        for s, e in events:
+            a, q = cutter.before(s), cutter.after(e)
+            if a == q:
+                continue  # a cut at a safe place changes nothing
+            if windows and a < windows[-1][1]:
+                windows[-1][1] = max(windows[-1][1], q)
+            else:
+                windows.append([a, q])
+        v_pattern = None if specials_as_text else pattern
+        for a, q in windows:
+            lo = bisect.bisect_right(cuts, a)
+            hi = bisect.bisect_left(cuts, q)
+            window = data[a:q]
+            # Special tokens read as text change nothing in a window without one.
+            as_text = specials_as_text and pattern is not None and pattern.search(window) is not None
+            key = (as_text, window, tuple([c - a for c in cuts[lo:hi]]))
+            d = seen.get(key)
+            if d is None:
+                d = {}
+                _add_count(d, key[1], pattern, -1)
+                bounds = [a] + cuts[lo:hi] + [q]
+                for x, y in zip(bounds, bounds[1:]):
+                    _add_count(d, data[x:y], v_pattern, 1)
+                seen[key] = d = [(w, n) for w, n in d.items() if n]
+            for w, n in d:
+                delta[w] = delta.get(w, 0) + n
+    return {w: n for w, n in delta.items() if n}
+
+
+def _line_cut_matters(data, s, n, special_starts):
+    """Whether cutting after the newline at ``s - 1`` can change the pre-tokens.
+
+    It cannot for a lone newline between ASCII non-spaces, nor right before
+    the last character of a whitespace run that an ASCII non-space (not a
+    special token) follows: the reference splits such a run into all but its
+    last character and its last character, exactly where the cut falls.
+    """
+    nxt = data[s]
+    if not _NOT_PLAIN[nxt] and not _NOT_PLAIN[data[s - 2]] if s >= 2 else not _NOT_PLAIN[nxt]:
+        return False
+    if nxt < 0x80 and _NOT_PLAIN[nxt] and s + 1 < n and not _NOT_PLAIN[data[s + 1]]:
+        return (s + 1) in special_starts
+    return True
+
+
+def encode_texts(texts, pattern):
+    """(UTF-8 bytes, ``cuts.Cutter``) per text, for ``reading_delta``."""
+    out = []
+    for text in texts:
+        data = text.encode("utf-8", "surrogatepass")
+        out.append((data, Cutter(data, pattern)))
+    return out
+
+
+_NOT_PLAIN = bytes(0 if i < 128 and not is_space(chr(i)) else 1 for i in range(256))  # space or non-ASCII
+
+
+# -- merging variants ---------------------------------------------------------------
+
+
+def merge_right_to_left(ids, a, b, z):
+    """(a, b) -> z scanning from the right, without overlap."""
+    out, i = [], len(ids) - 1
+    while i >= 0:
+        if i > 0 and ids[i - 1] == a and ids[i] == b:
+            out.append(z)
+            i -= 2
+        else:
+            out.append(ids[i])
+            i -= 1
+    out.reverse()
+    return out
+
+
+def merge_overlapping(ids, a, b, z):
+    """(a, b) -> z at every occurrence, overlapping ones too (``a a a`` -> ``aa aa``)."""
+    out, i, n = [], 0, len(ids)
+    while i < n:
+        if i + 1 < n and ids[i] == a and ids[i + 1] == b:
+            out.append(z)
+            if not (i + 2 < n and ids[i + 1] == a and ids[i + 2] == b):
+                i += 1  # no overlapping occurrence next: skip b too
+        else:
+            out.append(ids[i])
+        i += 1
+    return out
+
+
+def _pair_keys(ids):
+    return [(ids[j] << SHIFT) | ids[j + 1] for j in range(len(ids) - 1)]
+
+
+# -- overlays ---------------------------------------------------------------------
+
+
+class Overlay(object):
+    """A variant as ``delta`` over a reference ``PairReplay``: count = reference + delta."""
+
+    observes = False
+
+    def __init__(self, name, ref, detail=None):
+        self.name = name
+        self.ref = ref
+        self.detail = detail
+        self.aliases = []  # other variants with the same word counts on this corpus
+        self.delta = {}
+        self.heap = []
+        self._touched = set()
+
+    def add(self, key, n):
+        if n:
+            v = self.delta.get(key, 0) + n
+            if v:
+                self.delta[key] = v
+            else:
+                del self.delta[key]
+            self._touched.add(key)
+
+    def count_key(self, key):
+        if key is None:
+            return 0
+        return self.ref.counts.get(key, 0) + self.delta.get(key, 0)
+
+    def refresh(self, changed):
+        """Push the current count of every pair whose count or delta changed."""
+        delta, counts, heap = self.delta, self.ref.counts, self.heap
+        keys = self._touched
+        if len(delta) < len(changed):
+            keys.update(k for k in delta if k in changed)
+        else:
+            keys.update(k for k in changed if k in delta)
+        for k in keys:
+            if k in delta:
+                c = counts.get(k, 0) + delta[k]
+                if c > 0:
+                    heapq.heappush(heap, (-c, k))
+        self._touched = set()
+
+    def _own_best(self):
+        heap, delta, counts = self.heap, self.delta, self.ref.counts
+        while heap:
+            c, k = heap[0]
+            if k in delta and counts.get(k, 0) + delta[k] == -c:
+                return -c
+            heapq.heappop(heap)
+        return 0
+
+    def best(self):
+        return max(self._own_best(), self.ref.best_excluding(self.delta))
+
+    def tied_keys(self, m):
+        found = self.ref.tied_keys(m, skip=self.delta)
+        heap, delta, counts = self.heap, self.delta, self.ref.counts
+        keep = {}
+        while heap and -heap[0][0] >= m:
+            e = heapq.heappop(heap)
+            k = e[1]
+            if k in delta and counts.get(k, 0) + delta[k] == -e[0] and e not in keep:
+                keep[e] = True
+                if -e[0] == m:
+                    found.append(k)
+        for e in keep:
+            heapq.heappush(heap, e)
+        return found
+
+    def before_apply(self, a, b, z):
+        pass
+
+
+class WordsOverlay(Overlay):
+    """Extra words (signed counts) and overridden reference words, merged by
+    ``merge``; each contributes ``count * (its pairs)`` to delta, an override
+    minus the reference word's own pairs."""
+
+    def __init__(self, name, ref, merge=merge_ids, extra=None, detail=None):
+        Overlay.__init__(self, name, ref, detail)
+        self.merge = merge
+        self.observes = merge is not merge_ids
+        self.own, self.own_freq, self.where = [], [], {}
+        self.override = {}  # reference word -> own entry
+        for w, n in (extra or {}).items():
+            if len(w) > 1:
+                self._new_entry(list(w), n)
+
+    def _new_entry(self, ids, f):
+        e = len(self.own)
+        self.own.append(ids)
+        self.own_freq.append(f)
+        for k in _pair_keys(ids):
+            self.add(k, f)
+            self._index(k, e)
+        return e
+
+    def _index(self, k, e):
+        s = self.where.get(k)
+        if s is None:
+            self.where[k] = [e]
+        elif s[-1] != e:
+            s.append(e)
+
+    def before_apply(self, a, b, z):
+        key = (a << SHIFT) | b
+        for e in self.where.pop(key, ()):
+            old = self.own[e]
+            if not any(old[j] == a and old[j + 1] == b for j in range(len(old) - 1)):
+                continue
+            new = self.merge(old, a, b, z)
+            f = self.own_freq[e]
+            for k in _pair_keys(old):
+                self.add(k, -f)
+            for k in _pair_keys(new):
+                self.add(k, f)
+                self._index(k, e)
+            self.own[e] = new
+
+    def merged(self, w, old, new, f, a, b, z):
+        """A reference word changed: keep its override's difference right, or start one."""
+        e = self.override.get(w)
+        if e is not None:
+            for k in _pair_keys(old):
+                self.add(k, f)
+            for k in _pair_keys(new):
+                self.add(k, -f)
+            return
+        if a != b:
+            return  # occurrences of (a, b), a != b, cannot overlap: every order merges them alike
+        mine = self.merge(old, a, b, z)
+        if mine != new:
+            for k in _pair_keys(new):
+                self.add(k, -f)
+            self.override[w] = self._new_entry(mine, f)
+
+
+class OncePerPretoken(Overlay):
+    """delta = -(occurrences - 1) * count for every pair repeated inside a word."""
+
+    observes = True
+
+    def __init__(self, ref):
+        Overlay.__init__(self, "once-per-pretoken", ref)
+        for ids, f in zip(ref.words, ref.freqs):
+            self._repeats(ids, -f)
+
+    def _repeats(self, ids, f):
+        keys = _pair_keys(ids)
+        if len(keys) > len(set(keys)):
+            seen = set()
+            for k in keys:
+                if k in seen:
+                    self.add(k, f)
+                seen.add(k)
+
+    def merged(self, w, old, new, f, a, b, z):
+        self._repeats(old, f)
+        self._repeats(new, -f)
+
+
+class DoubleCountedEqualPairs(Overlay):
+    """When merging (a, b) -> z makes z adjacent to z, (z, z) gains the count
+    once more and (b, a) loses it once more than it should; the merged pair's
+    count is dropped, as an incremental trainer deletes it."""
+
+    observes = True
+
+    def __init__(self, ref):
+        Overlay.__init__(self, "double-counted-equal-pairs", ref)
+
+    def before_apply(self, a, b, z):
+        key = (a << SHIFT) | b
+        if key in self.delta:
+            self.add(key, -self.delta[key])
+
+    def merged(self, w, old, new, f, a, b, z):
+        if new.count(z) < 2:
+            return
+        n = _adjacent(new, z) - _adjacent(old, z)
+        if n > 0:
+            self.add((z << SHIFT) | z, f * n)
+            if (b, a) != (a, b):
+                self.add((b << SHIFT) | a, -f * n)
+
+
+def _adjacent(ids, z):
+    return sum(1 for j in range(len(ids) - 1) if ids[j] == z and ids[j + 1] == z)
+
+
+def make_overlays(ref, texts, special_tokens, max_cuts=None):
+    """Every variant that differs from the reference on this input, as overlays of ``ref``.
+
+    Reading variants need ``texts``; one whose difference is empty is left out,
+    and so is a chunk size whose difference equals a smaller one's.
+    """
+    overlays = [
+        OncePerPretoken(ref),
+        DoubleCountedEqualPairs(ref),
+        WordsOverlay("right-to-left", ref, merge=merge_right_to_left),
+        WordsOverlay("overlapping-merges", ref, merge=merge_overlapping),
+    ]
+    if texts is None:
+        for o in overlays:
+            o.refresh(())
+        return overlays
+    chars = sum(len(t) for t in texts)
+    encoded = encode_texts(texts, special_pattern(special_tokens, as_bytes=True))
+    cache = {}
+    if max_cuts is None:
+        max_cuts = max(256, chars // 2048)
+    seen = []
+    readings = [
+        ("specials-as-text", dict(specials_as_text=True), None),
+        ("lines", dict(lines=True), None),
+        ("lines+specials-as-text", dict(lines=True, specials_as_text=True), None),
+    ]
+    readings += [("chunk-boundaries", dict(chunk=n), {"chunk_size": n}) for n in CHUNK_SIZES if n < chars]
+    for name, options, detail in readings:
+        if name.endswith("specials-as-text") and not special_tokens:
+            continue
+        delta = reading_delta(
+            texts,
+            special_tokens,
+            max_cuts=max_cuts if detail else None,
+            encoded=encoded,
+            cache=cache,
+            **options,
+        )
+        if not delta:
+            continue
+        same = next((o for d, o in seen if d == delta), None)
+        if same is not None:  # the same word counts as an earlier variant: an alias of it
+            same.aliases.append(dict(detail or {}, name=name))
+            continue
+        o = WordsOverlay(name, ref, extra=delta, detail=detail)
+        seen.append((delta, o))
+        overlays.append(o)
+    for o in overlays:
+        o.refresh(())  # the initial differences into the overlay's heap
+    return overlays

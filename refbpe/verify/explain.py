@@ -1,0 +1,243 @@
+"""Why their merges differ: one replay of their merges, every hypothesis alongside.
+
+``replay_hypotheses`` applies their merges, in their order, to the reference
+word counts (``replay.PairReplay``) and, at each step and before applying it,
+asks every live hypothesis whether their pair is a maximum under it:
+
+* the reference counts (``fit``: how many of their merges they replay), with
+  the tie rules (``ties``) still consistent with every tie so far;
+* each counting or merging variant (``variants``), as a difference from the
+  reference counts, with the order-free tie rules.
+
+A hypothesis dies at the first step it cannot explain (their pair not at the
+maximum count, or a tie no consistent rule breaks their way); the variants
+are dropped then, so a wrong one costs only the steps until its first
+failure.  The replay itself stops when the reference counts and every
+variant are dead.  Cost: one replay of at most all their merges, plus, per
+live variant and step, the pairs its difference touches.
+
+The verdict (``conclude``) names a cause only when a hypothesis explains all
+of their merges; otherwise it gives the first step the reference counts
+cannot explain, with the counts involved, and partial fits as partial fits.
+"""
+
+from .replay import PairReplay
+from .ties import ORDER_FREE, TIE_RULES, FirstCounted, rule_choices
+from .variants import VARIANTS, make_overlays
+
+__all__ = ["replay_hypotheses", "Hypothesis"]
+
+
+class Hypothesis(object):
+    """One line of explanation being replayed: the reference counts or a variant."""
+
+    def __init__(self, name, source, rules, detail=None):
+        self.name = name
+        self.source = source
+        self.rules = set(rules)
+        self.detail = detail
+        self.alive = True
+        self.fit = None  # steps explained (set on failure or at the end)
+        self.ties = 0
+        self.rules_dead_at = None  # step at which the last tie rule failed
+        self.rule_first_miss = {}  # rule -> step of its first wrong tie
+        self.failure = None  # the first step it cannot explain: {"step", "kind", counts...}
+        self.tie_failure = None  # the tie at which the last consistent tie rule failed
+        self.exhausted = None  # no pair left after all their merges
+        self.aliases = []
+        self.complete = False  # explains all their merges, and their stopping there
+
+    def summary(self, total):
+        out = {
+            "variant": self.name,
+            "description": VARIANT_TEXT_ALL.get(self.name, ""),
+            "consistent_merges": self.fit,
+            "of": total,
+            "tie_rules_consistent": sorted(self.rules) if self.ties else None,
+            "ties": self.ties,
+        }
+        if self.detail:
+            out.update(self.detail)
+        return out
+
+
+VARIANT_TEXT_ALL = dict(
+    [("reference", "the reference: whole text, special tokens removed")] + [(n, d) for n, _, d in VARIANTS]
+)
+
+
+def _check(h, j, pair, key, ctx):
+    """Whether ``h`` explains their merge ``j``; records the failure if not."""
+    src = h.source
+    m = src.best()
+    c = src.count_key(key) if key is not None else 0
+    if m <= 0 or c != m:
+        top = src.tied_keys(m) if m > 0 else []
+        h.failure = {
+            "step": j,
+            "kind": "count",
+            "count": c,
+            "max_count": m,
+            "top": sorted(ctx.ref.pair(q) for q in top[:20]),
+            "rules_before": sorted(h.rules),
+        }
+        return False
+    tied = src.tied_keys(m)
+    if len(tied) < 2:
+        return True
+    h.ties += 1
+    pairs = [ctx.ref.pair(k) for k in tied]
+    rules = h.rules
+    choices = rule_choices(pairs, ctx.their_ids, ctx.ref_ids, rules=[r for r in ORDER_FREE if r in rules])
+    if "first-counted" in rules and ctx.first is not None:
+        k = ctx.first.choose(tied)
+        choices["first-counted"] = ctx.ref.pair(k) if k is not None else None
+    agree = set(r for r, p in choices.items() if p == pair)
+    for r in rules - agree:
+        h.rule_first_miss.setdefault(r, j)
+    if rules and not agree:
+        h.rules_dead_at = j
+        h.tie_failure = {
+            "step": j,
+            "kind": "tie",
+            "count": c,
+            "max_count": m,
+            "top": sorted(pairs[:20]),
+            "choices": choices,
+            "rules_before": sorted(rules),
+        }
+        if h.name != "reference":
+            h.failure = h.tie_failure
+    h.rules = rules & agree
+    return bool(h.rules) or h.name == "reference"
+
+
+RULE_NAMES = [r for r, _ in TIE_RULES]
+
+
+class _Context(object):
+    pass
+
+
+def _probe(ctx, our_pair, their_pair):
+    """The reference counts of both pairs at the first divergence, and the tie there."""
+    ref = ctx.ref
+    m = ref.best()
+    out = {"max": m, "ours": ref.count(our_pair) if our_pair else None}
+    out["theirs"] = ref.count(their_pair) if their_pair else None
+    keys = ref.tied_keys(m) if m > 0 else []
+    out["tied"] = sorted(ref.pair(q) for q in keys)
+    out["choices"], out["agree"] = {}, []
+    if their_pair and out["theirs"] == m and len(keys) > 1:
+        choices = rule_choices(out["tied"], ctx.their_ids, ctx.ref_ids)
+        if ctx.first is not None:
+            q = ctx.first.choose(keys)
+            choices["first-counted"] = ref.pair(q) if q is not None else None
+        out["choices"] = choices
+        out["agree"] = [r for r in RULE_NAMES if choices.get(r) == their_pair]
+    return out
+
+
+def replay_hypotheses(
+    word_counts,
+    their_merges,
+    their_ids,
+    ref_ids,
+    texts,
+    special_tokens,
+    variants=True,
+    probe=None,
+    wanted=None,
+):
+    """Replay ``their_merges``; returns (reference Hypothesis, [variant Hypotheses],
+    the probe at ``probe = (k, our pair k)``: counts at the first divergence).
+
+    Two passes: the reference counts alone, as far as they explain their
+    merges; then, only if they do not explain all of them with a known tie
+    rule, the variants (each from the first merge).  A tie-rule difference so
+    costs one replay, and a count difference a short one plus the variants'.
+
+    A hypothesis is ``complete`` when it explains every one of their merges
+    and their stopping there: ``wanted`` merges made, or no pair left.
+    """
+    ctx = _Context()
+    ctx.their_ids, ctx.ref_ids = their_ids, ref_ids
+    ref = ctx.ref = PairReplay(word_counts)
+    ctx.first = FirstCounted(texts, special_tokens, ref) if texts is not None else None
+    rules = ORDER_FREE + (["first-counted"] if ctx.first is not None else [])
+    reference = Hypothesis("reference", ref, rules)
+    n = len(their_merges)
+    k, our_pair = probe if probe is not None else (None, None)
+    probed = None
+    # 1. The reference counts, until they fail, or (when variants follow) until
+    # no tie rule is left: then no tie rule is the cause, and pass 2 carries on
+    # the reference counts to find ``fit`` instead of replaying them twice.
+    stop = None  # the step at which pass 1 stopped with the counts still explaining it
+    for j, pair in enumerate(their_merges):
+        if j == k:
+            probed = _probe(ctx, our_pair, pair)
+        if not _check(reference, j, pair, ref.key(pair), ctx):
+            reference.fit = j
+            break
+        if variants and not reference.rules:
+            stop = j + 1
+            break
+        ref.apply(pair)
+    else:
+        reference.fit = n
+        reference.exhausted = ref.best() == 0
+    if probed is None and k is not None:
+        probed = _probe(ctx, our_pair, None)
+    others = []
+    if stop is None:
+        _complete(reference, n, wanted)
+        reference.complete = reference.complete and bool(reference.rules)
+        if not variants or reference.complete:
+            return reference, others, probed
+    # 2. The variants, as differences over a fresh replay (the first one let go).
+    reference.source = ctx.ref = ctx.first = ref = None
+    ref = ctx.ref = PairReplay(word_counts)
+    reference.source = ref
+    for o in make_overlays(ref, texts, special_tokens):
+        others.append(Hypothesis(o.name, o, ORDER_FREE, o.detail))
+        others[-1].aliases = o.aliases
+    ref.observers = [h.source for h in others if h.source.observes]
+    live = list(others)
+    counting = stop is not None
+    for j, pair in enumerate(their_merges):
+        key = ref.key(pair)
+        if counting and j >= stop and not _check(reference, j, pair, key, ctx):
+            reference.fit, counting = j, False
+        alive = [h for h in live if _check(h, j, pair, key, ctx)]
+        for h in live:
+            if h not in alive:
+                h.alive, h.fit = False, j
+        if len(alive) < len(live):
+            ref.observers = [h.source for h in alive if h.source.observes]
+        live = alive
+        if not live and not counting:
+            break
+        a, b = ref.token_id(pair[0], True), ref.token_id(pair[1], True)
+        z = ref.token_id(pair[0] + pair[1], True)
+        for h in live:
+            h.source.before_apply(a, b, z)
+        changed = ref.apply(pair, track=bool(live))
+        for h in live:
+            h.source.refresh(changed)
+    if counting:
+        reference.fit = n
+        reference.exhausted = ref.best() == 0
+    if stop is not None:
+        _complete(reference, n, wanted)
+        reference.complete = False  # no tie rule is left
+    reference.source = None
+    for h in live:
+        h.fit = n
+        h.exhausted = h.source.best() == 0
+    for h in others:
+        _complete(h, n, wanted)
+    return reference, others, probed
+
+
+def _complete(h, n, wanted):
+    h.complete = h.fit == n and (wanted is None or n >= wanted or bool(h.exhausted))
