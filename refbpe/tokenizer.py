@@ -148,6 +148,10 @@ class Tokenizer(object):
         still has that rank (a slot's pair never comes back once it changed: a
         merge only lengthens the tokens on either side).
 
+        A merge list out of creation order (a merge that uses a token a later
+        merge makes) can make a pair that ranks lower; the rank being done is
+        then put back behind it, so the order stays the loop's.
+
         Cost for n bytes: at most n - 1 merges, each O(1) plus two listings;
         sorting the lists and the heap of ranks, O(n log n).  Measured under
         PyPy (perf/adversarial.py's encode table): one heap entry per slot
@@ -170,7 +174,8 @@ class Tokenizer(object):
             at = slots.pop(v)
             at.sort()
             z = v & mask
-            for i in at:
+            for done in range(len(at)):
+                i = at[done]
                 left = ids[i]
                 j = nxt[i]
                 if left < 0 or j >= n or table.get((left << shift) | ids[j]) != v:
@@ -179,16 +184,26 @@ class Tokenizer(object):
                 ids[j] = -1
                 r = nxt[j]
                 nxt[i] = r
+                lowest = _NO_MERGE
                 if r < n:
                     prv[r] = i
                     w = table.get((z << shift) | ids[r])
                     if w is not None:
                         _list_slot(slots, pending, w, i)
+                        lowest = w
                 k = prv[i]
                 if k >= 0:
                     w = table.get((ids[k] << shift) | z)
                     if w is not None:
                         _list_slot(slots, pending, w, k)
+                        lowest = min(lowest, w)
+                if lowest < v:
+                    # Only a merge list out of creation order gets here (a merge
+                    # using a token that a later merge makes): the lower rank goes
+                    # first, as in the loop; this rank's other slots wait.
+                    for rest in at[done + 1 :]:
+                        _list_slot(slots, pending, v, rest)
+                    break
         return [t for t in ids if t >= 0]
 
     @staticmethod
