@@ -32,9 +32,10 @@ from .specials import special_pattern, split_specials
 
 __all__ = ["Tokenizer"]
 
-# Pieces this long (bytes) or longer take the O(n log n) path: the crossover measured by
-# perf/piece_lengths.py under PyPy is 96-128 bytes for English and random letters, 32-48 for Han.
-_LONG_PIECE = 96
+# Pieces this long (bytes) or longer take the O(n log n) path.  Crossovers measured by
+# perf/piece_lengths.py under PyPy: 96-128 bytes for English and random letters, 32-48 for
+# random Han, 128-192 for the real pieces of the chinese corpus (--corpus chinese).
+_LONG_PIECE = 192
 
 _CACHE_LIMIT = 1 << 18
 _NO_MERGE = 1 << 62  # above every packed rank
