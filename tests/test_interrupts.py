@@ -14,7 +14,7 @@ import sys
 import time
 
 import pytest
-from conftest import IS_PYPY, REPO_ROOT
+from support import IS_PYPY, REPO_ROOT
 
 EOT = "<|endoftext|>"
 LIMIT = 1.0  # seconds
