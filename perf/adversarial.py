@@ -5,7 +5,7 @@
 
 The driver runs under CPython; refbpe trains and encodes under PyPy (``.venv-pypy``,
 with ``PYTHONPATH`` set to this tree), the peers (rustbpe, HF tokenizers, tiktoken)
-run from the CPython ``.venv``, every system as its own process (``run.measure``:
+run from the CPython ``.venv``, every system as its own process (``measure.measure``:
 whole-process wall time, peak RSS of the process tree), round-robin over the systems
 when ``--repeats`` > 1.
 
@@ -50,7 +50,8 @@ from array import array
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import run  # noqa: E402  (perf/run.py: measure, interpreters, data paths)
+import systems  # noqa: E402  (interpreters, peers, data paths)
+from measure import measure  # noqa: E402
 
 MB = 1000 * 1000
 FAMILIES = [
@@ -121,7 +122,7 @@ def piece(chars, seed, path):
 
 
 def train_cmd(system, path, work):
-    py, pypy = run.INTERPRETERS["cpython"], run.INTERPRETERS["pypy"]
+    py, pypy = systems.INTERPRETERS["cpython"], systems.INTERPRETERS["pypy"]
     if system == "refbpe-pypy":
         return [
             pypy,
@@ -132,7 +133,7 @@ def train_cmd(system, path, work):
             "--vocab-size",
             str(VOCAB),
             "--special-token",
-            run.SPECIAL,
+            systems.SPECIAL,
             "--out",
             os.path.join(work, "model"),
             "--workers",
@@ -140,23 +141,25 @@ def train_cmd(system, path, work):
             "--quiet",
             "--report",
             os.path.join(work, "report.json"),
-        ], {"PYTHONPATH": run.ROOT}
+        ], {"PYTHONPATH": systems.ROOT}
     if system == "rustbpe":
-        return [py, run.peer("train_rustbpe.py"), path, str(VOCAB)], {}
+        return [py, systems.peer("train_rustbpe.py"), path, str(VOCAB)], {}
     if system == "hf":
-        return [py, run.peer("train_hf.py"), path, str(VOCAB), os.path.join(work, "hf")], {
+        return [py, systems.peer("train_hf.py"), path, str(VOCAB), os.path.join(work, "hf")], {
             "TOKENIZERS_PARALLELISM": "true"
         }
     raise ValueError(system)
 
 
 def encode_cmd(system, path):
-    gpt2 = [os.path.join(run.CS336, "gpt2_vocab.json"), os.path.join(run.CS336, "gpt2_merges.txt")]
+    gpt2 = [os.path.join(systems.CS336, "gpt2_vocab.json"), os.path.join(systems.CS336, "gpt2_merges.txt")]
     if system == "refbpe-pypy":
-        return [run.INTERPRETERS["pypy"], run.peer("encode_refbpe.py"), path] + gpt2, {"PYTHONPATH": run.ROOT}
+        return [systems.INTERPRETERS["pypy"], systems.peer("encode_refbpe.py"), path] + gpt2, {
+            "PYTHONPATH": systems.ROOT
+        }
     if system == "tiktoken":
-        return [run.INTERPRETERS["cpython"], run.peer("encode_tiktoken.py"), path], {
-            "TIKTOKEN_CACHE_DIR": os.path.join(run.CS336, "tiktoken_cache")
+        return [systems.INTERPRETERS["cpython"], systems.peer("encode_tiktoken.py"), path], {
+            "TIKTOKEN_CACHE_DIR": os.path.join(systems.CS336, "tiktoken_cache")
         }
     raise ValueError(system)
 
@@ -172,7 +175,7 @@ def measure_all(jobs, repeats, timeout, work):
             report = os.path.join(work, "report.json")
             if os.path.exists(report):
                 os.unlink(report)
-            r = run.measure(cmd, env, timeout=timeout)
+            r = measure(cmd, env, timeout=timeout)
             if r["rc"] == 0 and os.path.exists(report):
                 with open(report) as f:
                     rep = json.load(f)

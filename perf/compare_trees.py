@@ -23,12 +23,13 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import run  # noqa: E402
+import systems  # noqa: E402  (interpreters, peers, data paths)
+from measure import measure  # noqa: E402
 
 
 def encode_lines(args, trees):
     """``perf/peers/encode_refbpe.py`` from each tree: a cold call on 8 MB, a warm one on the next 8 MB."""
-    gpt2 = [os.path.join(run.CS336, "gpt2_vocab.json"), os.path.join(run.CS336, "gpt2_merges.txt")]
+    gpt2 = [os.path.join(systems.CS336, "gpt2_vocab.json"), os.path.join(systems.CS336, "gpt2_merges.txt")]
     lines = [
         "ENCODE %s, GPT-2 vocab, 8 MB (medians of %d; after/before)" % (args.interpreter, args.repeats),
         "  %-16s %-7s %9s %9s %s" % ("corpus", "tree", "cold s", "warm s", "ids"),
@@ -38,11 +39,11 @@ def encode_lines(args, trees):
         for _ in range(args.repeats):
             for name, tree in trees.items():
                 cmd = [
-                    run.INTERPRETERS[args.interpreter],
-                    run.peer("encode_refbpe.py"),
-                    run.CORPUS_FILES[corpus],
+                    systems.INTERPRETERS[args.interpreter],
+                    systems.peer("encode_refbpe.py"),
+                    systems.CORPUS_FILES[corpus],
                 ]
-                r = run.measure(cmd + gpt2 + ["--max-bytes", str(8 << 20)], {"PYTHONPATH": tree})
+                r = measure(cmd + gpt2 + ["--max-bytes", str(8 << 20)], {"PYTHONPATH": tree})
                 if r["rc"]:
                     raise SystemExit("%s failed: %s" % (name, r["stderr"]))
                 runs[name].append(r["result"])
@@ -86,15 +87,15 @@ def main(argv=None):
                     out, report = os.path.join(work, name), os.path.join(work, name + ".json")
                     shutil.rmtree(out, ignore_errors=True)
                     cmd = [
-                        run.INTERPRETERS[args.interpreter],
+                        systems.INTERPRETERS[args.interpreter],
                         "-m",
                         "refbpe",
                         "train",
-                        run.CORPUS_FILES[corpus],
+                        systems.CORPUS_FILES[corpus],
                         "--vocab-size",
                         str(args.vocab),
                         "--special-token",
-                        run.SPECIAL,
+                        systems.SPECIAL,
                         "--out",
                         out,
                         "--workers",
@@ -103,7 +104,7 @@ def main(argv=None):
                         report,
                         "--quiet",
                     ]
-                    r = run.measure(cmd, {"PYTHONPATH": tree})
+                    r = measure(cmd, {"PYTHONPATH": tree})
                     if r["rc"]:
                         raise SystemExit("%s failed: %s" % (name, r["stderr"]))
                     with open(report) as f:
