@@ -32,7 +32,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import run  # noqa: E402
+import systems  # noqa: E402  (interpreters, peers, data paths)
 
 MESSAGES = {"SIGINT": "refbpe: interrupted", "SIGTERM": "refbpe: terminated"}
 
@@ -67,7 +67,7 @@ def one_run(interp, phase, sig, paths, work):
     out = os.path.join(work, "model")
     shutil.rmtree(out, ignore_errors=True)
     cmd = [
-        run.INTERPRETERS[interp],
+        systems.INTERPRETERS[interp],
         "-m",
         "refbpe",
         "train",
@@ -81,9 +81,14 @@ def one_run(interp, phase, sig, paths, work):
         cmd += ["--workers", "2", "--chunk-size", "4M", "--quiet"]
     else:
         cmd += ["--workers", "1", "--progress"]
-    env = dict(os.environ, PYTHONPATH=run.ROOT)
+    env = dict(os.environ, PYTHONPATH=systems.ROOT)
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=run.ROOT, start_new_session=True
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=systems.ROOT,
+        start_new_session=True,
     )
     deadline = time.time() + 120
     if phase == "counting":
@@ -125,7 +130,7 @@ def main(argv=None):
         rng = random.Random(12)
         with open(long_word, "wb") as f:
             f.write(rng.randbytes(10 * 10**6).translate(bytes(b"abcd"[i % 4] for i in range(256))))
-        paths = {"counting": run.CORPUS_FILES["english_medium"], "merge": long_word}
+        paths = {"counting": systems.CORPUS_FILES["english_medium"], "merge": long_word}
         rows = []
         for interp in args.interpreters.split(","):
             for phase in args.phases.split(","):

@@ -5,7 +5,7 @@
 Such a file is one unit of work however many workers there are (``io`` finds no
 cut), so one process holds the whole piece.  For each size, a file of random
 lowercase letters is written to a temporary directory and counted by
-``refbpe.count.count_words`` in a fresh process (``run.measure``: peak RSS summed
+``refbpe.count.count_words`` in a fresh process (``measure.measure``: peak RSS summed
 over the process tree, and the largest single process).  Printed: peak MB, the
 same above the interpreter's baseline (an empty file counted), and that divided by
 the piece's size.  The result is checked: one word, count 1.  The figure for the README is the largest
@@ -22,7 +22,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import run  # noqa: E402
+import systems  # noqa: E402  (interpreters, peers, data paths)
+from measure import measure  # noqa: E402
 
 CHILD = (
     "import sys\n"
@@ -50,8 +51,8 @@ def main(argv=None):
                 f.write(rng.randbytes(size).translate(table))
             for system in args.systems.split(","):
                 interp, w = system.split("-")
-                cmd = [run.INTERPRETERS[interp], "-c", CHILD, path, w[1:], str(size)]
-                r = run.measure(cmd, {"PYTHONPATH": run.ROOT})
+                cmd = [systems.INTERPRETERS[interp], "-c", CHILD, path, w[1:], str(size)]
+                r = measure(cmd, {"PYTHONPATH": systems.ROOT})
                 if r["rc"]:
                     sys.stderr.write(r["stderr"])
                 rows.append((system, size, r["wall"], r["peak_tree_mb"], r["max_process_mb"], r["rc"]))

@@ -1,12 +1,16 @@
 """Where the encoder's heap path starts to pay: the quadratic loop vs the heap, per piece length.
 
-    .venv-pypy/bin/python perf/piece_lengths.py      # (CPython works too)
+    .venv-pypy/bin/python perf/piece_lengths.py                  # synthetic pieces (CPython works too)
+    .venv-pypy/bin/python perf/piece_lengths.py --corpus chinese # real pieces of a shared corpus
 
 Times ``Tokenizer._encode_piece`` with the threshold ``_LONG_PIECE`` set above and
 below each length (so each path runs on the same pieces), GPT-2 vocab, on three
 kinds of pieces: English words glued together, random lowercase letters, Han
 characters.  Each path is warmed up first (JIT), then timed over many distinct
 pieces of that length; prints microseconds per piece and the ratio heap / loop.
+With ``--corpus``, the pieces are the real ones of the corpus's first 8 MB, grouped
+by length (real Chinese pieces have fewer GPT-2 merges than random Han characters,
+so the loop stays cheaper longer: it decides the threshold).
 """
 
 import os
@@ -54,10 +58,36 @@ def time_path(tok, data, threshold):
     return (time.perf_counter() - t0) / len(data) * 1e6
 
 
+def corpus_pieces(tok, name):
+    from refbpe.pretokenize import piece_ends
+
+    with open(os.path.join(ROOT, "..", "shared", "data", "corpora", name + ".txt"), "rb") as f:
+        data = f.read(8 << 20).decode("utf-8", "ignore").encode("utf-8")
+    groups, start = {}, 0
+    bounds = [32, 64, 96, 128, 192, 256, 512, 1 << 30]
+    for end in piece_ends(data):
+        n = end - start
+        for lo, hi in zip(bounds, bounds[1:]):
+            if lo <= n < hi:
+                groups.setdefault(lo, []).append(data[start:end])
+        start = end
+    print("%-8s %6s %7s %10s %10s %8s" % ("pieces", "bytes>=", "count", "loop us", "heap us", "heap/loop"))
+    for lo in sorted(groups):
+        data = groups[lo]
+        loop = min(time_path(tok, data, 1 << 30) for _ in range(5))
+        heap = min(time_path(tok, data, 0) for _ in range(5))
+        print("%-8s %6d %7d %10.2f %10.2f %8.2f" % (name, lo, len(data), loop, heap, heap / loop))
+
+
 def main():
     tok = Tokenizer.from_files(os.path.join(CS336, "gpt2_vocab.json"), os.path.join(CS336, "gpt2_merges.txt"))
-    rng = random.Random(12)
     saved = tokenizer_module._LONG_PIECE
+    if "--corpus" in sys.argv:
+        corpus_pieces(tok, sys.argv[sys.argv.index("--corpus") + 1])
+        tokenizer_module._LONG_PIECE = saved
+        print("threshold in refbpe/tokenizer.py: _LONG_PIECE = %d" % saved)
+        return
+    rng = random.Random(12)
     print("%-8s %6s %10s %10s %8s" % ("pieces", "bytes", "loop us", "heap us", "heap/loop"))
     for kind in ("english", "letters", "han"):
         for n in LENGTHS:

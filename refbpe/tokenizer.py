@@ -49,9 +49,10 @@ from .tiktoken_encodings import load_tiktoken
 
 __all__ = ["Tokenizer"]
 
-# Pieces this long (bytes) or longer take the O(n log n) path: the crossover measured by
-# perf/piece_lengths.py under PyPy is 96-128 bytes for English and random letters, 32-48 for Han.
-_LONG_PIECE = 96
+# Pieces this long (bytes) or longer take the O(n log n) path.  Crossovers measured by
+# perf/piece_lengths.py under PyPy: 96-128 bytes for English and random letters, 32-48 for
+# random Han, 128-192 for the real pieces of the chinese corpus (--corpus chinese).
+_LONG_PIECE = 192
 
 _CACHE_LIMIT = 1 << 18
 _NO_MERGE = 1 << 62  # above every packed rank
@@ -235,6 +236,9 @@ class Tokenizer(object):
         their rank comes: a slot is current when it is live and the pair there
         still has that rank (a slot's pair never comes back once it changed: a
         merge only lengthens the tokens on either side).
+
+        Only for tables whose ranks grow (``_ranks_grow``: a merge list in
+        creation order); others go to ``_encode_long_piece_by_slot``.
 
         Cost for n bytes: at most n - 1 merges, each O(1) plus two listings;
         sorting the lists and the heap of ranks, O(n log n).  Measured under

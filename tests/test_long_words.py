@@ -103,16 +103,9 @@ def test_long_piece_path_equals_loop_with_gpt2_vocab(gpt2_files, word):
     """Both paths of ``_encode_piece`` on the same piece, GPT-2's 50,000 merges."""
     tok = _gpt2_tokenizer(gpt2_files)
     piece = word.encode("utf-8")[:1500]
-    saved = tokenizer_module._LONG_PIECE
-    try:
-        tokenizer_module._LONG_PIECE = 1 << 30
-        loop = tok._encode_piece(piece)
-        tokenizer_module._LONG_PIECE = 0
-        heap = tok._encode_piece(piece)
-    finally:
-        tokenizer_module._LONG_PIECE = saved
+    loop, heap = _both_paths(tok, piece)
     assert heap == loop
-    assert tok.decode(heap) == piece.decode("utf-8", "replace")  # the cut may split a character
+    assert b"".join(tok.vocab[i] for i in heap) == piece  # bytes: the cut may split a character
 
 
 _GPT2 = {}
@@ -142,3 +135,40 @@ def test_engine_equals_naive_with_counts_at_the_array_limits(words, merges):
     for w, n in words:
         counts[w.encode("utf-8")] = counts.get(w.encode("utf-8"), 0) + n
     assert learn_merges(counts, merges) == naive_train_bpe_from_counts(counts, 256 + merges)[1]
+
+
+@st.composite
+def shuffled_merge_lists(draw):
+    """A vocab and merges made by random merges of a, b, c, then listed in a random order
+    (a merge may use a token that a later merge makes: not BPE order, but loadable)."""
+    tokens = [b"a", b"b", b"c"]
+    merges = []
+    for _ in range(draw(st.integers(1, 25))):
+        a, b = draw(st.sampled_from(tokens)), draw(st.sampled_from(tokens))
+        if a + b not in tokens:
+            tokens.append(a + b)
+            merges.append((a, b))
+    merges = draw(st.permutations(merges))
+    vocab = {i: bytes([i]) for i in range(256)}
+    for a, b in merges:
+        vocab[len(vocab)] = a + b
+    return vocab, merges
+
+
+def _both_paths(tok, piece):
+    saved = tokenizer_module._LONG_PIECE
+    try:
+        tokenizer_module._LONG_PIECE = 1 << 30
+        loop = tok._encode_piece(piece)
+        tokenizer_module._LONG_PIECE = 0
+        return loop, tok._encode_piece(piece)
+    finally:
+        tokenizer_module._LONG_PIECE = saved
+
+
+@settings(max_examples=examples(40))
+@given(shuffled_merge_lists(), long_words(letters=["a", "b", "c"]).filter(lambda w: len(w) >= 2))
+def test_long_piece_path_equals_loop_with_merges_out_of_order(vocab_merges, word):
+    vocab, merges = vocab_merges
+    loop, heap = _both_paths(Tokenizer(vocab, merges), word.encode("ascii")[:2000])
+    assert heap == loop
