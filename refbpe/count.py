@@ -202,8 +202,12 @@ def _thread_count():
         return threading.active_count()
 
 
-def make_executor(workers, start_method=None):
-    """A ProcessPoolExecutor with an explicit start method (``default_start_method``)."""
+def make_executor(workers, start_method=None, initializer=None, initargs=()):
+    """A ProcessPoolExecutor with an explicit start method (``default_start_method``).
+
+    ``initializer(*initargs)`` runs in each worker after its signals are set
+    (``encode_corpus`` hands each worker its tokenizer this way: under
+    ``fork`` nothing is pickled)."""
     start_method = start_method or default_start_method()
     context = multiprocessing.get_context(start_method)
     if start_method == "fork" and platform.python_implementation() == "PyPy":
@@ -211,8 +215,17 @@ def make_executor(workers, start_method=None):
     elif start_method == "forkserver":
         context.set_forkserver_preload(["refbpe.count"])
     return concurrent.futures.ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_worker_signals
+        max_workers=workers,
+        mp_context=context,
+        initializer=_init_worker,
+        initargs=(initializer, tuple(initargs)),
     )
+
+
+def _init_worker(initializer, initargs):
+    _worker_signals()
+    if initializer is not None:
+        initializer(*initargs)
 
 
 def _worker_signals():

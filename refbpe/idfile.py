@@ -39,6 +39,7 @@ __all__ = [
     "DTYPES",
     "IdFileError",
     "IdWriter",
+    "array_typecode",
     "check_dtype",
     "file_kind",
     "npy_header",
@@ -80,6 +81,11 @@ def check_dtype(dtype):
     if dtype is not None and dtype not in _DTYPES:
         raise IdFileError("unknown dtype %r (expected one of %s)" % (dtype, ", ".join(DTYPES)))
     return dtype
+
+
+def array_typecode(dtype):
+    """The ``array`` typecode holding ``dtype`` (native byte order)."""
+    return _DTYPES[dtype][1]
 
 
 def itemsize(dtype):
@@ -193,6 +199,8 @@ class IdWriter(object):
 
     def _packed(self, ids):
         """``ids`` as little-endian bytes of ``self.dtype`` (widening once if allowed)."""
+        if type(ids) is array and ids.typecode == _DTYPES[self.dtype][1] and not _BIG_ENDIAN:
+            return ids.tobytes()  # already in this dtype: no per-id work
         try:
             values = array(_DTYPES[self.dtype][1], ids)
         except OverflowError:

@@ -175,6 +175,33 @@ class Tokenizer(object):
                 self._encode_bytes(segment.encode("utf-8", "surrogatepass"), out)
         return out
 
+    def encode_utf8(self, data, segments=None):
+        """Token ids of valid UTF-8 ``data``: ``encode(data.decode("utf-8"))`` without the round trip.
+
+        ``segments``, a list, gets ``(bytes, tokens)`` of each stretch of text
+        between special tokens (one more entry than there are special tokens;
+        ``encode_corpus`` adds them up into documents).
+        """
+        out = []
+        pattern = self.__dict__.get("_bytes_pattern", False)
+        if pattern is False:
+            pattern = self._bytes_pattern = special_pattern(self.special_tokens, as_bytes=True)
+        pos = 0
+        for m in pattern.finditer(data) if pattern is not None else ():
+            before = len(out)
+            if m.start() > pos:
+                self._encode_bytes(data[pos : m.start()], out)
+            if segments is not None:
+                segments.append((m.start() - pos, len(out) - before))
+            out.append(self._special_id[m.group().decode("utf-8")])
+            pos = m.end()
+        before = len(out)
+        if pos < len(data):
+            self._encode_bytes(data[pos:] if pos else data, out)
+        if segments is not None:
+            segments.append((len(data) - pos, len(out) - before))
+        return out
+
     def encode_iterable(self, iterable):
         """Yield the ids of ``"".join(iterable)`` lazily, in bounded memory."""
         pending = []

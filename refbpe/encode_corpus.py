@@ -1,0 +1,386 @@
+"""Encode a corpus to token ids: in parallel, in input order, in bounded memory.
+
+The work units are those of counting (``count.py``): byte ranges of the
+inputs ending at safe cuts (``io.py``).  A safe cut lies between two
+pre-tokens that the whole text has there too, or at the start of a special
+token that no other occurrence straddles, and a pre-token's ids depend only
+on its bytes; so the ids of the units, concatenated, are the ids of the
+whole text, for every chunk size and worker count (tests/test_encode_corpus.py
+checks this with Hypothesis over cut points, chunk sizes and worker counts).
+
+Pipeline, per run:
+
+1. Cut: regular files by offsets (the main process reads a little around
+   each cut; workers read their own ranges), stdin and gzip as they are read.
+2. Encode: each unit in a worker of ``count.make_executor``'s pool (or
+   in-process for one worker or one unit), which gets its ``Tokenizer``
+   once, from the pool's initializer.  Results (the ids as a ``uint16``
+   array when they fit, else ``uint32``; bytes and tokens per stretch between
+   special tokens) come back through ``spool`` files, as counting's do.
+3. Order: at most ``2 * workers`` units are in flight, kept in submission
+   order; the oldest is taken first, so units reach the consumer in input
+   order while the others run.  Memory: O(workers * chunk size), not the
+   corpus.
+
+Several inputs are separate texts (no pre-token spans two), concatenated in
+order, optionally with a ``separator`` special token between them.
+Documents, for the statistics, are the non-empty stretches between special
+tokens and input boundaries.
+
+Cost: O(input) work spread over the workers; the main process does
+O(tokens) copying (no per-id Python work when the output dtype matches).
+"""
+
+import collections
+import concurrent.futures
+import gzip
+import os
+import platform
+import sys
+import time
+import zlib
+from array import array
+from concurrent.futures.process import BrokenProcessPool
+
+from .count import InputError, WorkerError, _stop_pool, default_workers, make_executor
+from .idfile import IdWriter, array_typecode
+from .io import find_cut_in_file, input_size, iter_chunks, open_input
+from .spool import SpoolDirectory, run_spooled, take
+
+__all__ = [
+    "Unit",
+    "iter_encoded",
+    "encode_to_file",
+    "encode_chunk",
+    "auto_chunk_size",
+    "DocumentTally",
+]
+
+_UINT16, _UINT32 = array_typecode("uint16"), array_typecode("uint32")
+
+
+def auto_chunk_size(total, workers):
+    """About three units per worker, within 1-4 MiB (4 MiB for streams).
+
+    Smaller than counting's 8-16 MiB: a unit's ids (a list of ints, then an
+    array) and a chunk's text live in a worker at once, and the peak of
+    the process tree must stay small (perf/encode_corpus.py measures it);
+    the main process does little per unit, so more units cost little.
+    """
+    if total is None:
+        return 4 << 20
+    return max(1 << 20, min(4 << 20, total // (3 * max(workers, 1)) + 1))
+
+
+class Unit(object):
+    """One unit's result, in input order.
+
+    ``ids``: an ``array`` (``uint16`` or ``uint32`` typecode);
+    ``segments``: ``(bytes, tokens)`` of each stretch between special tokens;
+    ``covered``: input bytes; ``ends_source``: the last unit of an input.
+    """
+
+    __slots__ = ("ids", "segments", "covered", "ends_source")
+
+    def __init__(self, ids, segments, covered, ends_source=False):
+        self.ids = ids
+        self.segments = segments
+        self.covered = covered
+        self.ends_source = ends_source
+
+
+# -- in a worker --------------------------------------------------------------
+
+_WORKER_TOKENIZER = [None]
+
+
+def _set_worker_tokenizer(tokenizer):
+    _WORKER_TOKENIZER[0] = tokenizer
+
+
+def encode_chunk(chunk, offset, source, errors, tokenizer=None):
+    """(ids array, segment bytes, segment tokens) of one chunk.  Runs in a worker.
+
+    ``tokenizer`` None: the one the pool's initializer gave this process.
+    """
+    tokenizer = tokenizer or _WORKER_TOKENIZER[0]
+    if errors == "strict":
+        try:
+            chunk.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InputError("%s: invalid UTF-8 at byte offset %d" % (source, offset + e.start))
+    else:
+        chunk = chunk.decode("utf-8", errors).encode("utf-8", "surrogatepass")
+    segments = []
+    ids = tokenizer.encode_utf8(chunk, segments)
+    try:
+        packed = array(_UINT16, ids)
+    except OverflowError:
+        packed = array(_UINT32, ids)
+    return packed, array("q", [b for b, _ in segments]), array("q", [t for _, t in segments])
+
+
+def encode_file_range(path, start, end, errors, source, tokenizer=None):
+    """``encode_chunk`` of bytes ``[start, end)`` of ``path``, read by the worker itself."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(end - start)
+    return encode_chunk(data, start, source, errors, tokenizer)
+
+
+def encode_spooled_chunk(chunk_path, offset, source, errors, tokenizer=None):
+    """``encode_chunk`` of a stream's chunk that was spooled to ``chunk_path``."""
+    with open(chunk_path, "rb") as f:
+        chunk = f.read()
+    os.unlink(chunk_path)
+    return encode_chunk(chunk, offset, source, errors, tokenizer)
+
+
+# -- in the main process ---------------------------------------------------------
+
+_END = "end of source"
+
+
+def _units(sources, chunk_size, specials, errors, read_size):
+    """``(function, args, bytes covered)`` per unit in input order, ``_END`` after each input."""
+    for source in sources:
+        size = input_size(source)
+        if size is not None:
+            path = os.path.abspath(source)
+            with open(source, "rb") as f:
+                start = 0
+                while start < size:
+                    end = size
+                    if start + chunk_size < size:
+                        end = find_cut_in_file(f, start + chunk_size, size, specials, read_size or (1 << 16))
+                    yield encode_file_range, (path, start, end, errors, source), end - start
+                    start = end
+            yield _END
+            continue
+        stream = open_input(source)
+        try:
+            chunks = iter_chunks(stream, chunk_size, specials, read_size)
+            while True:
+                try:
+                    offset, chunk = next(chunks)
+                except StopIteration:
+                    break
+                except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+                    raise InputError("%s: corrupt or truncated gzip data (%s)" % (source, e))
+                yield encode_chunk, (chunk, offset, source, errors), len(chunk)
+        finally:
+            if stream is not sys.stdin.buffer:
+                stream.close()
+        yield _END
+
+
+def _unit_of(result, covered):
+    ids, seg_bytes, seg_tokens = result
+    return Unit(ids, list(zip(seg_bytes, seg_tokens)), covered)
+
+
+def _separator_id(tokenizer, separator):
+    if separator not in tokenizer.special_tokens:
+        raise ValueError("separator %r is not a special token of the model" % (separator,))
+    return tokenizer.encode(separator)[0]
+
+
+def _warm_up(tokenizer):
+    """Under PyPy, compile the encoder before forking: the workers share the machine code."""
+    if platform.python_implementation() == "PyPy":
+        sample = (
+            b"The quick brown fox's 12 jumps, over\n\n  the lazy dog? " * 200
+            + "Съешь же ещё этих мягких булок 中文字符 1234 \u3000 ok\n".encode("utf-8") * 50
+        )
+        for _ in range(20):
+            tokenizer.encode_utf8(sample)
+
+
+def iter_encoded(
+    tokenizer,
+    sources,
+    workers=None,
+    chunk_size=None,
+    errors="strict",
+    separator=None,
+    progress=None,
+    executor=None,
+    read_size=None,
+):
+    """Yield a ``Unit`` per work unit of ``sources`` (paths, ``-``, ``*.gz``), in input order.
+
+    ``separator``: a special token of ``tokenizer`` whose id is put between
+    inputs (as a unit of its own).  ``progress(bytes_done, bytes_total_or_None)``
+    is called as units are yielded.  ``executor``: any
+    ``concurrent.futures.Executor`` (the tokenizer then travels with each
+    unit); by default refbpe's own process pool.
+    """
+    if isinstance(sources, (str, bytes, os.PathLike)):
+        sources = [sources]
+    sources = [os.fspath(s) for s in sources]
+    if errors not in ("strict", "replace", "ignore"):
+        raise ValueError("errors must be strict, replace or ignore, not %r" % (errors,))
+    sep = None if separator is None else array(_UINT32, [_separator_id(tokenizer, separator)])
+    sizes = [input_size(s) for s in sources]
+    total = None if None in sizes else sum(sizes)
+    workers = workers or default_workers()
+    chunk_size = chunk_size or auto_chunk_size(total, workers)
+    specials = [t.encode("utf-8") for t in tokenizer.special_tokens]
+    units = _units(sources, chunk_size, specials, errors, read_size)
+    state = {"done": 0, "left": len(sources)}
+
+    def finished(unit):
+        state["done"] += unit.covered
+        if progress:
+            progress(state["done"], total)
+        return unit
+
+    def end_of_source():
+        state["left"] -= 1
+        out = [Unit(array(_UINT16), [], 0, True)]
+        if sep is not None and state["left"]:
+            out.append(Unit(sep, [(0, 0), (0, 0)], 0))
+        return out
+
+    if executor is None and (workers == 1 or (total is not None and total <= chunk_size)):
+        for item in units:
+            if item is _END:
+                for u in end_of_source():
+                    yield u
+                continue
+            func, args, covered = item
+            yield finished(_unit_of(func(*(args + (tokenizer,))), covered))
+        return
+    for u in _pooled(tokenizer, units, workers, executor, finished, end_of_source):
+        yield u
+
+
+def _pooled(tokenizer, units, workers, executor, finished, end_of_source):
+    """``iter_encoded`` through a pool: oldest unit first, at most ``2 * workers`` in flight."""
+    own = executor is None
+    spool = None
+    if own:
+        _warm_up(tokenizer)
+        executor = make_executor(workers, initializer=_set_worker_tokenizer, initargs=(tokenizer,))
+        spool = SpoolDirectory()
+    queue = collections.deque()  # (future, covered), or _END, in input order
+    in_flight = [0]
+
+    def submit(func, args):
+        if not own:
+            return executor.submit(func, *(args + (tokenizer,)))
+        if func is encode_chunk:  # a stream's chunk: hand the bytes over in a file too
+            func, args = encode_spooled_chunk, (spool.put(args[0]),) + tuple(args[1:])
+        return executor.submit(run_spooled, spool.path, func, args)
+
+    def oldest():
+        item = queue.popleft()
+        if item is _END:
+            return end_of_source()
+        future, covered = item
+        in_flight[0] -= 1
+        result = future.result()
+        return [finished(_unit_of(take(result) if own else result, covered))]
+
+    try:
+        for item in units:
+            while in_flight[0] >= 2 * workers or (queue and queue[0] is _END):
+                for u in oldest():
+                    yield u
+            if item is _END:
+                queue.append(_END)
+                continue
+            func, args, covered = item
+            queue.append((submit(func, args), covered))
+            in_flight[0] += 1
+            del args, item
+        while queue:
+            for u in oldest():
+                yield u
+    except BrokenProcessPool:
+        raise WorkerError("an encoding worker process died (killed by a signal, or out of memory)")
+    except Exception:
+        # As in count.count_words: let the units in flight finish rather than
+        # cancel them (cancelling then shutting down can hang CPython 3.9's pool).
+        concurrent.futures.wait([item[0] for item in queue if item is not _END])
+        raise
+    except BaseException:  # KeyboardInterrupt, SIGTERM, the consumer closing us: stop now
+        if own:
+            _stop_pool(executor)
+            own = False
+        raise
+    finally:
+        if own:
+            executor.shutdown(wait=True)
+        if spool is not None:
+            spool.close()
+
+
+class DocumentTally(object):
+    """Adds ``Unit`` segments up into documents: ``on_document(bytes, tokens)`` per document.
+
+    A document is a non-empty stretch of text between special tokens or
+    input boundaries; a unit's first segment continues the previous unit's
+    last one.
+    """
+
+    def __init__(self, on_document):
+        self.on_document = on_document
+        self.documents = 0
+        self._bytes = self._tokens = 0
+
+    def add(self, unit):
+        for k, (b, t) in enumerate(unit.segments):
+            if k:
+                self._close()
+            self._bytes += b
+            self._tokens += t
+        if unit.ends_source:
+            self._close()
+
+    def _close(self):
+        if self._bytes:
+            self.documents += 1
+            self.on_document(self._bytes, self._tokens)
+        self._bytes = self._tokens = 0
+
+
+def encode_to_file(tokenizer, sources, output, kind=None, dtype=None, stream=None, report=None, **options):
+    """Encode ``sources`` into the id file ``output`` (``idfile.IdWriter``); a summary dict.
+
+    ``options`` go to ``iter_encoded``.  Nothing is left at ``output`` unless
+    every unit was encoded and written.  The summary: input bytes,
+    documents, tokens, the dtype, seconds and MB/s; ``report`` (a dict)
+    gets the same.
+    """
+    t0 = time.time()
+    writer = IdWriter(output, kind=kind, dtype=dtype, stream=stream)
+    tally = DocumentTally(lambda b, t: None)
+    covered = 0
+    try:
+        units = iter_encoded(tokenizer, sources, **options)
+        try:
+            for unit in units:
+                writer.write(unit.ids)
+                tally.add(unit)
+                covered += unit.covered
+        finally:
+            units.close()
+        count, used = writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+    seconds = time.time() - t0
+    summary = {
+        "bytes": covered,
+        "documents": tally.documents,
+        "tokens": count,
+        "dtype": used,
+        "seconds": round(seconds, 3),
+        "mb_per_second": round(covered / 1e6 / max(seconds, 1e-9), 2),
+        "bytes_per_token": round(covered / count, 4) if count else None,
+        "output": output,
+    }
+    if report is not None:
+        report.update(summary)
+    return summary
