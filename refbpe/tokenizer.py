@@ -202,6 +202,31 @@ class Tokenizer(object):
             segments.append((len(data) - pos, len(out) - before))
         return out
 
+    def encode_with_offsets(self, text):
+        """``(ids, offsets)``: ``offsets[k]`` is the index in ``text`` of the character token k starts in.
+
+        Byte-level tokens can split a character; one that starts inside a
+        character gets that character's index (tiktoken's
+        ``decode_with_offsets`` convention), so offsets never decrease.
+        ``encode_with_offsets("héllo")`` with a token ``"\\xa9llo"`` after
+        ``"h\\xc3"`` gives offsets ``[0, 1]``.  O(len(ids)) after a per-id table.
+        """
+        ids = self.encode(text)
+        table = self.__dict__.get("_offset_table")
+        if table is None:
+            # id -> (characters started in the token, 1 if it starts inside one)
+            table = self._offset_table = {
+                i: (sum(1 for c in t if not 0x80 <= c < 0xC0), 1 if t and 0x80 <= t[0] < 0xC0 else 0)
+                for i, t in self.vocab.items()
+            }
+        offsets = []
+        chars = 0
+        for i in ids:
+            starts, inside = table[i]
+            offsets.append(chars - inside if chars else 0)
+            chars += starts
+        return ids, offsets
+
     def encode_iterable(self, iterable):
         """Yield the ids of ``"".join(iterable)`` lazily, in bounded memory."""
         pending = []

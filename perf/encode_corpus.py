@@ -1,0 +1,234 @@
+"""Encoding at corpus scale, against tiktoken in the same run (GPT-2 vocab).
+
+    .venv/bin/python perf/encode_corpus.py single [--corpora english_medium,russian] [--repeat 3]
+    .venv/bin/python perf/encode_corpus.py whole [--corpora english_medium] [--workers 1,2] [--times10]
+
+``single``: one thread, warm.  refbpe under PyPy (``Tokenizer.encode`` with no
+special tokens, i.e. ``encode_ordinary``) and tiktoken's ``encode_ordinary``
+under CPython, each in its own process: 100 KB to warm up, then the next
+8 MB timed; the ratio is tiktoken seconds / refbpe seconds (above 1: refbpe
+is faster).  Runs alternate, medians of ``--repeat``; the id digests must
+agree.
+
+``whole``: whole-process wall time and peak RSS of the process tree (sampled
+from /proc, perf/run.py's ``measure``) of ``refbpe encode CORPUS -o ids.npy
+--workers K --special-token '<|endoftext|>'`` under PyPy, against tiktoken
+``encode_ordinary_batch(docs, num_threads=K)`` plus ``numpy.save`` of the
+ids joined by ``<|endoftext|>`` (the same array); the two ``.npy`` files must
+be byte-identical.  ``--times10`` adds english_medium repeated 10 times
+(built in a temporary directory, removed afterwards).
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+DATA = os.path.abspath(os.environ.get("REFBPE_DATA", os.path.join(ROOT, "..", "shared", "data")))
+CORPORA = os.path.join(DATA, "corpora")
+CS336 = os.path.join(DATA, "cs336")
+PYPY = os.environ.get("REFBPE_PYPY", os.path.join(ROOT, ".venv-pypy", "bin", "python"))
+CPYTHON = os.environ.get("REFBPE_CPYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
+EOT = "<|endoftext|>"
+WARM, TIMED = 100_000, 8_000_000
+SINGLE_CORPORA = ["english_medium", "russian", "chinese", "mixed_multilingual", "python_code"]
+
+
+def corpus(name):
+    return os.path.join(CORPORA, name + ".txt")
+
+
+def _slice(path, start, size):
+    """Bytes [start, start + size) of ``path`` as text (partial characters at the ends dropped)."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        return f.read(size).decode("utf-8", "ignore")
+
+
+def _digest(ids):
+    from array import array
+
+    return hashlib.sha256(array("I", ids).tobytes()).hexdigest()[:16]
+
+
+# -- children ----------------------------------------------------------------------
+
+
+def child_single(system, path):
+    warm, timed = _slice(path, 0, WARM), _slice(path, WARM, TIMED)
+    if system == "refbpe":
+        from refbpe import Tokenizer
+
+        tok = Tokenizer.from_files(
+            os.path.join(CS336, "gpt2_vocab.json"), os.path.join(CS336, "gpt2_merges.txt")
+        )
+        encode = tok.encode
+    else:
+        import tiktoken
+
+        encode = tiktoken.get_encoding("gpt2").encode_ordinary
+    encode(warm)
+    t0 = time.perf_counter()
+    ids = encode(timed)
+    seconds = time.perf_counter() - t0
+    print(
+        "RESULT "
+        + json.dumps({"seconds": seconds, "bytes": len(timed.encode("utf-8")), "digest": _digest(ids)})
+    )
+
+
+def child_tiktoken_whole(path, out, workers):
+    import numpy
+    import tiktoken
+
+    enc = tiktoken.get_encoding("gpt2")
+    with open(path, "rb") as f:
+        docs = f.read().decode("utf-8").split(EOT)
+    eot = enc.eot_token
+    ids = []
+    for k, doc_ids in enumerate(enc.encode_ordinary_batch(docs, num_threads=workers)):
+        if k:
+            ids.append(eot)
+        ids.extend(doc_ids)
+    numpy.save(out, numpy.array(ids, dtype=numpy.uint16 if max(ids) < 65536 else numpy.uint32))
+
+
+# -- driver --------------------------------------------------------------------------
+
+
+def _measure(cmd, env=None):
+    from run import measure
+
+    env = dict(env or {})
+    env.setdefault("TIKTOKEN_CACHE_DIR", os.path.join(CS336, "tiktoken_cache"))
+    env["PYTHONPATH"] = ROOT
+    r = measure(cmd, env=env)
+    if r["rc"] != 0:
+        raise SystemExit("failed: %s\n%s" % (" ".join(cmd), r["stderr"]))
+    return r
+
+
+def run_single(corpora, repeat):
+    print("| corpus | refbpe PyPy MB/s | tiktoken MB/s | ratio (tiktoken s / refbpe s) | runs |")
+    print("|---|---:|---:|---:|---:|")
+    for name in corpora:
+        times = {"refbpe": [], "tiktoken": []}
+        digests = set()
+        size = 0
+        for _ in range(repeat):
+            for system, python in (("refbpe", PYPY), ("tiktoken", CPYTHON)):
+                r = _measure([python, __file__, "child-single", system, corpus(name)])["result"]
+                times[system].append(r["seconds"])
+                digests.add(r["digest"])
+                size = r["bytes"]
+        if len(digests) != 1:
+            raise SystemExit("%s: the ids differ between refbpe and tiktoken" % name)
+        ours, theirs = statistics.median(times["refbpe"]), statistics.median(times["tiktoken"])
+        print(
+            "| %s | %.2f | %.2f | %.2f | %d |"
+            % (name, size / 1e6 / ours, size / 1e6 / theirs, theirs / ours, repeat)
+        )
+        sys.stdout.flush()
+
+
+def refbpe_encode_cmd(path, out, workers):
+    return [
+        PYPY, "-m", "refbpe", "encode", os.path.join(CS336, "gpt2_vocab.json"), path,
+        "-o", out, "--workers", str(workers), "--special-token", EOT, "--quiet",
+    ]  # fmt: skip
+
+
+def run_whole(corpora, workers_list, times10, repeat):
+    work = tempfile.mkdtemp(prefix="refbpe-perf-encode-")
+    try:
+        inputs = [(name, corpus(name)) for name in corpora]
+        if times10:
+            big = os.path.join(work, "english_medium_x10.txt")
+            with open(big, "wb") as out, open(corpus("english_medium"), "rb") as f:
+                data = f.read()
+                for k in range(10):
+                    out.write(data if not k else EOT.encode() + data)
+            del data
+            inputs.append(("english_medium x10", big))
+        print(
+            "| corpus | MB | workers | refbpe s | refbpe peak MB | tiktoken+numpy s | tiktoken peak MB "
+            "| ratio (tiktoken s / refbpe s) | identical |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+        for name, path in inputs:
+            for workers in workers_list:
+                ours, theirs = [], []
+                for _ in range(repeat):
+                    a, b = os.path.join(work, "refbpe.npy"), os.path.join(work, "tiktoken.npy")
+                    ours.append(_measure(refbpe_encode_cmd(path, a, workers)))
+                    theirs.append(
+                        _measure([CPYTHON, __file__, "child-tiktoken-whole", path, b, str(workers)])
+                    )
+                    same = _file_digest(a) == _file_digest(b)
+                    os.unlink(a)
+                    os.unlink(b)
+                    if not same:
+                        break
+                w_ours = statistics.median(r["wall"] for r in ours)
+                w_theirs = statistics.median(r["wall"] for r in theirs)
+                print(
+                    "| %s | %.0f | %d | %.2f | %.0f | %.2f | %.0f | %.2f | %s |"
+                    % (
+                        name,
+                        os.path.getsize(path) / 1e6,
+                        workers,
+                        w_ours,
+                        max(r["peak_tree_mb"] for r in ours),
+                        w_theirs,
+                        max(r["peak_tree_mb"] for r in theirs),
+                        w_theirs / w_ours,
+                        "yes" if same else "NO",
+                    )
+                )
+                sys.stdout.flush()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _file_digest(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def main(argv):
+    if argv and argv[0] == "child-single":
+        return child_single(argv[1], argv[2])
+    if argv and argv[0] == "child-tiktoken-whole":
+        return child_tiktoken_whole(argv[1], argv[2], int(argv[3]))
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("section", choices=["single", "whole"])
+    p.add_argument("--corpora", default=None)
+    p.add_argument("--workers", default="1,2")
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--times10", action="store_true")
+    args = p.parse_args(argv)
+    if args.section == "single":
+        run_single((args.corpora or ",".join(SINGLE_CORPORA)).split(","), args.repeat)
+    else:
+        run_whole(
+            (args.corpora or "english_medium").split(","),
+            [int(w) for w in args.workers.split(",")],
+            args.times10,
+            args.repeat,
+        )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
