@@ -105,7 +105,7 @@ def file_kind(path):
 def npy_header(dtype, count):
     """The 128-byte ``.npy`` 1.0 header ``numpy.save`` writes for a 1-D array.
 
-    >>> npy_header("uint16", 5)[:60]
+    >>> npy_header("uint16", 5)[:67]
     b"\\x93NUMPY\\x01\\x00v\\x00{'descr': '<u2', 'fortran_order': False, 'shape': (5,), }"
     """
     text = "{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }" % (_DTYPES[dtype][0], count)
