@@ -39,7 +39,7 @@ from .io import find_cut_in_file, input_size, iter_chunks, open_input
 from .pretokenize import add_small_counts, count_pretokens
 from .shard import shard_spans
 from .specials import special_pattern
-from .spool import SpoolDirectory, count_spooled_chunk, run_spooled, take
+from .spool import SpoolDirectory, run_spooled, take, take_chunk
 
 __all__ = [
     "count_words",
@@ -52,6 +52,9 @@ __all__ = [
     "WorkerError",
     "DEFAULT_CHUNK_SIZE",
     "auto_chunk_size",
+    "default_workers",
+    "make_executor",
+    "stop_pool",
 ]
 
 DEFAULT_CHUNK_SIZE = None  # chosen per input by auto_chunk_size
@@ -150,6 +153,11 @@ def count_chunk(chunk, offset, source, special_tokens, errors):
     return pack_counts(small, counts)
 
 
+def count_spooled_chunk(chunk_path, offset, source, special_tokens, errors):
+    """In a worker: ``count_chunk`` of a chunk that was spooled to ``chunk_path``."""
+    return count_chunk(take_chunk(chunk_path), offset, source, special_tokens, errors)
+
+
 _PATTERNS = {}
 
 
@@ -232,7 +240,7 @@ def _worker_signals():
     """Workers leave Ctrl-C to the main process and die at once on SIGTERM.
 
     A terminal sends SIGINT to the whole process group; the main process
-    stops the pool itself (``_stop_pool``), and workers that raised
+    stops the pool itself (``stop_pool``), and workers that raised
     KeyboardInterrupt too would only print tracebacks.  SIGTERM must kill:
     the pool terminates its workers when one dies, and a worker that turned
     the signal into an exception (as the CLI's handler, inherited through
@@ -243,7 +251,7 @@ def _worker_signals():
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _stop_pool(executor):
+def stop_pool(executor):
     """Cancel what is queued and end the worker processes now (on an interrupt)."""
     executor.shutdown(wait=False, cancel_futures=True)
     for process in list((getattr(executor, "_processes", None) or {}).values()):
@@ -404,7 +412,7 @@ def count_words(
         raise
     except BaseException:  # KeyboardInterrupt, SIGTERM: stop the workers now
         if own:
-            _stop_pool(executor)
+            stop_pool(executor)
             own = False
         raise
     finally:

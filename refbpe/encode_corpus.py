@@ -42,10 +42,10 @@ import zlib
 from array import array
 from concurrent.futures.process import BrokenProcessPool
 
-from .count import InputError, WorkerError, _stop_pool, default_workers, make_executor
+from .count import InputError, WorkerError, default_workers, make_executor, stop_pool
 from .idfile import IdWriter, array_typecode
 from .io import find_cut_in_file, input_size, iter_chunks, open_input
-from .spool import SpoolDirectory, run_spooled, take
+from .spool import SpoolDirectory, run_spooled, take, take_chunk
 
 __all__ = [
     "Unit",
@@ -130,10 +130,7 @@ def encode_file_range(path, start, end, errors, source, tokenizer=None):
 
 def encode_spooled_chunk(chunk_path, offset, source, errors, tokenizer=None):
     """``encode_chunk`` of a stream's chunk that was spooled to ``chunk_path``."""
-    with open(chunk_path, "rb") as f:
-        chunk = f.read()
-    os.unlink(chunk_path)
-    return encode_chunk(chunk, offset, source, errors, tokenizer)
+    return encode_chunk(take_chunk(chunk_path), offset, source, errors, tokenizer)
 
 
 # -- in the main process ---------------------------------------------------------
@@ -306,7 +303,7 @@ def _pooled(tokenizer, units, workers, executor, finished, end_of_source):
         raise
     except BaseException:  # KeyboardInterrupt, SIGTERM, the consumer closing us: stop now
         if own:
-            _stop_pool(executor)
+            stop_pool(executor)
             own = False
         raise
     finally:

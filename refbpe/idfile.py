@@ -284,13 +284,14 @@ _NPY_KINDS = {"i1": "b", "u1": "B", "i2": "h", "u2": "H", "i4": "i", "u4": "I", 
 
 
 def read_ids(path, dtype=None):
-    """The ids in ``path``: ``.npy``, ``.bin`` (``dtype`` needed) or text (JSON list or whitespace)."""
-    kind = file_kind(path)
-    if kind == "npy":
-        return read_npy(path)
-    if kind == "bin":
-        return read_bin(path, dtype)
-    return read_text_ids(path)
+    """The ids in ``path`` as a list: ``.npy`` (by its magic bytes, whatever the name),
+    ``.bin`` (``dtype`` needed), else text (a JSON list or whitespace-separated ints)."""
+    data = _read_bytes(path)
+    if data[:6] == b"\x93NUMPY":
+        return read_npy(path, data).tolist()
+    if file_kind(path) == "bin":
+        return read_bin(path, dtype, data).tolist()
+    return read_text_ids(path, data)
 
 
 def _read_bytes(path):
@@ -313,14 +314,15 @@ def _array_from(data, code, swap, path):
     return values
 
 
-def read_bin(path, dtype):
+def read_bin(path, dtype, data=None):
     """A flat little-endian ``.bin`` of ``dtype``, as an ``array``."""
     if dtype is None:
         raise IdFileError(
             "%s: a .bin file does not say its dtype; give one of %s" % (path, ", ".join(DTYPES))
         )
     check_dtype(dtype)
-    data = _read_bytes(path)
+    if data is None:
+        data = _read_bytes(path)
     if len(data) % itemsize(dtype):
         raise IdFileError(
             "%s: %d bytes is not a multiple of %d, the size of %s; wrong dtype?"

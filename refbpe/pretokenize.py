@@ -33,6 +33,7 @@ from ._unicode_table import RUNS, UNICODE_VERSION
 __all__ = [
     "GPT2_PATTERN",
     "UNICODE_VERSION",
+    "count_pretokens",
     "piece_ends",
     "pretokenize",
     "add_small_counts",

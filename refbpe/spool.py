@@ -19,6 +19,9 @@ large results is gone: english_medium with 2 PyPy workers counts in
 1.9-2.2 s against 2.2-2.5 s through the pipe.  The directory is removed when
 counting ends, however it ends.
 
+The spool is a pure transport: it knows files and packed parts, not what a
+worker computes (``count`` passes its own functions to ``run_spooled``).
+
 The file format is private to one run: five fields, each one byte of kind
 (an ``array`` typecode, ``B`` for bytes, ``T`` for decimal text, used for
 counts beyond 2**63), an 8-byte little-endian length, then the payload.
@@ -30,7 +33,7 @@ import struct
 import tempfile
 from array import array
 
-__all__ = ["SpoolDirectory", "run_spooled", "count_spooled_chunk", "take"]
+__all__ = ["SpoolDirectory", "run_spooled", "take_chunk", "take"]
 
 _LENGTH = struct.Struct("<Q")
 
@@ -66,14 +69,12 @@ def run_spooled(directory, func, args):
     return path
 
 
-def count_spooled_chunk(chunk_path, offset, source, special_tokens, errors):
-    """In a worker: ``count.count_chunk`` of a chunk that was spooled to ``chunk_path``."""
-    from .count import count_chunk
-
-    with open(chunk_path, "rb") as f:
+def take_chunk(path):
+    """In a worker: the bytes spooled to ``path`` by ``SpoolDirectory.put``, which is then removed."""
+    with open(path, "rb") as f:
         chunk = f.read()
-    os.unlink(chunk_path)
-    return count_chunk(chunk, offset, source, special_tokens, errors)
+    os.unlink(path)
+    return chunk
 
 
 def take(path):

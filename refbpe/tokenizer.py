@@ -25,6 +25,7 @@ contraction reads two ahead, a whitespace run checks the character after the
 next), and every piece is at least one character long.
 """
 
+from .formats.gpt2 import read_gpt2, read_model_dir
 from .pretokenize import piece_ends
 from .specials import special_pattern, split_specials
 
@@ -62,16 +63,12 @@ class Tokenizer(object):
     @classmethod
     def from_files(cls, vocab_path, merges_path, special_tokens=None):
         """Load GPT-2 format ``vocab.json`` and ``merges.txt``."""
-        from .formats import read_gpt2
-
         vocab, merges = read_gpt2(vocab_path, merges_path)
         return cls(vocab, merges, special_tokens)
 
     @classmethod
     def from_dir(cls, directory):
         """Load a directory written by ``refbpe train`` (special tokens included)."""
-        from .formats import read_model_dir
-
         vocab, merges, special_tokens = read_model_dir(directory)
         return cls(vocab, merges, special_tokens)
 

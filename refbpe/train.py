@@ -10,10 +10,18 @@ import os
 import time
 
 from .count import DEFAULT_CHUNK_SIZE, count_words
+from .countfile import sum_counts
 from .merge import learn_merges
 from .progress import peak_memory_mb
 
-__all__ = ["train_bpe", "train_from_counts", "train_from_count_files", "build_vocab", "check_training_args"]
+__all__ = [
+    "train_bpe",
+    "train_from_counts",
+    "train_from_count_files",
+    "count_corpus",
+    "build_vocab",
+    "check_training_args",
+]
 
 
 def check_training_args(vocab_size, special_tokens):
@@ -75,9 +83,17 @@ def train_bpe(input_path, vocab_size, special_tokens, **options):
     per-phase figures).
     """
     vocab_size, special_tokens = check_training_args(vocab_size, special_tokens)
-    progress = options.get("progress")
-    report = options.get("report")
+    progress = options.pop("progress", None)
+    report = options.pop("report", None)
     sources = input_path if isinstance(input_path, (list, tuple)) else [input_path]
+    word_counts = count_corpus(sources, special_tokens, progress=progress, report=report, **options)
+    return _train_counted(word_counts, vocab_size, special_tokens, progress, report)
+
+
+def count_corpus(sources, special_tokens, progress=None, report=None, **options):
+    """Phase 1 of training: ``count.count_words`` over ``sources``, with progress
+    and ``report["count"]`` (seconds, bytes, MB/s, unique words, peak memory).
+    ``options`` are ``train_bpe``'s counting options (and ``shard``)."""
     t0 = time.time()
     if progress is not None:
         progress.start()
@@ -91,6 +107,7 @@ def train_bpe(input_path, vocab_size, special_tokens, **options):
         executor=options.get("executor"),
         read_size=options.get("read_size"),
         executor_data=options.get("executor_data", "path"),
+        shard=options.get("shard"),
     )
     elapsed = time.time() - t0
     if report is not None:
@@ -105,7 +122,7 @@ def train_bpe(input_path, vocab_size, special_tokens, **options):
             "peak_memory_mb": round(own, 1),
             "peak_worker_memory_mb": round(children, 1),
         }
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report)
+    return word_counts
 
 
 def train_from_count_files(paths, vocab_size, special_tokens=(), progress=None, report=None):
@@ -113,7 +130,6 @@ def train_from_count_files(paths, vocab_size, special_tokens=(), progress=None, 
 
     The same result as ``train_bpe`` on the corpus the files were counted
     from (with the same special tokens)."""
-    from .countfile import sum_counts
 
     vocab_size, special_tokens = check_training_args(vocab_size, special_tokens)
     paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)

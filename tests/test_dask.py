@@ -20,7 +20,7 @@ import time
 import pytest
 from conftest import REPO_ROOT
 
-from refbpe.cli import stdlib_sources
+from refbpe.cli.train import stdlib_sources
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("distributed") is None,

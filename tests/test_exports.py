@@ -17,19 +17,19 @@ from hypothesis import strategies as st
 
 from refbpe import Tokenizer
 from refbpe.cli import main
-from refbpe.exports import (
+from refbpe.formats import (
     FORMATS,
-    GPT2_PATTERN,
     FormatError,
     detect_format,
     merges_from_ranks,
+    read_gpt2,
     read_model,
     tiktoken_special_tokens,
     write_model,
 )
-from refbpe.formats import read_gpt2
+from refbpe.pretokenize import GPT2_PATTERN
 from refbpe.train import build_vocab, train_from_counts
-from refbpe.verify import count_variant
+from refbpe.verify.variants import count_variant
 
 REPO = REPO_ROOT
 CS336 = os.path.join(shared_root(), "data", "cs336")

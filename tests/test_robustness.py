@@ -147,7 +147,8 @@ TRAIN_CASES = [
         "unknown option",
         {"ok.txt": b"hi"},
         ["ok.txt", "--vocab-size", "300", "--vocab", "3"],
-        r"refbpe: error: unrecognized arguments: --vocab 3",
+        r"refbpe train: error: unknown option --vocab \(did you mean --vocab-size\?\) "
+        r"\(see 'refbpe train --help'\)$",
     ),
 ]
 
@@ -665,7 +666,7 @@ def test_full_disk_keeps_previous_outputs(tmp_path):
     assert first.returncode == 0, first.stderr
     before = read_outputs(out)
     from refbpe import train_bpe
-    from refbpe.formats import gpt2_vocab_json
+    from refbpe.formats.gpt2 import gpt2_vocab_json
 
     limit = 8 << 10
     new_vocab = train_bpe(corpus, 1200, [EOT], workers=1)[0]
@@ -748,7 +749,7 @@ def test_full_filesystem_keeps_previous_outputs(tmp_path, small_filesystem):
 
 
 def test_failed_write_leaves_no_new_directory_and_old_files_intact(tmp_path, monkeypatch):
-    from refbpe import formats
+    from refbpe import atomic, formats
 
     def no_space(fd):
         raise OSError(28, "No space left on device")
@@ -757,7 +758,7 @@ def test_failed_write_leaves_no_new_directory_and_old_files_intact(tmp_path, mon
     old = str(tmp_path / "old")
     formats.write_model_dir(old, byte_vocab, [], [])
     before = read_outputs(old)
-    monkeypatch.setattr(formats.os, "fsync", no_space)
+    monkeypatch.setattr(atomic.os, "fsync", no_space)
     new = str(tmp_path / "new")
     with pytest.raises(OSError):
         formats.write_model_dir(new, byte_vocab, [], [])
@@ -808,12 +809,12 @@ def test_reader_going_away_ends_encode_quietly(tmp_path, model_dir, unbuffered):
 
 
 def test_out_of_memory_is_one_line(tmp_path, capsys, monkeypatch):
-    import refbpe.train
+    import refbpe.cli.train
 
     def exhausted(*args, **kwargs):
         raise MemoryError()
 
-    monkeypatch.setattr(refbpe.train, "train_bpe", exhausted)
+    monkeypatch.setattr(refbpe.cli.train, "train_bpe", exhausted)
     corpus = write(tmp_path / "ok.txt", b"hello")
     status, _, err = cli(["train", corpus, "--vocab-size", "300", "--out", str(tmp_path / "m")], capsys)
     assert status == 1

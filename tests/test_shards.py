@@ -306,16 +306,16 @@ def test_cli_train_from_shard_counts_is_byte_identical(tmp_path, capsys, two_fil
 
 
 def test_cli_count_defaults_to_cpu_count_workers(tmp_path, capsys, two_files, monkeypatch):
-    import refbpe.count as count_module
+    import refbpe.train as train_module  # refbpe count counts through train.count_corpus
 
     seen = {}
-    real = count_module.count_words
+    real = train_module.count_words
 
     def spy(*args, **kwargs):
         seen.update(kwargs)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(count_module, "count_words", spy)
+    monkeypatch.setattr(train_module, "count_words", spy)
     assert cli(capsys, "count", two_files[0], "-o", tmp_path / "w.counts.tsv")[0] == 0
     assert seen["workers"] is None  # count_words then uses the CPU count, as train does
 

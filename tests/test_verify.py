@@ -12,21 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from refbpe.cli import main
-from refbpe.exports import Model, read_model, write_model
+from refbpe.countfile import counts_tsv, escape_word, read_counts, unescape_word
+from refbpe.formats import Model, read_model, write_model
+from refbpe.idfile import read_ids
 from refbpe.pretokenize import pretokenize
 from refbpe.specials import special_pattern, split_specials
+from refbpe.tokenizer import Tokenizer
 from refbpe.train import build_vocab, train_from_counts
-from refbpe.verify import (
-    PairReplay,
-    count_variant,
-    counts_tsv,
-    escape_word,
-    read_counts,
-    read_ids,
-    unescape_word,
-    verify_encoding,
-    verify_merges,
-)
+from refbpe.verify import PairReplay, count_variant, verify_encoding, verify_merges
 
 REPO = REPO_ROOT
 CS336 = os.path.join(shared_root(), "data", "cs336")
@@ -462,7 +455,7 @@ def test_verify_encode_cli(corpus, tmp_path, capsys):
         "--workers",
         1,
     )
-    ids = read_model(str(model)).tokenizer().encode(TEXT)
+    ids = _tokenizer(read_model(str(model))).encode(TEXT)
     _npy(str(tmp_path / "ids.npy"), ids)
     rc, out, _ = cli(capsys, "verify", "--encode", corpus, "--ids", tmp_path / "ids.npy", "--against", model)
     assert rc == 0 and out.startswith("identical")
@@ -486,7 +479,7 @@ def test_verify_encoding_kinds():
     merges = [(b"o", b" ")]
     m = Model(build_vocab(merges, []), merges, [], "json")
     text = "hello world"
-    ours = m.tokenizer().encode(text)
+    ours = _tokenizer(m).encode(text)
     theirs = [ord(c) for c in "hell"] + [256] + [ord(c) for c in "world"]
     r = verify_encoding(m, text, theirs)
     assert r["first_divergence"] == 4 and r["divergence"]["kind"] == "pretokenization"
@@ -494,3 +487,7 @@ def test_verify_encoding_kinds():
     assert verify_encoding(m, text, ours)["identical"]
     r = verify_encoding(m, text, ours[:3] + ours[4:])
     assert r["divergence"]["kind"] == "text_mismatch"
+
+
+def _tokenizer(model):
+    return Tokenizer(model.vocab, model.merges, model.special_tokens)

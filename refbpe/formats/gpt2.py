@@ -1,135 +1,45 @@
-"""Reading and writing tokenizer files.
+"""The GPT-2 format: ``vocab.json`` + ``merges.txt``, and refbpe's ``refbpe.json`` manifest.
 
-GPT-2 format (the default): ``vocab.json`` maps each token, written with the
+GPT-2 format (refbpe's default): ``vocab.json`` maps each token, written with the
 GPT-2 byte-to-unicode table, to its id; ``merges.txt`` has one merge per line,
 ``left right`` in the same mapping, optionally after a ``#version`` line.  The
 table maps the printable bytes 0x21-0x7E, 0xA1-0xAC and 0xAE-0xFF to the code
 point of the same value and the other 68 bytes, in increasing order, to U+0100,
-U+0101, ...; so no mapped token contains a space and each line splits
-unambiguously.
+U+0101, ... (``bytemap``); so no mapped token contains a space and each line
+splits unambiguously.
 
 ``refbpe train`` also writes ``refbpe.json``, a small manifest naming the
 special tokens and their ids (a special token whose bytes equal a learned
 token's cannot be told apart from it in ``vocab.json``: the manifest is what
 keeps both).
 
-Every file is written atomically: to a temporary file in the same directory,
-flushed and fsynced, then renamed over the target.
+Reading names the file and line of anything invalid (``ModelFileError``).
+Every file is written atomically (``refbpe.atomic``), the files of one model
+together.
 """
 
 import json
 import os
-import tempfile
+
+from ..atomic import atomic_write_many
+from .bytemap import decode_token, encode_token
 
 __all__ = [
-    "bytes_to_unicode",
-    "encode_token",
-    "decode_token",
+    "MANIFEST",
+    "ModelFileError",
+    "gpt2_vocab_json",
+    "gpt2_merges_txt",
     "read_gpt2",
+    "read_gpt2_vocab",
+    "read_gpt2_merges",
     "write_gpt2",
     "read_model_dir",
     "write_model_dir",
-    "atomic_write",
-    "atomic_write_many",
-    "WriteError",
+    "write_gpt2_dir_any_ids",
     "read_manifest_specials",
-    "ModelFileError",
 ]
 
 MANIFEST = "refbpe.json"
-
-
-def bytes_to_unicode():
-    """The GPT-2 table: {byte value: one-character str}."""
-    printable = list(range(0x21, 0x7F)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
-    table = {b: chr(b) for b in printable}
-    extra = 0
-    for b in range(256):
-        if b not in table:
-            table[b] = chr(0x100 + extra)
-            extra += 1
-    return table
-
-
-_BYTE_TO_CHAR = bytes_to_unicode()
-_CHAR_TO_BYTE = {c: b for b, c in _BYTE_TO_CHAR.items()}
-
-
-def encode_token(token):
-    """bytes -> the GPT-2 printable string."""
-    return "".join(_BYTE_TO_CHAR[b] for b in token)
-
-
-def decode_token(text):
-    """The GPT-2 printable string -> bytes (ValueError for unmapped characters)."""
-    try:
-        return bytes(_CHAR_TO_BYTE[c] for c in text)
-    except KeyError as e:
-        raise ValueError("%r is not a GPT-2 byte-mapped token (character %r)" % (text, e.args[0]))
-
-
-class WriteError(OSError):
-    """An output that could not be written; nothing was replaced."""
-
-    def __str__(self):
-        return self.strerror
-
-
-def atomic_write(path, data):
-    """Write ``data`` (bytes) to ``path`` so readers see all of it or none."""
-    atomic_write_many({path: data})
-
-
-def atomic_write_many(files):
-    """Write several files ``{path: bytes}`` so that each is all old or all new.
-
-    Every file is first written in full to a temporary name beside its target
-    and fsynced; only when all are on disk are they renamed into place.  A
-    failure while writing (a full disk, an interrupt) removes the temporary
-    files and leaves every previous output as it was.
-    """
-    staged = []
-    try:
-        for path, data in files.items():
-            try:
-                staged.append((_write_temporary(path, data), path))
-            except OSError as e:
-                raise WriteError(
-                    e.errno,
-                    "cannot write %s (%s); %s"
-                    % (
-                        path,
-                        e.strerror or e,
-                        "the previous files are unchanged" if len(files) > 1 else "it is unchanged",
-                    ),
-                )
-        for tmp, path in staged:
-            os.replace(tmp, path)
-    except BaseException:
-        for tmp, _ in staged:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-        raise
-
-
-def _write_temporary(path, data):
-    """Write ``data`` to a new temporary file beside ``path``, fsynced; its name
-    (the file is removed again when that fails part-way)."""
-    fd, tmp = tempfile.mkstemp(
-        prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path))
-    )
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-    return tmp
 
 
 def gpt2_vocab_json(vocab, skip_ids=()):
@@ -377,3 +287,26 @@ def read_model_dir(directory):
             vocab[i] = content.encode("utf-8")
             special_tokens.append(content)
     return vocab, merges, special_tokens
+
+
+def write_gpt2_dir_any_ids(directory, vocab, merges, special_tokens, special_ids):
+    """GPT-2 files for a vocab whose special tokens are not the last ids
+    (for example one converted from an HF-trained tokenizer.json)."""
+    os.makedirs(directory, exist_ok=True)
+    taken = {vocab[i] for i in vocab if i not in set(special_ids.values())}
+    skip = {i for t, i in special_ids.items() if vocab[i] in taken}
+    manifest = {
+        "format": "refbpe-gpt2",
+        "vocab_size": len(vocab),
+        "num_merges": len(merges),
+        "special_tokens": [{"content": t, "id": special_ids[t]} for t in special_tokens],
+    }
+    atomic_write_many(
+        {
+            os.path.join(directory, "vocab.json"): gpt2_vocab_json(vocab, skip).encode("utf-8"),
+            os.path.join(directory, "merges.txt"): gpt2_merges_txt(merges).encode("utf-8"),
+            os.path.join(directory, MANIFEST): (
+                json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"
+            ).encode("utf-8"),
+        }
+    )

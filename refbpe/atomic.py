@@ -1,0 +1,65 @@
+"""Atomic file writes: readers see all of a file or none of it.
+
+Each file is written in full to a temporary name beside its target (same
+directory, so the rename cannot cross a filesystem), flushed and fsynced, then
+renamed over the target with ``os.replace``.  Several files written together
+are renamed only once all of them are on disk, so a failure part-way (a full
+disk, an interrupt) leaves every previous output as it was and no temporary
+file behind.
+"""
+
+import os
+import tempfile
+
+__all__ = ["WriteError", "atomic_write", "atomic_write_many"]
+
+
+class WriteError(OSError):
+    """An output that could not be written; nothing was replaced."""
+
+    def __str__(self):
+        return self.strerror
+
+
+def atomic_write(path, data):
+    """Write ``data`` (bytes) to ``path`` so readers see all of it or none."""
+    atomic_write_many({path: data})
+
+
+def atomic_write_many(files):
+    """Write several files ``{path: bytes}`` so that each is all old or all new."""
+    staged = []
+    try:
+        for path, data in files.items():
+            try:
+                staged.append((_write_temporary(path, data), path))
+            except OSError as e:
+                unchanged = "the previous files are unchanged" if len(files) > 1 else "it is unchanged"
+                raise WriteError(e.errno, "cannot write %s (%s); %s" % (path, e.strerror or e, unchanged))
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    except BaseException:
+        for tmp, _ in staged:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        raise
+
+
+def _write_temporary(path, data):
+    """Write ``data`` to a new temporary file beside ``path``, fsynced; its name
+    (the file is removed again when that fails part-way)."""
+    fd, tmp = tempfile.mkstemp(
+        prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path))
+    )
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return tmp

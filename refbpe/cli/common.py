@@ -1,0 +1,313 @@
+"""What every subcommand shares: argument types, option groups, input and output checks, errors.
+
+This module imports nothing else of the command line, so every subcommand can
+use it.  An option spelled the same in two subcommands means the same thing
+there (README, "Options"): ``-o/--out`` is what the command writes, ``--format``
+the format of the command's model (written by ``train``, read by the others),
+``--special-token`` a special token, and the counting options (``--workers``,
+``--chunk-size``, ``--errors``, ``--executor``, ``--executor-data``,
+``--progress``/``--quiet``, ``--report``) are one group, added by
+``add_counting_arguments`` to every command that counts a corpus.
+"""
+
+import argparse
+import contextlib
+import difflib
+import json
+import os
+import sys
+import tempfile
+
+from ..atomic import atomic_write
+from ..cluster import dask_executor
+from ..count import DEFAULT_CHUNK_SIZE, InputError
+from ..io import parse_size
+from ..progress import Progress, clear_status_line
+
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_FAILED",
+    "CliError",
+    "Parser",
+    "Terminated",
+    "add_counting_arguments",
+    "add_special_token_argument",
+    "check_inputs",
+    "check_output_dir",
+    "check_output_file",
+    "check_special_tokens",
+    "counting_error",
+    "executor_context",
+    "fail",
+    "make_progress",
+    "positive_int",
+    "read_text_arg",
+    "silence_stdout",
+    "size",
+    "write_report",
+    "write_stdout",
+]
+
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+class CliError(Exception):
+    """An error reported as one line, exit status 2."""
+
+
+class Terminated(BaseException):
+    """Raised in the main thread by SIGTERM, so that cleanup runs as for Ctrl-C."""
+
+
+# -- argument types ---------------------------------------------------------------
+
+
+def size(text):
+    """A byte count with an optional K, M or G suffix."""
+    try:
+        return parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
+def positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected an integer, got %r" % (text,))
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be positive, got %d" % value)
+    return value
+
+
+# -- the parser -------------------------------------------------------------------
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors as one line (not the usage block), exit status 2.
+
+    Options are not abbreviated: a prefix that matches today could match two
+    options tomorrow, and scripts calling the oracle must not change meaning.
+    An unknown option is reported first, with the closest valid spelling,
+    before argparse would complain about a required option the typo was
+    meant to be.
+    """
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message):
+        self.exit(EXIT_BAD_INPUT, "%s: error: %s (see '%s --help')\n" % (self.prog, message, self.prog))
+
+    def parse_known_args(self, args=None, namespace=None):
+        arg_list = sys.argv[1:] if args is None else list(args)
+        self._check_options(arg_list)
+        return super().parse_known_args(arg_list, namespace)
+
+    def _check_options(self, args):
+        """Name the first unknown option in ``args`` (up to the subcommand, if any)."""
+        known = set(self._option_string_actions)
+        for arg in args:
+            if arg == "--":
+                return
+            if not arg.startswith("-") or arg == "-" or self._negative_number_matcher.match(arg):
+                if self._subparsers is not None:
+                    return  # the subcommand's parser checks the rest
+                continue
+            option = arg.split("=", 1)[0]
+            if option not in known:
+                close = difflib.get_close_matches(option, sorted(known), n=1, cutoff=0.6)
+                hint = " (did you mean %s?)" % close[0] if close else ""
+                self.error("unknown option %s%s" % (option, hint))
+
+
+def add_special_token_argument(p, help="a special token (repeatable), e.g. '<|endoftext|>'"):
+    p.add_argument("--special-token", action="append", default=[], metavar="TOKEN", help=help)
+
+
+def add_counting_arguments(p, workers_help=None):
+    """The options of every command that counts a corpus (train, count, verify)."""
+    p.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        help=workers_help
+        or "processes for counting (default: CPU count; 1 = in-process); with --executor, the worker "
+        "threads to keep busy, 2 units in flight each (default: the cluster's worker threads)",
+    )
+    p.add_argument(
+        "--chunk-size",
+        type=size,
+        default=DEFAULT_CHUNK_SIZE,
+        metavar="BYTES",
+        help="bytes per work unit; K, M, G suffixes (default: about 3 units per worker, 8M-16M)",
+    )
+    p.add_argument(
+        "--errors",
+        choices=("strict", "replace", "ignore"),
+        default="strict",
+        help="invalid UTF-8 handling (default strict: fail)",
+    )
+    p.add_argument(
+        "--executor",
+        metavar="dask://HOST:PORT",
+        help="count on this Dask cluster (needs pip install 'refbpe[dask]'); the result is the same as a "
+        "local run",
+    )
+    p.add_argument(
+        "--executor-data",
+        choices=("path", "chunk"),
+        default="path",
+        help="how input bytes reach the cluster's workers: path (default: they open the same paths, "
+        "a shared filesystem) or chunk (this process reads the inputs and ships the bytes)",
+    )
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--progress", action="store_true", help="show progress even when stderr is not a terminal"
+    )
+    shown.add_argument("--quiet", action="store_true", help="no progress and no summary")
+    p.add_argument("--report", metavar="FILE", help="write per-phase figures as JSON")
+
+
+def make_progress(args):
+    return Progress(enabled=(args.progress or sys.stderr.isatty()) and not args.quiet)
+
+
+def executor_context(args):
+    """A context giving ``(executor, threads)`` for ``--executor``, or ``(None, None)``."""
+    if not args.executor:
+        return contextlib.nullcontext((None, None))
+    return dask_executor(args.executor)  # imports distributed (optional) only now
+
+
+def counting_error(args, error):
+    """A CliError for an error raised while counting (a worker's included)."""
+    if isinstance(error, InputError) or not args.executor or args.executor_data != "path":
+        return CliError(str(error))
+    return CliError(
+        "%s (the cluster's workers open the inputs by path: they need the same files at the same "
+        "paths, else use --executor-data chunk)" % error
+    )
+
+
+# -- checks before any work --------------------------------------------------------
+
+
+def check_inputs(sources):
+    """A one-line CliError for an input that is missing, a directory or unreadable."""
+    for s in sources:
+        if s == "-":
+            continue
+        if os.path.isdir(s):
+            raise CliError("%s: is a directory, not a file" % s)
+        if not os.path.exists(s):
+            raise CliError("%s: no such file" % s)
+        try:
+            open(s, "rb").close()
+        except OSError as e:
+            raise CliError("%s: cannot read (%s)" % (s, e.strerror or e))
+
+
+def check_special_tokens(tokens):
+    for k, token in enumerate(tokens):
+        if token in tokens[:k]:
+            raise CliError("special token %r is given twice" % (token,))
+
+
+def check_output_dir(directory, label="--out"):
+    """A one-line CliError unless ``directory`` is, or can be made, a writable directory.
+
+    Checked before any work, so that a long run does not fail at its end: a
+    probe file is made there (and directories when missing), then removed.
+    """
+    path = os.path.abspath(directory)
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise CliError("%s %s: exists and is not a directory" % (label, directory))
+    missing, existing = [], path
+    while not os.path.exists(existing):
+        missing.append(existing)
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise CliError("%s %s: cannot create a directory under the file %s" % (label, directory, existing))
+    try:
+        os.makedirs(path, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".refbpe-probe-", dir=path)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise CliError("%s %s: cannot write there (%s)" % (label, directory, e.strerror or e))
+    finally:
+        for d in missing:  # deepest first
+            try:
+                os.rmdir(d)
+            except OSError:
+                pass
+
+
+def check_output_file(path, label):
+    """As ``check_output_dir``, for a file to be written at ``path``."""
+    if os.path.isdir(path):
+        raise CliError("%s %s: is a directory" % (label, path))
+    check_output_dir(os.path.dirname(os.path.abspath(path)), "%s %s:" % (label, path))
+
+
+# -- input and output --------------------------------------------------------------
+
+
+def read_text_arg(path):
+    """The UTF-8 text of file ``path`` ('-': stdin), or a one-line CliError."""
+    check_inputs([path])
+    if path == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CliError("%s: invalid UTF-8 at byte offset %d" % (path, e.start))
+
+
+def write_report(path, report):
+    """``--report``: the figures as JSON, written atomically."""
+    atomic_write(path, (json.dumps(report, indent=2) + "\n").encode("utf-8"))
+
+
+def write_stdout(text):
+    """Write ``text`` as UTF-8 to stdout, all of it or an error.
+
+    Under ``PYTHONUNBUFFERED`` stdout's text layer writes straight to the
+    file and ignores a short write, so a reader that goes away would
+    truncate the output without an error; the loop turns that into
+    BrokenPipeError.
+    """
+    sys.stdout.flush()
+    out = sys.stdout.buffer
+    view = memoryview(text.encode("utf-8"))
+    while view:
+        written = out.write(view)
+        view = view[len(view) if written is None else written :]
+    out.flush()
+
+
+def silence_stdout():
+    """Point stdout at /dev/null so that flushing it at exit raises nothing more."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def fail(line, status):
+    """Print the one-line ``line`` (after erasing a progress line); return ``status``."""
+    try:
+        clear_status_line()
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # stderr closed
+        pass
+    return status

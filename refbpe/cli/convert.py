@@ -1,0 +1,49 @@
+"""``refbpe convert``: read a tokenizer in any supported format and write it in another."""
+
+import os
+import sys
+
+from ..formats import FORMATS, FormatError, read_model, write_model
+from .common import CliError, add_special_token_argument, check_output_dir, check_output_file
+
+__all__ = ["register", "run"]
+
+
+def register(sub):
+    c = sub.add_parser(
+        "convert",
+        help="convert a tokenizer between formats (gpt2, hf, tiktoken, json)",
+        description="Read a tokenizer in any supported format and write it in another. "
+        "gpt2 writes a directory; hf, tiktoken and json write a file.",
+    )
+    c.add_argument("src", metavar="SRC", help="a directory (GPT-2 files or tokenizer.json) or a file")
+    c.add_argument(
+        "--from",
+        dest="source_format",
+        choices=("auto",) + FORMATS,
+        default="auto",
+        help="format of SRC (default: detect)",
+    )
+    c.add_argument("--to", choices=FORMATS, required=True, help="format of the output")
+    c.add_argument("-o", "--out", required=True, metavar="DEST", help="output directory (gpt2) or file")
+    add_special_token_argument(c, help="a special token SRC does not name (tiktoken files carry none)")
+    c.add_argument("--quiet", action="store_true", help="no summary line")
+    return c
+
+
+def run(args):
+    if args.to == "gpt2" or os.path.isdir(args.out):
+        check_output_dir(args.out, "-o")
+    else:
+        check_output_file(args.out, "-o")
+    try:
+        m = read_model(args.src, args.source_format, args.special_token)
+        out = write_model(args.out, args.to, m.vocab, m.merges, m.special_tokens)
+    except FormatError as e:
+        raise CliError(str(e))
+    if not args.quiet:
+        sys.stderr.write(
+            "convert: %s (%s) -> %s (%s): %d tokens, %d merges, %d special tokens\n"
+            % (args.src, m.format, out, args.to, len(m.vocab), len(m.merges), len(m.special_tokens))
+        )
+    return 0

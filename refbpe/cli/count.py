@@ -1,0 +1,102 @@
+"""``refbpe count``: write the word (pre-token) counts of text files, or of one shard of them."""
+
+import time
+
+from ..count import InputError
+from ..countfile import write_counts
+from ..io import input_size
+from ..shard import parse_shard
+from ..train import count_corpus
+from .common import (
+    CliError,
+    add_counting_arguments,
+    add_special_token_argument,
+    check_inputs,
+    check_output_file,
+    check_special_tokens,
+    counting_error,
+    executor_context,
+    make_progress,
+    write_report,
+)
+
+__all__ = ["register", "run"]
+
+
+def register(sub):
+    c = sub.add_parser(
+        "count",
+        help="write the word (pre-token) counts of text files, or of one shard of them",
+        description="Write the word (pre-token) counts of CORPUS: one 'count<TAB>escaped bytes' line per "
+        "word, sorted by bytes (format: README, refbpe/countfile.py; *.gz output is gzip-compressed). With "
+        "--shard I/N, only shard I of N byte ranges of the inputs (cut where no pre-token is split): the "
+        "counts of shards 0..N-1 add up to the whole, and 'refbpe train --counts' trains on them.",
+    )
+    c.add_argument(
+        "corpus",
+        nargs="+",
+        metavar="CORPUS",
+        help="UTF-8 text files ('-' is stdin, *.gz is decompressed; --shard needs regular files)",
+    )
+    add_special_token_argument(c, help="a special token (repeatable); give train the same ones")
+    c.add_argument(
+        "-o",
+        "--out",
+        required=True,
+        metavar="FILE",
+        help="output file (conventionally NAME.counts.tsv, or .counts.tsv.gz)",
+    )
+    c.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="count only shard I of N, numbered from 0 (0/4 .. 3/4): "
+        "every shard must be given the same CORPUS files in the same order and the same special tokens",
+    )
+    add_counting_arguments(c)
+    return c
+
+
+def run(args):
+    check_inputs(args.corpus)
+    check_special_tokens(args.special_token)
+    check_output_file(args.out, "-o")
+    if args.report:
+        check_output_file(args.report, "--report")
+    shard = parse_shard(args.shard) if args.shard else None
+    if shard is not None:
+        for s in args.corpus:
+            if input_size(s) is None:
+                raise CliError(
+                    "%s: --shard needs regular files (stdin and .gz cannot be cut at an offset; "
+                    "decompress first)" % s
+                )
+    progress = make_progress(args)
+    report = {}
+    with executor_context(args) as (executor, threads):
+        try:
+            word_counts = count_corpus(
+                args.corpus,
+                args.special_token,
+                progress=progress,
+                report=report,
+                workers=args.workers or threads,
+                chunk_size=args.chunk_size,
+                errors=args.errors,
+                executor=executor,
+                executor_data=args.executor_data,
+                shard=shard,
+            )
+        except (InputError, OSError) as e:
+            raise counting_error(args, e)
+    t0 = time.time()
+    write_counts(args.out, word_counts)
+    report["write"] = {"seconds": round(time.time() - t0, 3), "file": args.out}
+    if args.report:
+        write_report(args.report, report)
+    if progress.enabled:  # count writes nothing on stderr unless progress is shown (as before)
+        c = report["count"]
+        progress.line(
+            "count: %.2fs, %d unique words, peak %.0f MB; wrote %s"
+            % (c["seconds"], c["unique_words"], c["peak_memory_mb"], args.out)
+        )
+    return 0

@@ -1,0 +1,186 @@
+"""``refbpe train``: train byte-level BPE on text files (or word-count files) and write the model."""
+
+import glob
+import os
+import sysconfig
+import time
+
+from ..count import InputError
+from ..formats import FORMATS, write_model_dir, write_model_file_in_dir
+from ..progress import peak_memory_mb
+from ..train import check_training_args, train_bpe, train_from_count_files
+from .common import (
+    CliError,
+    add_counting_arguments,
+    add_special_token_argument,
+    check_inputs,
+    check_output_dir,
+    check_output_file,
+    check_special_tokens,
+    counting_error,
+    executor_context,
+    make_progress,
+    positive_int,
+    write_report,
+)
+
+__all__ = ["register", "run", "stdlib_sources"]
+
+# What each --format writes into the output directory.
+WRITTEN = {
+    "gpt2": "vocab.json, merges.txt, refbpe.json",
+    "hf": "tokenizer.json",
+    "tiktoken": "tokenizer.tiktoken, refbpe.json",
+    "json": "tokenizer.hex.json",
+}
+
+
+def register(sub):
+    t = sub.add_parser(
+        "train",
+        help="train a BPE tokenizer on text files (or on word-count files)",
+        description="Train byte-level BPE and write DIR/vocab.json, DIR/merges.txt (GPT-2 format) "
+        "and DIR/refbpe.json (special tokens). The input is CORPUS files, or with --counts the "
+        "word-count files written by 'refbpe count' (added up; the same output as training on the corpus).",
+    )
+    t.add_argument(
+        "corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files; '-' is stdin, *.gz is decompressed"
+    )
+    t.add_argument(
+        "--counts",
+        nargs="+",
+        metavar="FILE",
+        help="train on these word-count files (from 'refbpe count', "
+        "e.g. one per shard; *.gz allowed) instead of CORPUS",
+    )
+    t.add_argument(
+        "--stdlib",
+        action="store_true",
+        help="train on this interpreter's standard-library sources (a sample that needs no download)",
+    )
+    t.add_argument(
+        "--vocab-size", type=positive_int, required=True, help="256 bytes + merges + special tokens"
+    )
+    add_special_token_argument(t)
+    t.add_argument("-o", "--out", required=True, metavar="DIR", help="output directory (created if missing)")
+    t.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="gpt2",
+        help="the model's format (default gpt2): gpt2 writes DIR/vocab.json, merges.txt, refbpe.json; "
+        "hf DIR/tokenizer.json; tiktoken DIR/tokenizer.tiktoken (ranks; special tokens in DIR/refbpe.json); "
+        "json DIR/tokenizer.hex.json",
+    )
+    add_counting_arguments(t)
+    return t
+
+
+def stdlib_sources():
+    """The running interpreter's standard-library ``.py`` files, sorted."""
+    root = sysconfig.get_paths()["stdlib"]
+    files = sorted(glob.glob(os.path.join(root, "*.py")) + glob.glob(os.path.join(root, "*", "*.py")))
+    return [
+        f
+        for f in files
+        if "site-packages" not in f and "test" not in os.path.relpath(f, root).split(os.sep)[0]
+    ]
+
+
+def run(args):
+    sources = list(args.corpus)
+    if args.stdlib:
+        sources += stdlib_sources()
+    if args.counts and sources:
+        raise CliError("give either CORPUS files (or --stdlib) or --counts FILE..., not both")
+    if not sources and not args.counts:
+        raise CliError("no input: give CORPUS files, --counts FILE... or --stdlib")
+    if args.counts and args.executor:
+        raise CliError("--executor counts a corpus; with --counts there is nothing to count")
+    check_inputs(args.counts or sources)
+    check_special_tokens(args.special_token)
+    try:
+        vocab_size, specials = check_training_args(args.vocab_size, args.special_token)
+    except ValueError as e:
+        raise CliError(str(e))
+    check_output_dir(args.out)
+    if args.report:
+        check_output_file(args.report, "--report")
+
+    # 1. Count and merge.
+    progress = make_progress(args)
+    report = {}
+    t0 = time.time()
+    if args.counts:
+        vocab, merges = train_from_count_files(
+            args.counts, vocab_size, specials, progress=progress, report=report
+        )
+    else:
+        with executor_context(args) as (executor, threads):
+            try:
+                vocab, merges = train_bpe(
+                    sources,
+                    vocab_size,
+                    specials,
+                    workers=args.workers or threads,
+                    chunk_size=args.chunk_size,
+                    errors=args.errors,
+                    executor=executor,
+                    executor_data=args.executor_data,
+                    progress=progress,
+                    report=report,
+                )
+            except (InputError, OSError) as e:
+                raise counting_error(args, e)
+
+    # 2. Write the model, then the report.
+    t1 = time.time()
+    if args.format == "gpt2":
+        write_model_dir(args.out, vocab, merges, specials)
+    else:
+        write_model_file_in_dir(args.out, args.format, vocab, merges, specials)
+    report["write"] = {"seconds": round(time.time() - t1, 3), "directory": args.out}
+    report["total_seconds"] = round(time.time() - t0, 3)
+    own, children = peak_memory_mb()
+    report["peak_memory_mb"] = {"main": round(own, 1), "largest_worker": round(children, 1)}
+    report["inputs"] = len(args.counts or sources)
+    report["executor"] = args.executor or "local"
+    report["vocab_size"] = len(vocab)
+    if args.report:
+        write_report(args.report, report)
+    if not args.quiet:
+        _summary(args, report, progress)
+    return 0
+
+
+def _summary(args, report, progress):
+    c, m = report["count"], report["merge"]
+    if "count_files" in c:
+        progress.line(
+            "count: read %d count files in %.2fs, %d unique words, peak %.0f MB"
+            % (c["count_files"], c["seconds"], c["unique_words"], c["peak_memory_mb"])
+        )
+    else:
+        rate = " %.1f MB/s," % c["mb_per_s"] if c.get("mb_per_s") else ""
+        if args.executor:  # the cluster's workers are not this process's children: no figure for them
+            progress.line(
+                "count on %s: %.2fs,%s %d unique words, peak %.0f MB"
+                % (args.executor, c["seconds"], rate, c["unique_words"], c["peak_memory_mb"])
+            )
+        else:
+            progress.line(
+                "count: %.2fs,%s %d unique words, peak %.0f MB (largest worker %.0f MB)"
+                % (c["seconds"], rate, c["unique_words"], c["peak_memory_mb"], c["peak_worker_memory_mb"])
+            )
+    progress.line(
+        "merge: %.2fs, %d merges, %d unique words, peak %.0f MB"
+        % (m["seconds"], m["merges"], m["unique_words"], m["peak_memory_mb"])
+    )
+    if report.get("stopped_early"):
+        progress.line(
+            "note: stopped early after %d of %d merges: no pair left to merge"
+            % (m["merges"], m["merges_requested"])
+        )
+    progress.line(
+        "write: %.2fs, %s/%s (%d tokens)"
+        % (report["write"]["seconds"], args.out, WRITTEN[args.format], report["vocab_size"])
+    )

@@ -1,0 +1,207 @@
+"""``refbpe verify``: compare another implementation's merges (or token ids) with the reference.
+
+Exit status: 0 identical, 1 different, 2 bad input.
+"""
+
+import json
+import os
+import sys
+
+from ..count import InputError
+from ..countfile import is_counts_path, sum_counts
+from ..formats import FORMATS, FormatError, read_model
+from ..idfile import read_ids
+from ..train import count_corpus
+from ..verify import verify_encoding, verify_merges
+from .common import (
+    CliError,
+    add_counting_arguments,
+    add_special_token_argument,
+    check_inputs,
+    check_output_file,
+    check_special_tokens,
+    counting_error,
+    executor_context,
+    make_progress,
+    positive_int,
+    read_text_arg,
+    write_report,
+)
+
+__all__ = ["register", "run"]
+
+EXIT_IDENTICAL, EXIT_DIFFERENT = 0, 1
+SMALL_CORPUS = 16 << 20  # below this, counting in-process beats starting workers
+
+
+def register(sub):
+    v = sub.add_parser(
+        "verify",
+        help="compare another implementation's merges (or token ids) with the reference and explain the "
+        "first divergence",
+        description="Train the reference on CORPUS (or read word-count files) and compare with the tokenizer "
+        "at --against; or, with --encode, compare their token ids for a text. Exit 0 identical, 1 different, "
+        "2 bad input.",
+    )
+    v.add_argument(
+        "corpus",
+        nargs="*",
+        metavar="CORPUS",
+        help="UTF-8 text files, or word-count files (*.counts.tsv[.gz])",
+    )
+    v.add_argument(
+        "--vocab-size", type=positive_int, default=None, help="256 bytes + merges + special tokens"
+    )
+    add_special_token_argument(v)
+    v.add_argument(
+        "--against",
+        metavar="PATH",
+        help="their output: GPT-2 directory, tokenizer.json, tiktoken ranks file or hex JSON",
+    )
+    v.add_argument(
+        "--format",
+        choices=("auto",) + FORMATS,
+        default="auto",
+        help="the format of the model at --against (default: detect)",
+    )
+    v.add_argument("--json", action="store_true", help="print one JSON object")
+    v.add_argument(
+        "--counts",
+        nargs="*",
+        metavar="FILE",
+        help="verify against the reference trained on these word-count files (as 'train --counts'); "
+        "given without files, the CORPUS files are word-count files",
+    )
+    v.add_argument(
+        "--ignore-ids", action="store_true", help="compare the vocab as a set of byte strings only"
+    )
+    v.add_argument(
+        "--encode",
+        metavar="FILE",
+        help="verify token ids instead: refbpe's encoding of the text in FILE with the model at "
+        "--against ...",
+    )
+    v.add_argument(
+        "--ids",
+        metavar="FILE",
+        help="... against their ids (.npy, a JSON list or whitespace-separated integers)",
+    )
+    v.add_argument(
+        "--no-hypotheses",
+        action="store_true",
+        help="do not replay their merges under other counting variants",
+    )
+    v.add_argument(
+        "--max-hypothesis-bytes",
+        type=positive_int,
+        default=SMALL_CORPUS,
+        metavar="BYTES",
+        help="replay counting variants only for corpora up to this size (default 16 MiB)",
+    )
+    add_counting_arguments(v, workers_help="processes for counting (default: 1 below 16 MB, else CPU count)")
+    return v
+
+
+def _emit(args, report):
+    if args.json:
+        sys.stdout.write(json.dumps(report, ensure_ascii=False, sort_keys=True) + "\n")
+    else:
+        status = "identical" if report["identical"] else "DIFFERENT"
+        sys.stdout.write("%s\n%s\n" % (status, report["explanation"]))
+    return EXIT_IDENTICAL if report["identical"] else EXIT_DIFFERENT
+
+
+def _their_model(args):
+    if not args.against:
+        raise CliError("--against PATH is required")
+    if not os.path.exists(args.against):
+        raise CliError("%s: no such file or directory" % args.against)
+    try:
+        return read_model(args.against, args.format, args.special_token, strict=False)
+    except FormatError as e:
+        raise CliError(str(e))
+
+
+def _run_encode(args, theirs):
+    if not args.ids:
+        raise CliError("--encode needs --ids FILE (their token ids: .npy or a JSON list)")
+    text = read_text_arg(args.encode)
+    check_inputs([args.ids])
+    try:
+        return verify_encoding(theirs, text, read_ids(args.ids))
+    except ValueError as e:
+        raise CliError(str(e))
+
+
+def _word_counts(args, report):
+    """(word counts, the texts when small enough to replay counting variants, or None)."""
+    count_files = list(args.counts or [])
+    bare_counts_flag = args.counts is not None and not count_files
+    if count_files and args.corpus:
+        raise CliError("give either CORPUS files or --counts FILE..., not both")
+    sources = count_files or args.corpus
+    if not sources:
+        raise CliError("no input: give CORPUS files (or word-count files) and --vocab-size")
+    check_inputs(sources)
+    as_counts = [bool(count_files or bare_counts_flag or is_counts_path(s)) for s in sources]
+    if all(as_counts):
+        if args.executor:
+            raise CliError("--executor counts a corpus; with word-count files there is nothing to count")
+        try:
+            return sum_counts(sources), None
+        except ValueError as e:
+            raise CliError(str(e))
+    if any(as_counts):
+        raise CliError("give either text corpora or word-count files, not both")
+    total = sum(os.path.getsize(s) for s in sources if s != "-")
+    workers = args.workers or (1 if total < SMALL_CORPUS else None)
+    with executor_context(args) as (executor, threads):
+        try:
+            word_counts = count_corpus(
+                sources,
+                args.special_token,
+                progress=make_progress(args),
+                report=report,
+                workers=threads if executor is not None and not args.workers else workers,
+                chunk_size=args.chunk_size,
+                errors=args.errors,
+                executor=executor,
+                executor_data=args.executor_data,
+            )
+        except (InputError, OSError) as e:
+            raise counting_error(args, e)
+    texts = None
+    if not args.no_hypotheses and "-" not in sources and total <= args.max_hypothesis_bytes:
+        try:
+            texts = [open(s, "rb").read().decode("utf-8") for s in sources]
+        except UnicodeDecodeError:
+            texts = None
+    return word_counts, texts
+
+
+def run(args):
+    check_special_tokens(args.special_token)
+    if args.report:
+        check_output_file(args.report, "--report")
+    theirs = _their_model(args)
+    if args.encode:
+        return _emit(args, _run_encode(args, theirs))
+    if args.vocab_size is None:
+        raise CliError("--vocab-size is required")
+    figures = {}
+    word_counts, texts = _word_counts(args, figures)
+    try:
+        report = verify_merges(
+            word_counts,
+            args.vocab_size,
+            args.special_token,
+            theirs,
+            texts=texts,
+            hypotheses=not args.no_hypotheses,
+            ignore_ids=args.ignore_ids,
+        )
+    except ValueError as e:
+        raise CliError(str(e))
+    if args.report:
+        write_report(args.report, figures)
+    return _emit(args, report)

@@ -1,0 +1,198 @@
+"""Tokenizer formats: read any of them, write any of them.
+
+Every reader returns a ``Model`` (``model``): vocab {id: bytes}, merges in
+rank order, special tokens, the format read, and whether the file had ids.
+
+Formats, one module each
+    gpt2      ``gpt2``: a directory with ``vocab.json`` + ``merges.txt``
+              (``#version`` line optional) and, when written by refbpe,
+              ``refbpe.json`` (special tokens).
+    hf        ``hf``: a Hugging Face ``tokenizer.json`` (byte-level BPE).
+    tiktoken  ``tiktoken``: a ranks file (``base64(token) rank`` lines); merges
+              rebuilt from the ranks; special tokens from the caller or a
+              refbpe manifest beside it.
+    json      ``hexjson``: refbpe's JSON with hex-encoded bytes.
+
+``bytemap`` is the GPT-2 byte-to-unicode table (gpt2 and hf), ``detect`` tells
+the formats apart, and this module dispatches.  Every file is written
+atomically (``refbpe.atomic``).
+"""
+
+import json
+import os
+
+from ..atomic import atomic_write, atomic_write_many
+from ..pretokenize import GPT2_PATTERN
+from .bytemap import decode_token, encode_token
+from .detect import FILE_OF, detect_format, gpt2_paths
+from .gpt2 import (
+    MANIFEST,
+    ModelFileError,
+    read_gpt2,
+    read_gpt2_merges,
+    read_gpt2_vocab,
+    read_manifest_specials,
+    read_model_dir,
+    write_gpt2_dir_any_ids,
+    write_model_dir,
+)
+from .hexjson import hex_json, read_hex_json
+from .hf import hf_tokenizer_json, read_hf
+from .model import FORMATS, FormatError, Model, special_ids, with_specials
+from .tiktoken import merges_from_ranks, read_tiktoken, tiktoken_ranks_text, tiktoken_special_tokens
+
+__all__ = [
+    "FORMATS",
+    "MANIFEST",
+    "FormatError",
+    "Model",
+    "ModelFileError",
+    "decode_token",
+    "detect_format",
+    "encode_token",
+    "hex_json",
+    "hf_tokenizer_json",
+    "merges_from_ranks",
+    "read_gpt2",
+    "read_hex_json",
+    "read_hf",
+    "read_model",
+    "read_model_dir",
+    "read_tiktoken",
+    "tiktoken_ranks_text",
+    "tiktoken_special_tokens",
+    "write_model",
+    "write_model_dir",
+    "write_model_file_in_dir",
+]
+
+
+def read_model(path, fmt="auto", special_tokens=(), strict=True):
+    """A ``Model`` from ``path`` in format ``fmt`` (``auto`` detects it).
+
+    ``special_tokens`` (given by the caller) are added to those the file
+    names; formats without special tokens (tiktoken, plain GPT-2) need them.
+    ``strict=False`` reads GPT-2 merges of tokens the vocab lacks (``verify``
+    reports such output as a difference instead of refusing to read it).
+    """
+    if fmt == "auto":
+        fmt = detect_format(path)
+    if fmt not in FORMATS:
+        raise FormatError("unknown format %r (expected one of %s)" % (fmt, ", ".join(FORMATS)))
+    if not os.path.exists(path):
+        raise FormatError("%s: no such file or directory" % path)
+    special_tokens = list(special_tokens or ())
+    if fmt == "gpt2":
+        vocab_path, merges_path = gpt2_paths(path)
+        for p in (vocab_path, merges_path):
+            if not os.path.isfile(p):
+                raise FormatError("%s: missing %s" % (path, os.path.basename(p)))
+        specials = []
+        manifest = os.path.join(os.path.dirname(vocab_path), MANIFEST)
+        try:
+            if strict:
+                vocab, merges = read_gpt2(vocab_path, merges_path)
+            else:
+                vocab, merges = read_gpt2_vocab(vocab_path), read_gpt2_merges(merges_path)
+            # Without a manifest (plain GPT-2 files) a vocab entry that is not
+            # byte-mapped was read as itself; the caller's special tokens are
+            # looked up or appended.
+            if os.path.isfile(manifest):
+                for content, i in read_manifest_specials(manifest, vocab):
+                    vocab[i] = content.encode("utf-8")
+                    specials.append(content)
+        except ValueError as e:
+            raise FormatError(str(e))
+        for t in special_tokens:
+            if t not in specials:
+                specials.append(t)
+        return Model(with_specials(vocab, specials), merges, specials, "gpt2", True, path)
+    if os.path.isdir(path):
+        path = os.path.join(path, FILE_OF[fmt])
+        if not os.path.isfile(path):
+            raise FormatError("%s: no such file" % path)
+    if fmt == "hf":
+        m = read_hf(path)
+    elif fmt == "tiktoken":
+        # Special tokens: the caller's, after those of a refbpe manifest beside the file.
+        manifest = os.path.join(os.path.dirname(os.path.abspath(path)), MANIFEST)
+        specials = []
+        if os.path.isfile(manifest):
+            with open(manifest, encoding="utf-8") as f:
+                info = json.load(f)
+            if info.get("format") == "refbpe-tiktoken" and info.get("file") == os.path.basename(path):
+                specials = [s["content"] for s in info.get("special_tokens", [])]
+        specials += [t for t in special_tokens if t not in specials]
+        return read_tiktoken(path, specials)
+    else:
+        m = read_hex_json(path, special_tokens)
+    for t in special_tokens:
+        if t not in m.special_tokens:
+            m.special_tokens.append(t)
+    m.vocab = with_specials(m.vocab, m.special_tokens)
+    return m
+
+
+def _json_bytes(obj, indent=None):
+    return (json.dumps(obj, ensure_ascii=False, indent=indent) + "\n").encode("utf-8")
+
+
+def write_model(dest, fmt, vocab, merges, special_tokens):
+    """Write ``(vocab, merges, special_tokens)`` to ``dest`` in format ``fmt``.
+
+    gpt2: ``dest`` is a directory (vocab.json, merges.txt, refbpe.json).
+    hf: a file, or a directory to hold ``tokenizer.json``.  tiktoken and json:
+    a file.  Returns the path written (the directory for gpt2).
+    """
+    special_tokens = list(special_tokens or ())
+    if fmt == "gpt2":
+        vocab = with_specials(vocab, special_tokens)
+        n = len(vocab) - len(special_tokens)
+        ids = special_ids(vocab, special_tokens)
+        if sorted(ids.values()) == list(range(n, len(vocab))) and [ids[t] for t in special_tokens] == list(
+            range(n, len(vocab))
+        ):
+            write_model_dir(dest, vocab, merges, special_tokens)
+        else:
+            write_gpt2_dir_any_ids(dest, vocab, merges, special_tokens, ids)
+        return dest
+    if fmt == "hf":
+        if os.path.isdir(dest):
+            dest = os.path.join(dest, "tokenizer.json")
+        atomic_write(dest, _json_bytes(hf_tokenizer_json(vocab, merges, special_tokens), indent=1))
+        return dest
+    if fmt == "tiktoken":
+        atomic_write(dest, tiktoken_ranks_text(vocab, merges, special_tokens).encode("ascii"))
+        return dest
+    if fmt == "json":
+        atomic_write(dest, _json_bytes(hex_json(vocab, merges, special_tokens)))
+        return dest
+    raise FormatError("unknown format %r (expected one of %s)" % (fmt, ", ".join(FORMATS)))
+
+
+def write_model_file_in_dir(directory, fmt, vocab, merges, special_tokens):
+    """``train --format``: write ``directory``/tokenizer.json (hf),
+    tokenizer.tiktoken + refbpe.json (tiktoken: the manifest names the special
+    tokens), tokenizer.hex.json (json), or the GPT-2 files (gpt2)."""
+    if fmt != "tiktoken":
+        if fmt != "gpt2":
+            os.makedirs(directory, exist_ok=True)
+            directory = os.path.join(directory, FILE_OF[fmt])
+        return write_model(directory, fmt, vocab, merges, special_tokens)
+    # The ranks and the manifest naming the special tokens are replaced together.
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, FILE_OF[fmt])
+    ids = tiktoken_special_tokens(vocab, special_tokens)
+    manifest = {
+        "format": "refbpe-tiktoken",
+        "file": FILE_OF[fmt],
+        "pat_str": GPT2_PATTERN,
+        "special_tokens": [{"content": t, "id": ids[t]} for t in special_tokens],
+    }
+    atomic_write_many(
+        {
+            path: tiktoken_ranks_text(vocab, merges, special_tokens).encode("ascii"),
+            os.path.join(directory, MANIFEST): _json_bytes(manifest, indent=2),
+        }
+    )
+    return path

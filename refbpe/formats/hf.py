@@ -1,0 +1,110 @@
+"""Hugging Face ``tokenizer.json`` (byte-level BPE): write it, read it.
+
+Written: a BPE model over the GPT-2 byte mapping (``bytemap``), the ByteLevel
+pre-tokenizer (no prefix space, GPT-2 regex), the ByteLevel decoder, and the
+special tokens as added tokens (``special: true``).  Read: any byte-level BPE
+``tokenizer.json``; added tokens keep their ids.
+"""
+
+import json
+
+from .bytemap import decode_token, encode_token
+from .model import FormatError, Model, special_ids, with_specials
+
+__all__ = ["hf_tokenizer_json", "read_hf"]
+
+
+def hf_tokenizer_json(vocab, merges, special_tokens):
+    """The ``tokenizer.json`` object (a dict) for a byte-level BPE model.
+
+    The ByteLevel pre-tokenizer with ``use_regex`` splits with the GPT-2
+    pattern (the same alternatives, ``\\s+(?!\\S)`` included), so no Split
+    pre-tokenizer is needed; the Unicode tables are Oniguruma's (older than
+    refbpe's pinned table: characters assigned after it may split differently).
+    """
+    vocab = with_specials(vocab, special_tokens)
+    specials = special_ids(vocab, special_tokens)
+    special_id_set = set(specials.values())
+    model_vocab = {}
+    for i in sorted(vocab):
+        if i in special_id_set:
+            continue
+        model_vocab.setdefault(encode_token(vocab[i]), i)
+    for t, i in sorted(specials.items(), key=lambda kv: kv[1]):
+        # As GPT-2's tokenizer.json: the special token also in the model vocab
+        # (unreachable by merges), unless its mapped form is a real token.
+        model_vocab.setdefault(encode_token(t.encode("utf-8")), i)
+    added = [
+        {
+            "id": i,
+            "content": t,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+        for t, i in sorted(specials.items(), key=lambda kv: kv[1])
+    ]
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added,
+        "normalizer": None,
+        "pre_tokenizer": dict(byte_level),
+        "post_processor": None,
+        "decoder": dict(byte_level),
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "vocab": model_vocab,
+            # "a b" strings (no mapped token contains a space): read by every
+            # tokenizers version, old and new.
+            "merges": ["%s %s" % (encode_token(a), encode_token(b)) for a, b in merges],
+        },
+    }
+
+
+def read_hf(path):
+    """A ``Model`` from a Hugging Face ``tokenizer.json`` (byte-level BPE)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except ValueError as e:
+        raise FormatError("%s: not JSON (%s)" % (path, e))
+    model = data.get("model") if isinstance(data, dict) else None
+    if not isinstance(model, dict) or model.get("type", "BPE") != "BPE" or "vocab" not in model:
+        raise FormatError("%s: not a tokenizer.json with a BPE model" % path)
+    added = {}
+    specials = []
+    for t in data.get("added_tokens") or []:
+        added[t["id"]] = t["content"]
+        if t.get("special", True):
+            specials.append(t["content"])
+    vocab = {}
+    for text, i in model["vocab"].items():
+        if i in added:
+            continue
+        try:
+            vocab[i] = decode_token(text)
+        except ValueError:
+            raise FormatError("%s: token %r is not in the byte-level (GPT-2) mapping" % (path, text))
+    for i, content in added.items():
+        vocab[i] = content.encode("utf-8")
+    merges = []
+    for k, m in enumerate(model.get("merges") or []):
+        parts = m.split(" ") if isinstance(m, str) else list(m)
+        if len(parts) != 2:
+            raise FormatError("%s: merge %d (%r) is not a pair" % (path, k, m))
+        try:
+            merges.append((decode_token(parts[0]), decode_token(parts[1])))
+        except ValueError as e:
+            raise FormatError("%s: merge %d: %s" % (path, k, e))
+    return Model(vocab, merges, specials, "hf", True, path)

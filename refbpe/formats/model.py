@@ -1,0 +1,61 @@
+"""``Model``: what every tokenizer format holds, and the special-token id rules.
+
+A ``Model`` is ``vocab`` {id: bytes}, ``merges`` [(bytes, bytes)] in rank order,
+``special_tokens`` [str], the ``format`` it was read as, and ``carries_ids``
+(False when the file has no ids of its own and the refbpe layout was assumed).
+
+Special tokens follow the CS336 rule: a special token's id is the largest id
+holding its bytes, and one that no id holds is appended at the next free id.
+"""
+
+__all__ = ["FORMATS", "FormatError", "Model", "special_ids", "with_specials"]
+
+FORMATS = ("gpt2", "hf", "tiktoken", "json")
+
+
+class FormatError(ValueError):
+    """A file that is not (valid) in the format it was read as."""
+
+
+class Model(object):
+    """What any format holds: vocab {id: bytes}, merges, special tokens."""
+
+    def __init__(self, vocab, merges, special_tokens, fmt, carries_ids=True, path=None):
+        self.vocab = vocab
+        self.merges = merges
+        self.special_tokens = list(special_tokens)
+        self.format = fmt
+        self.carries_ids = carries_ids
+        self.path = path
+
+    def id_of(self):
+        """{bytes: smallest id}: the id an ordinary token's bytes get."""
+        out = {}
+        for i in sorted(self.vocab):
+            out.setdefault(self.vocab[i], i)
+        return out
+
+
+def special_ids(vocab, special_tokens):
+    """{special token: id}: the largest id holding its bytes (the CS336 rule)."""
+    largest = {}
+    for i in sorted(vocab):
+        largest[vocab[i]] = i
+    out = {}
+    for t in special_tokens:
+        if t.encode("utf-8") not in largest:
+            raise FormatError("special token %r is not in the vocab" % (t,))
+        out[t] = largest[t.encode("utf-8")]
+    return out
+
+
+def with_specials(vocab, special_tokens):
+    """A copy of ``vocab`` with each missing special token appended (as Tokenizer does)."""
+    vocab = dict(vocab)
+    have = set(vocab.values())
+    for t in special_tokens:
+        b = t.encode("utf-8")
+        if b not in have:
+            vocab[max(vocab, default=-1) + 1] = b
+            have.add(b)
+    return vocab

@@ -1,0 +1,134 @@
+"""Comparing another encoder's token ids with the reference: ``verify_encoding``.
+
+The first differing position is located in its pre-token, and the kind of
+difference is named: their ids end early, an id outside the vocab, a token
+that does not spell the text, one that crosses the pre-token's end
+(pre-tokenization differs) or one inside it (merges applied differently).
+"""
+
+from ..pretokenize import pretokenize
+from ..specials import special_pattern, split_specials
+from ..tokenizer import Tokenizer
+from .display import show
+
+__all__ = ["verify_encoding"]
+
+
+def verify_encoding(model, text, their_ids):
+    """Report comparing ``their_ids`` with refbpe's encoding of ``text`` under ``model``."""
+    tok = Tokenizer(model.vocab, model.merges, model.special_tokens)
+    ours = tok.encode(text)
+    n = min(len(ours), len(their_ids))
+    pos = next((i for i in range(n) if ours[i] != their_ids[i]), None)
+    if pos is None and len(ours) != len(their_ids):
+        pos = n
+    report = {
+        "identical": pos is None,
+        "first_divergence": pos,
+        "ours_length": len(ours),
+        "theirs_length": len(their_ids),
+    }
+    if pos is None:
+        report["explanation"] = "token ids identical (%d ids)" % len(ours)
+        return report
+
+    def tok_json(i):
+        if i is None:
+            return None
+        b = tok.vocab.get(i)
+        return {"id": i, "text": show(b) if b is not None else None}
+
+    # Walk the pre-tokens to find the one holding position ``pos``.
+    offset = 0
+    char_pos = 0
+    found = None
+    for segment, is_special in split_specials(text, special_pattern(tok.special_tokens)):
+        pieces = (
+            [segment]
+            if is_special
+            else [
+                p.decode("utf-8", "surrogatepass")
+                for p in pretokenize(segment.encode("utf-8", "surrogatepass"))
+            ]
+        )
+        for piece in pieces:
+            ids = tok.encode(piece)  # a special token alone encodes to its id
+            if offset + len(ids) > pos or (pos == len(ours) and offset + len(ids) == pos):
+                found = (piece, is_special, ids, offset, char_pos)
+                break
+            offset += len(ids)
+            char_pos += len(piece)
+        if found:
+            break
+    div = {
+        "position": pos,
+        "ours": tok_json(ours[pos] if pos < len(ours) else None),
+        "theirs": tok_json(their_ids[pos] if pos < len(their_ids) else None),
+    }
+    lines = [
+        "first difference at token position %d: theirs %s, ours %s"
+        % (
+            pos,
+            "%d %s" % (their_ids[pos], div["theirs"]["text"])
+            if pos < len(their_ids)
+            else "(end: theirs is shorter)",
+            "%d %s" % (ours[pos], div["ours"]["text"]) if pos < len(ours) else "(end: ours is shorter)",
+        )
+    ]
+    if found:
+        piece, is_special, ids, start, cpos = found
+        line_no = text.count("\n", 0, cpos) + 1
+        div["pretoken"] = {
+            "text": repr(piece),
+            "special": is_special,
+            "char_offset": cpos,
+            "line": line_no,
+            "ours_ids": ids,
+            "theirs_ids": list(their_ids[start : start + max(len(ids), pos - start + 1)]),
+            "first_id_position": start,
+        }
+        div["context"] = text[max(0, cpos - 40) : cpos + len(piece) + 40]
+        lines.append(
+            "in pre-token %r (%s) at character %d, line %d: ours %s, theirs %s"
+            % (
+                piece,
+                "special token" if is_special else "text",
+                cpos,
+                line_no,
+                ids,
+                div["pretoken"]["theirs_ids"],
+            )
+        )
+        their_tok = tok.vocab.get(their_ids[pos]) if pos < len(their_ids) else None
+        piece_bytes = piece.encode("utf-8", "surrogatepass")
+        text_bytes = text.encode("utf-8", "surrogatepass")
+        at = len(b"".join(tok.vocab[i] for i in ours[:pos]))  # the ids before agree
+        inside = at - len(b"".join(tok.vocab[i] for i in ours[start:pos]))  # start of the pre-token
+        div["byte_offset"] = at
+        if pos >= len(their_ids):
+            div["kind"] = "length"
+            lines.append("their ids end here; the text goes on")
+        elif their_tok is None:
+            div["kind"] = "unknown_id"
+            lines.append("their id %d is not in the vocab" % their_ids[pos])
+        elif text_bytes[at : at + len(their_tok)] != their_tok:
+            div["kind"] = "text_mismatch"
+            lines.append(
+                "their token does not spell the text at byte %d (%s there): a token dropped or added, "
+                "or their ids use another vocab/id layout" % (at, show(text_bytes[at : at + len(their_tok)]))
+            )
+        elif at + len(their_tok) > inside + len(piece_bytes):
+            div["kind"] = "pretokenization"
+            lines.append(
+                "their token crosses the end of this pre-token: the pre-tokenization "
+                "(or special-token matching) differs"
+            )
+        else:
+            div["kind"] = "merge_application"
+            lines.append(
+                "their token lies inside the same pre-token: the merges are applied differently "
+                "(merge order or rank rule)"
+            )
+    report["divergence"] = div
+    report["explanation"] = "\n".join(lines)
+    return report

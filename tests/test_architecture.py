@@ -1,0 +1,93 @@
+"""The package's shape: no import cycle, the command line a layer on top, accurate ``__all__``.
+
+The graph comes from ``tests/import_graph.py`` (``python tests/import_graph.py``
+prints it).
+"""
+
+import ast
+import importlib
+
+import pytest
+from import_graph import find_cycle, import_graph, modules
+
+# Imports that stay inside functions on purpose: optional or generator-only dependencies.
+OPTIONAL = {"regex", "distributed", "dask"}
+
+
+def test_no_import_cycle():
+    assert find_cycle(import_graph()) is None
+
+
+def test_find_cycle_finds_one():
+    assert find_cycle({"a": ["b"], "b": ["c"], "c": ["a"]}) == ["a", "b", "c", "a"]
+
+
+def test_the_library_never_imports_the_command_line():
+    for module, edges in import_graph().items():
+        if module == "refbpe.cli" or module.startswith("refbpe.cli.") or module == "refbpe.__main__":
+            continue
+        assert not [e for e in edges if e == "refbpe.cli" or e.startswith("refbpe.cli.")], module
+
+
+def test_cli_common_imports_nothing_else_of_the_command_line():
+    edges = import_graph()["refbpe.cli.common"]
+    assert not [e for e in edges if e.startswith("refbpe.cli")]
+
+
+def _function_level_imports(path):
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    found = []
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Import):
+                    found += [(fn.name, a.name) for a in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    found.append((fn.name, "." * node.level + (node.module or "")))
+    return found
+
+
+def test_imports_inside_functions_are_only_optional_dependencies():
+    late = []
+    for name, path in modules().items():
+        for fn, target in _function_level_imports(path):
+            if target.lstrip(".").split(".")[0] not in OPTIONAL:
+                late.append("%s.%s imports %s" % (name, fn, target))
+    assert late == []
+
+
+@pytest.mark.parametrize("name", sorted(modules()))
+def test_all_lists_only_existing_names(name):
+    if name.endswith("__main__"):
+        return
+    module = importlib.import_module(name)
+    for attr in getattr(module, "__all__", ()):
+        assert hasattr(module, attr), "%s.__all__ names %s, which it lacks" % (name, attr)
+
+
+def test_names_imported_between_modules_are_in_the_all_of_their_module():
+    known = modules()
+    missing = []
+    for name, path in sorted(known.items()):
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), path)
+        package = path.endswith("__init__.py")
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or not node.level or not node.module:
+                continue
+            base = name if package else name.rsplit(".", 1)[0]
+            for _ in range(node.level - 1):
+                base = base.rsplit(".", 1)[0]
+            target = base + "." + node.module
+            if target not in known:
+                continue
+            exported = getattr(importlib.import_module(target), "__all__", None)
+            for alias in node.names:
+                if (
+                    exported is not None
+                    and alias.name not in exported
+                    and target + "." + alias.name not in known
+                ):
+                    missing.append("%s imports %s from %s" % (name, alias.name, target))
+    assert missing == []
