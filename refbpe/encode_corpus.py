@@ -53,6 +53,7 @@ __all__ = [
     "encode_to_file",
     "encode_chunk",
     "auto_chunk_size",
+    "work_plan",
     "DocumentTally",
 ]
 
@@ -193,6 +194,20 @@ def _warm_up(tokenizer):
             tokenizer.encode_utf8(sample)
 
 
+def work_plan(sources, workers=None, chunk_size=None, executor=None):
+    """``(workers, chunk size, total bytes or None, in-process?)`` for encoding ``sources``.
+
+    In-process for one worker, or when the input is one unit: a pool's
+    start-up would cost more than it saves.
+    """
+    sizes = [input_size(s) for s in sources]
+    total = None if None in sizes else sum(sizes)
+    workers = workers or default_workers()
+    chunk_size = chunk_size or auto_chunk_size(total, workers)
+    in_process = executor is None and (workers == 1 or (total is not None and total <= chunk_size))
+    return workers, chunk_size, total, in_process
+
+
 def iter_encoded(
     tokenizer,
     sources,
@@ -218,10 +233,7 @@ def iter_encoded(
     if errors not in ("strict", "replace", "ignore"):
         raise ValueError("errors must be strict, replace or ignore, not %r" % (errors,))
     sep = None if separator is None else array(_UINT32, [_separator_id(tokenizer, separator)])
-    sizes = [input_size(s) for s in sources]
-    total = None if None in sizes else sum(sizes)
-    workers = workers or default_workers()
-    chunk_size = chunk_size or auto_chunk_size(total, workers)
+    workers, chunk_size, total, in_process = work_plan(sources, workers, chunk_size, executor)
     specials = [t.encode("utf-8") for t in tokenizer.special_tokens]
     units = _units(sources, chunk_size, specials, errors, read_size)
     state = {"done": 0, "left": len(sources)}
@@ -239,7 +251,7 @@ def iter_encoded(
             out.append(Unit(sep, [(0, 0), (0, 0)], 0))
         return out
 
-    if executor is None and (workers == 1 or (total is not None and total <= chunk_size)):
+    if in_process:
         for item in units:
             if item is _END:
                 for u in end_of_source():
@@ -351,6 +363,11 @@ def encode_to_file(tokenizer, sources, output, kind=None, dtype=None, stream=Non
     gets the same.
     """
     t0 = time.time()
+    sources = [os.fspath(s) for s in ([sources] if isinstance(sources, (str, os.PathLike)) else sources)]
+    workers, chunk_size, _, in_process = work_plan(
+        sources, options.get("workers"), options.get("chunk_size"), options.get("executor")
+    )
+    options.update(workers=workers, chunk_size=chunk_size)
     writer = IdWriter(output, kind=kind, dtype=dtype, stream=stream)
     tally = DocumentTally(lambda b, t: None)
     covered = 0
@@ -376,7 +393,9 @@ def encode_to_file(tokenizer, sources, output, kind=None, dtype=None, stream=Non
         "seconds": round(seconds, 3),
         "mb_per_second": round(covered / 1e6 / max(seconds, 1e-9), 2),
         "bytes_per_token": round(covered / count, 4) if count else None,
-        "output": output,
+        "output": "-" if stream is not None else output,
+        "workers": 1 if in_process else workers,
+        "chunk_size": chunk_size,
     }
     if report is not None:
         report.update(summary)

@@ -188,14 +188,21 @@ class IdWriter(object):
     def write(self, ids):
         if self.kind == "text":
             if ids:
-                self._file.write(("\n".join(map(str, ids)) + "\n").encode("ascii"))
+                self._write_all(("\n".join(map(str, ids)) + "\n").encode("ascii"))
         elif self.kind == "json":
             if ids:
-                self._file.write(((", " if self.count else "") + ", ".join(map(str, ids))).encode("ascii"))
+                self._write_all(((", " if self.count else "") + ", ".join(map(str, ids))).encode("ascii"))
         else:
-            data = self._packed(ids)  # first: widening replaces self._file
-            self._file.write(data)
+            self._write_all(self._packed(ids))  # _packed first: widening replaces self._file
         self.count += len(ids)
+
+    def _write_all(self, data):
+        """All of ``data``: an unbuffered stream (``PYTHONUNBUFFERED`` stdout) may write part of it,
+        and a pipe whose reader went away then fails on the next write (BrokenPipeError)."""
+        view = memoryview(data)
+        while view:
+            written = self._file.write(view)
+            view = view[len(view) if written is None else written :]
 
     def _packed(self, ids):
         """``ids`` as little-endian bytes of ``self.dtype`` (widening once if allowed)."""
@@ -243,7 +250,7 @@ class IdWriter(object):
     def close(self):
         """Finish the file and rename it into place; ``(count, dtype)``."""
         if self.kind == "json":
-            self._file.write(b"]\n")
+            self._write_all(b"]\n")
         if self._stream is not None:
             self._file.flush()
             return self.count, self.dtype

@@ -20,13 +20,13 @@ import signal
 
 from .. import __version__
 from ..count import WorkerError
-from . import convert, count, decode, encode, train, verify
+from . import convert, count, decode, encode, show, stats, train, verify
 from .common import EXIT_BAD_INPUT, EXIT_FAILED, CliError, Parser, Terminated, fail, silence_stdout
 
 __all__ = ["build_parser", "main"]
 
 # In the order ``refbpe --help`` lists them.
-SUBCOMMANDS = (train, count, encode, decode, convert, verify)
+SUBCOMMANDS = (train, count, encode, decode, stats, show, convert, verify)
 
 
 def build_parser():
