@@ -10,8 +10,9 @@ under CPython, each in its own process: 100 KB to warm up, then the next
 is faster).  Runs alternate, medians of ``--repeat``; the id digests must
 agree.
 
-``whole``: whole-process wall time and peak RSS of the process tree (sampled
-from /proc, perf/run.py's ``measure``) of ``refbpe encode CORPUS -o ids.npy
+``whole``: whole-process wall time and peak memory of the process tree (the
+sum of RSS, sampled from /proc by perf/run.py's ``measure``, and the sum of
+PSS, which counts a page that forked workers share with their parent once) of ``refbpe encode CORPUS -o ids.npy
 --workers K --special-token '<|endoftext|>'`` under PyPy, against tiktoken
 ``encode_ordinary_batch(docs, num_threads=K)`` plus ``numpy.save`` of the
 ids joined by ``<|endoftext|>`` (the same array); the two ``.npy`` files must
@@ -105,15 +106,62 @@ def child_tiktoken_whole(path, out, workers):
 # -- driver --------------------------------------------------------------------------
 
 
+def _tree_pss(session):
+    """Sum of PSS (bytes) of the processes in ``session``: shared pages (a forked worker's copy of
+    its parent) counted once, split between the processes that map them."""
+    total = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                stat = f.read()
+            rest = stat[stat.rindex(b")") + 2 :].split()
+            if int(rest[3]) != session:
+                continue
+            with open("/proc/%s/smaps_rollup" % name, "rb") as f:
+                for line in f:
+                    if line.startswith(b"Pss:"):
+                        total += int(line.split()[1]) * 1024
+        except (OSError, ValueError):
+            continue
+    return total
+
+
 def _measure(cmd, env=None):
-    from run import measure
+    """perf/run.py's ``measure`` (wall time, peak tree RSS), plus the peak tree PSS sampled alongside."""
+    import subprocess
+    import threading
+
+    import run
 
     env = dict(env or {})
     env.setdefault("TIKTOKEN_CACHE_DIR", os.path.join(CS336, "tiktoken_cache"))
     env["PYTHONPATH"] = ROOT
-    r = measure(cmd, env=env)
+    peak_pss = [0]
+    popen = subprocess.Popen
+    done = threading.Event()
+
+    def sampling_popen(*args, **kwargs):
+        p = popen(*args, **kwargs)
+
+        def sample():
+            while not done.is_set():
+                peak_pss[0] = max(peak_pss[0], _tree_pss(p.pid))
+                done.wait(0.1)
+
+        threading.Thread(target=sample, daemon=True).start()
+        return p
+
+    run.subprocess.Popen = sampling_popen
+    try:
+        r = run.measure(cmd, env=env)
+    finally:
+        done.set()
+        run.subprocess.Popen = popen
     if r["rc"] != 0:
         raise SystemExit("failed: %s\n%s" % (" ".join(cmd), r["stderr"]))
+    r["peak_tree_pss_mb"] = peak_pss[0] / 1e6
     return r
 
 
@@ -160,8 +208,8 @@ def run_whole(corpora, workers_list, times10, repeat):
             del data
             inputs.append(("english_medium x10", big))
         print(
-            "| corpus | MB | workers | refbpe s | refbpe peak MB | tiktoken+numpy s | tiktoken peak MB "
-            "| ratio (tiktoken s / refbpe s) | identical |"
+            "| corpus | MB | workers | refbpe s | refbpe peak RSS / PSS MB | tiktoken+numpy s "
+            "| tiktoken peak RSS / PSS MB | ratio (tiktoken s / refbpe s) | identical |"
         )
         print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
         for name, path in inputs:
@@ -181,15 +229,17 @@ def run_whole(corpora, workers_list, times10, repeat):
                 w_ours = statistics.median(r["wall"] for r in ours)
                 w_theirs = statistics.median(r["wall"] for r in theirs)
                 print(
-                    "| %s | %.0f | %d | %.2f | %.0f | %.2f | %.0f | %.2f | %s |"
+                    "| %s | %.0f | %d | %.2f | %.0f / %.0f | %.2f | %.0f / %.0f | %.2f | %s |"
                     % (
                         name,
                         os.path.getsize(path) / 1e6,
                         workers,
                         w_ours,
                         max(r["peak_tree_mb"] for r in ours),
+                        max(r["peak_tree_pss_mb"] for r in ours),
                         w_theirs,
                         max(r["peak_tree_mb"] for r in theirs),
+                        max(r["peak_tree_pss_mb"] for r in theirs),
                         w_theirs / w_ours,
                         "yes" if same else "NO",
                     )

@@ -58,19 +58,26 @@ __all__ = [
 ]
 
 _UINT16, _UINT32 = array_typecode("uint16"), array_typecode("uint32")
+_POOL_FROM = 2 << 20
+_UNIT = 512 << 10
 
 
 def auto_chunk_size(total, workers):
-    """About three units per worker, within 1-4 MiB (4 MiB for streams).
+    """512 KiB, or less to give each worker about three units.
 
-    Smaller than counting's 8-16 MiB: a unit's ids (a list of ints, then an
-    array) and a chunk's text live in a worker at once, and the peak of
-    the process tree must stay small (perf/encode_corpus.py measures it);
-    the main process does little per unit, so more units cost little.
+    Smaller than counting's 8-16 MiB: a unit's text, its ids (a list of
+    ints, then an array) and their garbage live in a worker at once
+    (measured under PyPy, english_medium in one process with the GPT-2
+    vocab: peak 172 MB with 4 MiB units, 145 MB with 1 MiB, 127 MB with
+    256 KiB); the main process does little per unit.  Below
+    ``_POOL_FROM`` the input is one unit, encoded in-process: starting
+    workers would cost more than it saves.
     """
     if total is None:
-        return 4 << 20
-    return max(1 << 20, min(4 << 20, total // (3 * max(workers, 1)) + 1))
+        return _UNIT
+    if total < _POOL_FROM:
+        return max(total, 1)  # one unit, encoded in-process
+    return max(64 << 10, min(_UNIT, total // (3 * max(workers, 1)) + 1))
 
 
 class Unit(object):
@@ -264,15 +271,44 @@ def iter_encoded(
         yield u
 
 
+class _Done(object):
+    """A unit this process encoded itself, queued beside the pool's futures."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def result(self):
+        return self.value
+
+
+def _ready(queue):
+    """True when the oldest queued unit can be taken without waiting."""
+    if not queue:
+        return False
+    head = queue[0]
+    return head is _END or type(head[0]) is _Done or head[0].done()
+
+
 def _pooled(tokenizer, units, workers, executor, finished, end_of_source):
-    """``iter_encoded`` through a pool: oldest unit first, at most ``2 * workers`` in flight."""
+    """``iter_encoded`` through a pool: oldest unit first, at most 2 per pool worker in flight.
+
+    With refbpe's own pool, this process is one of the ``workers``: it
+    encodes every ``workers``-th unit itself, between handing out the others,
+    and the pool has ``workers - 1`` processes.  (Measured by
+    perf/encode_corpus.py under PyPy: a process holding the GPT-2 tokenizer
+    is about 105 MB before any work, so one process fewer is a third less
+    memory for 2 workers, and the main process no longer idles.)
+    """
     own = executor is None
     spool = None
+    pool_workers = workers - 1 if own else workers
     if own:
         _warm_up(tokenizer)
-        executor = make_executor(workers, initializer=_set_worker_tokenizer, initargs=(tokenizer,))
+        executor = make_executor(pool_workers, initializer=_set_worker_tokenizer, initargs=(tokenizer,))
         spool = SpoolDirectory()
-    queue = collections.deque()  # (future, covered), or _END, in input order
+    queue = collections.deque()  # (future or _Done, covered), or _END, in input order
     in_flight = [0]
 
     def submit(func, args):
@@ -287,21 +323,28 @@ def _pooled(tokenizer, units, workers, executor, finished, end_of_source):
         if item is _END:
             return end_of_source()
         future, covered = item
+        if type(future) is _Done:
+            return [finished(_unit_of(future.value, covered))]
         in_flight[0] -= 1
         result = future.result()
         return [finished(_unit_of(take(result) if own else result, covered))]
 
     try:
+        index = 0
         for item in units:
-            while in_flight[0] >= 2 * workers or (queue and queue[0] is _END):
+            while in_flight[0] >= 2 * pool_workers or _ready(queue):
                 for u in oldest():
                     yield u
             if item is _END:
                 queue.append(_END)
                 continue
             func, args, covered = item
-            queue.append((submit(func, args), covered))
-            in_flight[0] += 1
+            index += 1
+            if own and index % workers == 0:
+                queue.append((_Done(func(*(args + (tokenizer,)))), covered))
+            else:
+                queue.append((submit(func, args), covered))
+                in_flight[0] += 1
             del args, item
         while queue:
             for u in oldest():
@@ -311,7 +354,9 @@ def _pooled(tokenizer, units, workers, executor, finished, end_of_source):
     except Exception:
         # As in count.count_words: let the units in flight finish rather than
         # cancel them (cancelling then shutting down can hang CPython 3.9's pool).
-        concurrent.futures.wait([item[0] for item in queue if item is not _END])
+        concurrent.futures.wait(
+            [item[0] for item in queue if item is not _END and type(item[0]) is not _Done]
+        )
         raise
     except BaseException:  # KeyboardInterrupt, SIGTERM, the consumer closing us: stop now
         if own:

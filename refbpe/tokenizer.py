@@ -31,7 +31,7 @@ from .specials import special_pattern, split_specials
 
 __all__ = ["Tokenizer"]
 
-_CACHE_LIMIT = 1 << 18
+_CACHE_LIMIT = 1 << 15  # entries per cache: bounds a process (PyPy, english_medium: 1 << 18 cost 55 MB more)
 _NO_MERGE = 1 << 62  # above every packed rank
 _BATCH = 1 << 16  # characters gathered before a scan: bounds memory, amortises per-call work
 
