@@ -12,14 +12,16 @@ Pipeline, per run:
 
 1. Cut: regular files by offsets (the main process reads a little around
    each cut; workers read their own ranges), stdin and gzip as they are read.
-2. Encode: each unit in a worker of ``count.make_executor``'s pool (or
-   in-process for one worker or one unit), which gets its ``Tokenizer``
-   once, from the pool's initializer.  Results (the ids as a ``uint16``
-   array when they fit, else ``uint32``; bytes and tokens per stretch between
-   special tokens) come back through ``spool`` files, as counting's do.
-3. Order: at most ``2 * workers`` units are in flight, kept in submission
-   order; the oldest is taken first, so units reach the consumer in input
-   order while the others run.  Memory: O(workers * chunk size), not the
+2. Encode: with K workers, this process encodes every K-th unit itself
+   and a pool of K - 1 processes (``count.make_executor``, each given the
+   ``Tokenizer`` once by the pool's initializer) the others; one worker or
+   one unit runs in-process.  Results (the ids as a ``uint16`` array when
+   they fit, else ``uint32``; bytes and tokens per stretch between special
+   tokens) come back through ``spool`` files, as counting's do.
+3. Order: at most 2 units per pool process are in flight, kept in
+   submission order; the oldest is taken first, so units reach the
+   consumer in input order while the others run.  Memory: O(workers * unit
+   size) plus each process's tokenizer and its bounded caches, not the
    corpus.
 
 Several inputs are separate texts (no pre-token spans two), concatenated in
