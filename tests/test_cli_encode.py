@@ -6,7 +6,7 @@ import os
 import re
 
 import pytest
-from conftest import cs336_path, run_main
+from support import cs336_path, run_main
 
 from refbpe import train_bpe
 from refbpe.formats import encode_token, write_model_dir

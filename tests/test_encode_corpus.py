@@ -5,9 +5,9 @@ import gzip
 import os
 
 import pytest
-from conftest import examples, mixed_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import examples, mixed_text
 
 from refbpe import train_bpe
 from refbpe.count import InputError, make_executor

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO_ROOT
+from support import REPO_ROOT
 from test_robustness import EOT, _ends_cleanly, _finish, _wait_for_workers, big_corpus  # noqa: F401
 
 from refbpe import train_bpe

@@ -4,9 +4,9 @@ import io
 import os
 
 import pytest
-from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from refbpe.idfile import (
     DTYPES,

@@ -1,7 +1,7 @@
 """Tokenizer.encode_with_offsets: tiktoken's decode_with_offsets convention, and a naive oracle."""
 
-from conftest import EMOJI, examples, mixed_text
 from hypothesis import given, settings
+from support import EMOJI, examples, mixed_text
 from test_tokenizer import EOT, _tiktoken_or_skip, _tiktoken_text, gpt2_tokenizer, small_tokenizer
 
 

@@ -4,9 +4,9 @@ import collections
 import statistics
 
 import pytest
-from conftest import EMOJI, examples, mixed_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import EMOJI, examples, mixed_text
 from test_tokenizer import EOT, small_tokenizer
 
 from refbpe.show import render, render_plain, units

@@ -38,6 +38,7 @@ __all__ = [
     "check_output_file",
     "check_special_tokens",
     "counting_error",
+    "counting_options",
     "executor_context",
     "fail",
     "make_progress",
@@ -119,9 +120,16 @@ class Parser(argparse.ArgumentParser):
                 continue
             option = arg.split("=", 1)[0]
             if option not in known:
-                close = difflib.get_close_matches(option, sorted(known), n=1, cutoff=0.6)
-                hint = " (did you mean %s?)" % close[0] if close else ""
-                self.error("unknown option %s%s" % (option, hint))
+                self.error("unknown option %s%s" % (option, _closest(option, known)))
+
+
+def _closest(option, known):
+    """' (did you mean --x?)' for the known option spelled most like ``option``, or ''.
+
+    Compared without the leading dashes, which every option shares."""
+    names = {k.lstrip("-"): k for k in known if k.startswith("--")}
+    close = difflib.get_close_matches(option.lstrip("-"), sorted(names), n=1, cutoff=0.6)
+    return " (did you mean %s?)" % names[close[0]] if close else ""
 
 
 def add_special_token_argument(p, help="a special token (repeatable), e.g. '<|endoftext|>'"):
@@ -211,6 +219,17 @@ def executor_context(args):
     if not args.executor:
         return contextlib.nullcontext((None, None))
     return dask_executor(args.executor)  # imports distributed (optional) only now
+
+
+def counting_options(args, executor, threads, workers=None):
+    """The counting options of ``train_bpe``/``count_corpus`` as the command line gave them."""
+    return {
+        "workers": args.workers or threads or workers,
+        "chunk_size": args.chunk_size,
+        "errors": args.errors,
+        "executor": executor,
+        "executor_data": args.executor_data,
+    }
 
 
 def counting_error(args, error):

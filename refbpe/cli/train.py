@@ -18,6 +18,7 @@ from .common import (
     check_output_file,
     check_special_tokens,
     counting_error,
+    counting_options,
     executor_context,
     make_progress,
     positive_int,
@@ -121,13 +122,9 @@ def run(args):
                     sources,
                     vocab_size,
                     specials,
-                    workers=args.workers or threads,
-                    chunk_size=args.chunk_size,
-                    errors=args.errors,
-                    executor=executor,
-                    executor_data=args.executor_data,
                     progress=progress,
                     report=report,
+                    **counting_options(args, executor, threads),
                 )
             except (InputError, OSError) as e:
                 raise counting_error(args, e)

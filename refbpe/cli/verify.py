@@ -21,6 +21,7 @@ from .common import (
     check_output_file,
     check_special_tokens,
     counting_error,
+    counting_options,
     executor_context,
     make_progress,
     positive_int,
@@ -154,7 +155,6 @@ def _word_counts(args, report):
     if any(as_counts):
         raise CliError("give either text corpora or word-count files, not both")
     total = sum(os.path.getsize(s) for s in sources if s != "-")
-    workers = args.workers or (1 if total < SMALL_CORPUS else None)
     with executor_context(args) as (executor, threads):
         try:
             word_counts = count_corpus(
@@ -162,11 +162,7 @@ def _word_counts(args, report):
                 args.special_token,
                 progress=make_progress(args),
                 report=report,
-                workers=threads if executor is not None and not args.workers else workers,
-                chunk_size=args.chunk_size,
-                errors=args.errors,
-                executor=executor,
-                executor_data=args.executor_data,
+                **counting_options(args, executor, threads, workers=1 if total < SMALL_CORPUS else None),
             )
         except (InputError, OSError) as e:
             raise counting_error(args, e)
