@@ -296,9 +296,11 @@ def _ready(queue):
 def _pooled(tokenizer, units, workers, executor, finished, end_of_source):
     """``iter_encoded`` through a pool: oldest unit first, at most 2 per pool worker in flight.
 
-    With refbpe's own pool, this process is one of the ``workers``: it
-    encodes every ``workers``-th unit itself, between handing out the others,
-    and the pool has ``workers - 1`` processes.  (Measured by
+    With refbpe's own pool, this process is one of the ``workers``: the pool
+    has ``workers - 1`` processes, and whenever each of them has 2 units in
+    flight this process encodes the next unit itself instead of waiting, so
+    the pool never runs dry.  The queue (units in flight plus finished ones
+    behind the oldest) holds at most ``2 * workers`` units.  (Measured by
     perf/encode_corpus.py under PyPy: a process holding the GPT-2 tokenizer
     is about 105 MB before any work, so one process fewer is a third less
     memory for 2 workers, and the main process no longer idles.)
@@ -331,18 +333,17 @@ def _pooled(tokenizer, units, workers, executor, finished, end_of_source):
         result = future.result()
         return [finished(_unit_of(take(result) if own else result, covered))]
 
+    pool_full = 2 * pool_workers
     try:
-        index = 0
         for item in units:
-            while in_flight[0] >= 2 * pool_workers or _ready(queue):
+            while _ready(queue) or len(queue) >= 2 * workers or (not own and in_flight[0] >= pool_full):
                 for u in oldest():
                     yield u
             if item is _END:
                 queue.append(_END)
                 continue
             func, args, covered = item
-            index += 1
-            if own and index % workers == 0:
+            if own and in_flight[0] >= pool_full:
                 queue.append((_Done(func(*(args + (tokenizer,)))), covered))
             else:
                 queue.append((submit(func, args), covered))

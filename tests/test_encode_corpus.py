@@ -162,3 +162,21 @@ def test_encode_utf8_equals_encode(tokenizer):
     assert tokenizer.encode_utf8(SAMPLE.encode("utf-8"), segments) == tokenizer.encode(SAMPLE)
     assert len(segments) == SAMPLE.count(EOT) + SAMPLE.count("<|x|><|x|>") + 1
     assert sum(b for b, _ in segments) == len(SAMPLE.encode("utf-8")) - 13 * SAMPLE.count(EOT) - 10 * 6
+
+
+@settings(max_examples=examples(12))
+@given(
+    texts=st.lists(cut_friendly_text, min_size=1, max_size=3),
+    chunk_size=st.integers(1, 40),
+    workers=st.sampled_from([2, 3]),
+)
+def test_own_pool_with_this_process_as_a_worker_keeps_input_order(
+    tmp_path_factory, tokenizer, texts, chunk_size, workers
+):
+    d = tmp_path_factory.mktemp("own")
+    paths = []
+    for k, text in enumerate(texts):
+        (d / str(k)).write_bytes((text * 8).encode("utf-8"))
+        paths.append(str(d / str(k)))
+    units = iter_encoded(tokenizer, paths, workers=workers, chunk_size=chunk_size, separator=EOT)
+    assert ids_of(units) == expected(tokenizer, [t * 8 for t in texts], EOT)
