@@ -79,13 +79,11 @@ def child_single(system, path):
 
         encode = tiktoken.get_encoding("gpt2").encode_ordinary
     encode(warm)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     ids = encode(timed)
-    seconds = time.perf_counter() - t0
-    print(
-        "RESULT "
-        + json.dumps({"seconds": seconds, "bytes": len(timed.encode("utf-8")), "digest": _digest(ids)})
-    )
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    fields = {"seconds": seconds, "cpu": cpu, "bytes": len(timed.encode("utf-8")), "digest": _digest(ids)}
+    print("RESULT " + json.dumps(fields))
 
 
 def child_tiktoken_whole(path, out, workers):
@@ -167,24 +165,29 @@ def _measure(cmd, env=None):
 
 
 def run_single(corpora, repeat):
-    print("| corpus | refbpe PyPy MB/s | tiktoken MB/s | ratio (tiktoken s / refbpe s) | runs |")
-    print("|---|---:|---:|---:|---:|")
+    print(
+        "| corpus | refbpe PyPy MB/s | tiktoken MB/s | ratio (tiktoken s / refbpe s) | CPU-s ratio | runs |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
     for name in corpora:
         times = {"refbpe": [], "tiktoken": []}
+        cpu = {"refbpe": [], "tiktoken": []}
         digests = set()
         size = 0
         for _ in range(repeat):
             for system, python in (("refbpe", PYPY), ("tiktoken", CPYTHON)):
                 r = _measure([python, __file__, "child-single", system, corpus(name)])["result"]
                 times[system].append(r["seconds"])
+                cpu[system].append(r["cpu"])
                 digests.add(r["digest"])
                 size = r["bytes"]
         if len(digests) != 1:
             raise SystemExit("%s: the ids differ between refbpe and tiktoken" % name)
         ours, theirs = statistics.median(times["refbpe"]), statistics.median(times["tiktoken"])
+        cpu_ratio = statistics.median(cpu["tiktoken"]) / statistics.median(cpu["refbpe"])
         print(
-            "| %s | %.2f | %.2f | %.2f | %d |"
-            % (name, size / 1e6 / ours, size / 1e6 / theirs, theirs / ours, repeat)
+            "| %s | %.2f | %.2f | %.2f | %.2f | %d |"
+            % (name, size / 1e6 / ours, size / 1e6 / theirs, theirs / ours, cpu_ratio, repeat)
         )
         sys.stdout.flush()
 
@@ -209,7 +212,8 @@ def run_whole(corpora, workers_list, times10, repeat):
             del data
             inputs.append(("english_medium x10", big))
         print(
-            "| corpus | MB | workers | refbpe s | refbpe peak RSS / PSS MB | tiktoken+numpy s "
+            "| corpus | MB | workers | refbpe s (CPU s) | refbpe peak RSS / PSS MB "
+            "| tiktoken+numpy s (CPU s) "
             "| tiktoken peak RSS / PSS MB | ratio (tiktoken s / refbpe s) | identical |"
         )
         print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
@@ -230,19 +234,23 @@ def run_whole(corpora, workers_list, times10, repeat):
                     if same is False:
                         break
                 nan = float("nan")
-                theirs = theirs or [{"wall": nan, "peak_tree_mb": nan, "peak_tree_pss_mb": nan}]
+                theirs = theirs or [
+                    {"wall": nan, "cpu_seconds": nan, "peak_tree_mb": nan, "peak_tree_pss_mb": nan}
+                ]
                 w_ours = statistics.median(r["wall"] for r in ours)
                 w_theirs = statistics.median(r["wall"] for r in theirs)
                 print(
-                    "| %s | %.0f | %d | %.2f | %.0f / %.0f | %.2f | %.0f / %.0f | %.2f | %s |"
+                    "| %s | %.0f | %d | %.2f (%.1f) | %.0f / %.0f | %.2f (%.1f) | %.0f / %.0f | %.2f | %s |"
                     % (
                         name,
                         os.path.getsize(path) / 1e6,
                         workers,
                         w_ours,
+                        statistics.median(r["cpu_seconds"] for r in ours),
                         max(r["peak_tree_mb"] for r in ours),
                         max(r["peak_tree_pss_mb"] for r in ours),
                         w_theirs,
+                        statistics.median(r["cpu_seconds"] for r in theirs),
                         max(r["peak_tree_mb"] for r in theirs),
                         max(r["peak_tree_pss_mb"] for r in theirs),
                         w_theirs / w_ours,
