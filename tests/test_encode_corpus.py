@@ -71,7 +71,7 @@ cut_friendly_text = mixed_text(
 )
 
 
-@settings(max_examples=examples(40))
+@settings(max_examples=examples(100))
 @given(
     texts=st.lists(cut_friendly_text, min_size=1, max_size=3),
     chunk_size=st.integers(1, 40),
@@ -164,7 +164,7 @@ def test_encode_utf8_equals_encode(tokenizer):
     assert sum(b for b, _ in segments) == len(SAMPLE.encode("utf-8")) - 13 * SAMPLE.count(EOT) - 10 * 6
 
 
-@settings(max_examples=examples(12))
+@settings(max_examples=examples(20))
 @given(
     texts=st.lists(cut_friendly_text, min_size=1, max_size=3),
     chunk_size=st.integers(1, 40),
