@@ -31,7 +31,7 @@ from .specials import special_pattern, split_specials
 
 __all__ = ["Tokenizer"]
 
-_CACHE_LIMIT = 1 << 15  # entries per cache: bounds a process (PyPy, english_medium: 1 << 18 cost 55 MB more)
+_CACHE_LIMIT = 1 << 15  # entries per cache generation (see _encode_bytes)
 _NO_MERGE = 1 << 62  # above every packed rank
 _BATCH = 1 << 16  # characters gathered before a scan: bounds memory, amortises per-call work
 
@@ -59,6 +59,7 @@ class Tokenizer(object):
         self._pattern = special_pattern(self.special_tokens)
         self._cache = {}  # pieces of 8 bytes or more -> ids
         self._small_cache = {}  # shorter pieces, under packed-int keys -> ids
+        self._old, self._small_old = {}, {}  # the previous generation of each
 
     @classmethod
     def from_files(cls, vocab_path, merges_path, special_tokens=None):
@@ -131,6 +132,14 @@ class Tokenizer(object):
         PyPy: ~1.4x faster than slicing and hashing ``bytes`` per piece).  A
         piece that is one token is cached as that int, not a list: one memory
         access fewer per lookup (~10%).
+
+        Each cache has two generations of at most ``_CACHE_LIMIT`` entries: a
+        miss looks in the previous one before encoding, and a full cache
+        becomes the previous one, so frequent pieces survive and memory stays
+        bounded.  Measured under PyPy (CPU seconds of a second ``encode`` of
+        the same 8 MB of english_medium, after a first): one generation of
+        1 << 15, cleared when full, 0.59 s; two generations of 1 << 15, 0.40 s;
+        one of 1 << 18, 0.36 s but 55 MB more per process.
         """
         if ends is None:
             ends = piece_ends(data)
@@ -144,23 +153,37 @@ class Tokenizer(object):
                     key = (key << 8) | data[p]
                 ids = small.get(key)
                 if ids is None:
-                    ids = self._cached_form(self._encode_piece(data[start:end]))
-                    if len(small) >= _CACHE_LIMIT:
-                        small.clear()
-                    small[key] = ids
+                    ids = self._small_miss(key, data, start, end)
+                    small = self._small_cache
             else:
                 piece = data[start:end]
                 ids = cache.get(piece)
                 if ids is None:
-                    ids = self._cached_form(self._encode_piece(piece))
-                    if len(cache) >= _CACHE_LIMIT:
-                        cache.clear()
-                    cache[piece] = ids
+                    ids = self._miss(piece)
+                    cache = self._cache
             if type(ids) is int:
                 append(ids)
             else:
                 out.extend(ids)
             start = end
+
+    def _small_miss(self, key, data, start, end):
+        ids = self._small_old.get(key)
+        if ids is None:
+            ids = self._cached_form(self._encode_piece(data[start:end]))
+        if len(self._small_cache) >= _CACHE_LIMIT:
+            self._small_old, self._small_cache = self._small_cache, {}
+        self._small_cache[key] = ids
+        return ids
+
+    def _miss(self, piece):
+        ids = self._old.get(piece)
+        if ids is None:
+            ids = self._cached_form(self._encode_piece(piece))
+        if len(self._cache) >= _CACHE_LIMIT:
+            self._old, self._cache = self._cache, {}
+        self._cache[piece] = ids
+        return ids
 
     def encode(self, text):
         """Token ids of ``text``."""

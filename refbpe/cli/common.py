@@ -193,7 +193,7 @@ def add_encoding_arguments(p, what="encoding"):
         type=size,
         default=None,
         metavar="BYTES",
-        help="bytes per work unit; K, M, G suffixes (default: 512K, or about 3 units per worker); "
+        help="bytes per work unit; K, M, G suffixes (default: 256K, or about 3 units per worker); "
         "the ids do not depend on it",
     )
     p.add_argument(
