@@ -46,7 +46,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from .count import InputError, WorkerError, default_workers, make_executor, stop_pool
 from .idfile import IdWriter, array_typecode
-from .io import find_cut_in_file, input_size, iter_chunks, open_input
+from .io import cut_points, find_cut_in_file, input_size, iter_chunks, open_input
 from .spool import SpoolDirectory, run_spooled, take, take_chunk
 
 __all__ = [
@@ -150,8 +150,11 @@ def encode_spooled_chunk(chunk_path, offset, source, errors, tokenizer=None):
 _END = "end of source"
 
 
-def _units(sources, chunk_size, specials, errors, read_size):
-    """``(function, args, bytes covered)`` per unit in input order, ``_END`` after each input."""
+def _units(sources, chunk_size, specials, errors, read_size, pattern=None):
+    """``(function, args, bytes covered)`` per unit in input order, ``_END`` after each input.
+
+    Cut where the split ``pattern`` (a name, ``io.cut_points``) cannot change a piece."""
+    cuts = cut_points(pattern)
     for source in sources:
         size = input_size(source)
         if size is not None:
@@ -161,14 +164,16 @@ def _units(sources, chunk_size, specials, errors, read_size):
                 while start < size:
                     end = size
                     if start + chunk_size < size:
-                        end = find_cut_in_file(f, start + chunk_size, size, specials, read_size or (1 << 16))
+                        end = find_cut_in_file(
+                            f, start + chunk_size, size, specials, read_size or (1 << 16), cuts
+                        )
                     yield encode_file_range, (path, start, end, errors, source), end - start
                     start = end
             yield _END
             continue
         stream = open_input(source)
         try:
-            chunks = iter_chunks(stream, chunk_size, specials, read_size)
+            chunks = iter_chunks(stream, chunk_size, specials, read_size, cuts)
             while True:
                 try:
                     offset, chunk = next(chunks)
@@ -246,7 +251,7 @@ def iter_encoded(
     sep = None if separator is None else array(_UINT32, [_separator_id(tokenizer, separator)])
     workers, chunk_size, total, in_process = work_plan(sources, workers, chunk_size, executor)
     specials = [t.encode("utf-8") for t in tokenizer.special_tokens]
-    units = _units(sources, chunk_size, specials, errors, read_size)
+    units = _units(sources, chunk_size, specials, errors, read_size, tokenizer.pattern)
     state = {"done": 0, "left": len(sources)}
 
     def finished(unit):
@@ -312,7 +317,9 @@ def _pooled(tokenizer, units, workers, executor, finished, end_of_source):
     pool_workers = workers - 1 if own else workers
     if own:
         _warm_up(tokenizer)
-        executor = make_executor(pool_workers, initializer=_set_worker_tokenizer, initargs=(tokenizer,))
+        executor = make_executor(
+            pool_workers, pattern=tokenizer.pattern, initializer=_set_worker_tokenizer, initargs=(tokenizer,)
+        )
         spool = SpoolDirectory()
     queue = collections.deque()  # (future or _Done, covered), or _END, in input order
     in_flight = [0]

@@ -9,13 +9,20 @@ the fast paths in ``merge`` and ``tokenizer`` equal to it.
 
 from collections import Counter
 
-from .pretokenize import pretokenize
+from .patterns import get_pattern
 from .specials import special_pattern, split_specials
 
-__all__ = ["naive_train_bpe", "naive_train_bpe_from_counts", "naive_encode", "merge_word"]
+__all__ = [
+    "naive_train_bpe",
+    "naive_train_bpe_from_counts",
+    "naive_encode",
+    "naive_rank_encode",
+    "merge_word",
+]
 
 
-def _pretoken_counts(text, special_tokens):
+def _pretoken_counts(text, special_tokens, pattern=None):
+    pretokenize = get_pattern(pattern).pretokenize
     counts = Counter()
     for segment, is_special in split_specials(text, special_pattern(special_tokens)):
         if not is_special:
@@ -37,9 +44,10 @@ def merge_word(word, pair, merged):
     return tuple(out)
 
 
-def naive_train_bpe(text, vocab_size, special_tokens=()):
+def naive_train_bpe(text, vocab_size, special_tokens=(), pattern=None):
     """(vocab, merges) for ``text`` (a str), by full recount every step."""
-    return naive_train_bpe_from_counts(_pretoken_counts(text, special_tokens), vocab_size, special_tokens)
+    counts = _pretoken_counts(text, special_tokens, pattern)
+    return naive_train_bpe_from_counts(counts, vocab_size, special_tokens)
 
 
 def naive_train_bpe_from_counts(word_counts, vocab_size, special_tokens=()):
@@ -71,7 +79,7 @@ def naive_train_bpe_from_counts(word_counts, vocab_size, special_tokens=()):
     return vocab, merges
 
 
-def naive_encode(text, vocab, merges, special_tokens=()):
+def naive_encode(text, vocab, merges, special_tokens=(), pattern=None):
     """Token ids of ``text``: every merge applied in order to every pre-token.
 
     A special token takes the largest id holding its bytes (appended at the
@@ -85,6 +93,7 @@ def naive_encode(text, vocab, merges, special_tokens=()):
     for i in sorted(vocab):
         smallest_id.setdefault(vocab[i], i)
         largest_id[vocab[i]] = i
+    pretokenize = get_pattern(pattern).pretokenize
     ids = []
     for segment, is_special in split_specials(text, special_pattern(special_tokens)):
         if is_special:
@@ -96,3 +105,21 @@ def naive_encode(text, vocab, merges, special_tokens=()):
                 word = merge_word(word, tuple(pair), pair[0] + pair[1])
             ids.extend(smallest_id[t] for t in word)
     return ids
+
+
+def naive_rank_encode(piece, rank_of):
+    """tiktoken's ids of one pre-token (bytes), from its ranks ``{token bytes: rank}``.
+
+    The whole piece if it is a token; else, starting from single bytes, join
+    the two adjacent parts whose concatenation has the lowest rank (the
+    leftmost such pair on a tie) until no concatenation is a token.
+    """
+    if piece in rank_of:
+        return [rank_of[piece]]
+    parts = [piece[i : i + 1] for i in range(len(piece))]
+    while True:
+        joins = [(rank_of[a + b], k) for k, (a, b) in enumerate(zip(parts, parts[1:])) if a + b in rank_of]
+        if not joins:
+            return [rank_of[p] for p in parts]
+        _, k = min(joins)
+        parts[k : k + 2] = [parts[k] + parts[k + 1]]

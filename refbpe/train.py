@@ -80,7 +80,8 @@ def train_bpe(input_path, vocab_size, special_tokens, **options):
     or ``ignore``), ``executor`` (any ``concurrent.futures.Executor``),
     ``executor_data`` (``path`` or ``chunk``: see ``count.count_words``),
     ``progress`` (a ``progress.Progress``), ``report`` (a dict filled with
-    per-phase figures).
+    per-phase figures), ``pattern`` (the split pattern's name, ``refbpe.patterns``:
+    ``gpt2``, the default, ``cl100k_base``, ``o200k_base`` or ``llama3``).
     """
     vocab_size, special_tokens = check_training_args(vocab_size, special_tokens)
     progress = options.pop("progress", None)
@@ -108,6 +109,7 @@ def count_corpus(sources, special_tokens, progress=None, report=None, **options)
         read_size=options.get("read_size"),
         executor_data=options.get("executor_data", "path"),
         shard=options.get("shard"),
+        pattern=options.get("pattern"),
     )
     elapsed = time.time() - t0
     if report is not None:

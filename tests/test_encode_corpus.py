@@ -13,6 +13,7 @@ from refbpe import train_bpe
 from refbpe.count import InputError, make_executor
 from refbpe.encode_corpus import DocumentTally, encode_to_file, iter_encoded
 from refbpe.idfile import read_ids
+from refbpe.patterns import pattern_names
 from refbpe.tokenizer import Tokenizer
 
 EOT = "<|endoftext|>"
@@ -43,11 +44,21 @@ SAMPLE = (
 
 
 @pytest.fixture(scope="module")
-def tokenizer(tmp_path_factory):
+def trained(tmp_path_factory):
     path = tmp_path_factory.mktemp("train") / "corpus.txt"
     path.write_text(SAMPLE, encoding="utf-8")
-    vocab, merges = train_bpe(str(path), 400, SPECIALS, workers=1)
-    return Tokenizer(vocab, merges, SPECIALS)
+    return train_bpe(str(path), 400, SPECIALS, workers=1)
+
+
+@pytest.fixture(scope="module")
+def tokenizer(trained):
+    return Tokenizer(trained[0], trained[1], SPECIALS)
+
+
+@pytest.fixture(scope="module")
+def tokenizers(trained):
+    """The same vocab under every split pattern: the cut rules are per pattern."""
+    return {name: Tokenizer(trained[0], trained[1], SPECIALS, name) for name in pattern_names()}
 
 
 def ids_of(units):
@@ -79,10 +90,12 @@ cut_friendly_text = mixed_text(
     workers=st.sampled_from([1, 2, 3]),
     gz=st.booleans(),
     separator=st.sampled_from([None, EOT]),
+    pattern=st.sampled_from(pattern_names()),
 )
 def test_ids_equal_encoding_each_whole_text(
-    tmp_path_factory, tokenizer, texts, chunk_size, read_size, workers, gz, separator
+    tmp_path_factory, tokenizers, texts, chunk_size, read_size, workers, gz, separator, pattern
 ):
+    tokenizer = tokenizers[pattern]
     d = tmp_path_factory.mktemp("enc")
     paths = []
     for k, text in enumerate(texts):

@@ -6,7 +6,7 @@ there (README, "Options"): ``-o/--out`` is what the command writes, ``--format``
 the format of the command's model (written by ``train``, read by the others),
 ``--special-token`` a special token, and the counting options (``--workers``,
 ``--chunk-size``, ``--errors``, ``--executor``, ``--executor-data``,
-``--progress``/``--quiet``, ``--report``) are one group, added by
+``--progress``/``--quiet``, ``--report``, ``--pattern``) are one group, added by
 ``add_counting_arguments`` to every command that counts a corpus.
 """
 
@@ -22,6 +22,7 @@ from ..atomic import atomic_write
 from ..cluster import dask_executor
 from ..count import DEFAULT_CHUNK_SIZE, InputError
 from ..io import parse_size
+from ..patterns import pattern_names
 from ..progress import Progress, clear_status_line
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "Terminated",
     "add_counting_arguments",
     "add_encoding_arguments",
+    "add_pattern_argument",
     "add_special_token_argument",
     "check_inputs",
     "check_output_dir",
@@ -136,8 +138,20 @@ def add_special_token_argument(p, help="a special token (repeatable), e.g. '<|en
     p.add_argument("--special-token", action="append", default=[], metavar="TOKEN", help=help)
 
 
+def add_pattern_argument(p):
+    p.add_argument(
+        "--pattern",
+        choices=pattern_names(),
+        default=None,
+        metavar="NAME",
+        help="the split pattern: %s (default gpt2; llama3 is cl100k's original form)"
+        % ", ".join(pattern_names()),
+    )
+
+
 def add_counting_arguments(p, workers_help=None):
     """The options of every command that counts a corpus (train, count, verify)."""
+    add_pattern_argument(p)
     p.add_argument(
         "--workers",
         type=positive_int,
@@ -229,6 +243,7 @@ def counting_options(args, executor, threads, workers=None):
         "errors": args.errors,
         "executor": executor,
         "executor_data": args.executor_data,
+        "pattern": args.pattern,
     }
 
 

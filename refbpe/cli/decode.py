@@ -43,7 +43,7 @@ def _read(path, dtype):
 
 
 def run(args):
-    tok = load_tokenizer(args.model, args.format, args.special_token)
+    tok = load_tokenizer(args.model, args.format, args.special_token, args.pattern)
     ids = _read(args.ids, args.dtype)
     vocab = tok.vocab
     bad = next((k for k, i in enumerate(ids) if i not in vocab), None)

@@ -79,7 +79,7 @@ def run(args):
     specials = list(args.special_token)
     if args.separator is not None and args.separator not in specials:
         specials.append(args.separator)
-    tok = load_tokenizer(args.model, args.format, specials)
+    tok = load_tokenizer(args.model, args.format, specials, args.pattern)
     progress = make_progress(args)
     progress.start()
     report = {}

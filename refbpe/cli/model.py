@@ -3,16 +3,19 @@
 A model is any format refbpe reads (``formats.read_model``): a ``refbpe train``
 directory, a GPT-2 ``vocab.json`` + ``merges.txt`` directory or file pair, an
 HF ``tokenizer.json``, a tiktoken ranks file (with its manifest), hex JSON;
-``--format`` says which when detection is not enough, and ``--special-token``
-declares special tokens the files do not (GPT-2's own ``vocab.json`` holds
-``<|endoftext|>`` as an ordinary entry).
+or a tiktoken encoding by name (``tiktoken_encodings``).  ``--format`` says
+which format when detection is not enough, ``--special-token`` declares
+special tokens the files do not (GPT-2's own ``vocab.json`` holds
+``<|endoftext|>`` as an ordinary entry), and ``--pattern`` names the split
+pattern (default: the one a refbpe manifest names, else GPT-2's).
 """
 
 import os
 
-from ..formats import FORMATS, FormatError, read_model
+from ..formats import FORMATS, MANIFEST, FormatError, read_manifest_pattern, read_model
+from ..tiktoken_encodings import KNOWN_ENCODINGS
 from ..tokenizer import Tokenizer
-from .common import CliError, add_special_token_argument, check_special_tokens
+from .common import CliError, add_pattern_argument, add_special_token_argument, check_special_tokens
 
 __all__ = ["add_model_argument", "add_model_options", "load_tokenizer"]
 
@@ -21,14 +24,15 @@ def add_model_argument(p):
     p.add_argument(
         "model",
         metavar="MODEL",
-        help="a model in any format refbpe reads: a 'refbpe train' directory, vocab.json + merges.txt, "
-        "tokenizer.json, tiktoken ranks",
+        help="a model in any format refbpe reads (a 'refbpe train' directory, vocab.json + merges.txt, "
+        "tokenizer.json, a .tiktoken ranks file) or a tiktoken encoding: %s"
+        % ", ".join(sorted(KNOWN_ENCODINGS)),
     )
     add_model_options(p)
 
 
 def add_model_options(p):
-    """``--format`` and ``--special-token``, for the model(s) a command reads."""
+    """``--format``, ``--special-token`` and ``--pattern``, for the model(s) a command reads."""
     p.add_argument(
         "--format",
         choices=("auto",) + tuple(FORMATS),
@@ -38,11 +42,24 @@ def add_model_options(p):
     add_special_token_argument(
         p, help="a special token the model's files do not declare (repeatable), e.g. '<|endoftext|>'"
     )
+    add_pattern_argument(p)
 
 
-def load_tokenizer(path, fmt="auto", special_tokens=()):
+def load_tokenizer(path, fmt="auto", special_tokens=(), pattern=None):
     """The ``Tokenizer`` of the model at ``path``, or a one-line CliError."""
-    check_special_tokens(list(special_tokens))
+    special_tokens = list(special_tokens)
+    check_special_tokens(special_tokens)
+    named = path in KNOWN_ENCODINGS and not os.path.exists(path)
+    ranks_file = path.endswith(".tiktoken") and os.path.isfile(path) and fmt in ("auto", "tiktoken")
+    if named or (ranks_file and not special_tokens):
+        if special_tokens:
+            raise CliError(
+                "%s: a tiktoken encoding's special tokens are its own; --special-token adds none" % path
+            )
+        try:
+            return Tokenizer.from_tiktoken(path, pattern=pattern)
+        except (OSError, ValueError, FormatError) as e:
+            raise CliError(str(e))
     if os.path.isdir(path) and fmt == "auto" and not _has_model_file(path):
         missing = "vocab.json" if not os.path.isfile(os.path.join(path, "vocab.json")) else "merges.txt"
         raise CliError(
@@ -52,11 +69,17 @@ def load_tokenizer(path, fmt="auto", special_tokens=()):
         )
     try:
         model = read_model(path, fmt, special_tokens)
-        return Tokenizer(model.vocab, model.merges, model.special_tokens)
+        manifest = os.path.join(
+            path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)), MANIFEST
+        )
+        pattern = pattern or (read_manifest_pattern(manifest) if os.path.isfile(manifest) else None)
+        return Tokenizer(model.vocab, model.merges, model.special_tokens, pattern)
     except FormatError as e:
         raise CliError(str(e))
     except OSError as e:
         raise CliError("%s: cannot read (%s)" % (getattr(e, "filename", None) or path, e.strerror or e))
+    except ValueError as e:  # an unknown pattern named in the manifest
+        raise CliError("%s: %s" % (path, e))
 
 
 def _has_model_file(directory):

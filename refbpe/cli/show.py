@@ -31,7 +31,7 @@ def run(args):
     if (args.text is None) == (args.file is None):
         raise CliError("give TEXT or -f FILE (one of them)")
     text = args.text if args.file is None else read_text_arg(args.file)
-    tok = load_tokenizer(args.model, args.format, args.special_token)
+    tok = load_tokenizer(args.model, args.format, args.special_token, args.pattern)
     colour = args.colour or (not args.plain and sys.stdout.isatty())
     write_stdout(render(tok, text, colour, args.ids))
     return 0

@@ -51,7 +51,7 @@ def run(args):
         check_output_file(args.report, "--report")
     if args.top < 0:
         raise CliError("--top must be 0 or more, got %d" % args.top)
-    tokenizers = [load_tokenizer(m, args.format, args.special_token) for m in models]
+    tokenizers = [load_tokenizer(m, args.format, args.special_token, args.pattern) for m in models]
     rows = []
     for name, tok in zip(models, tokenizers):
         progress = make_progress(args)

@@ -131,10 +131,15 @@ def run(args):
 
     # 2. Write the model, then the report.
     t1 = time.time()
+    pattern = args.pattern or "gpt2"
     if args.format == "gpt2":
-        write_model_dir(args.out, vocab, merges, specials)
+        write_model_dir(
+            args.out, vocab, merges, specials, None if pattern == "gpt2" else {"pattern": pattern}
+        )
     else:
-        write_model_file_in_dir(args.out, args.format, vocab, merges, specials)
+        write_model_file_in_dir(args.out, args.format, vocab, merges, specials, pattern)
+    if pattern != "gpt2":
+        report["pattern"] = pattern
     report["write"] = {"seconds": round(time.time() - t1, 3), "directory": args.out}
     report["total_seconds"] = round(time.time() - t0, 3)
     own, children = peak_memory_mb()

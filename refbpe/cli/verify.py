@@ -9,8 +9,10 @@ import sys
 
 from ..count import InputError
 from ..countfile import is_counts_path, sum_counts
-from ..formats import FORMATS, FormatError, read_model
+from ..formats import FORMATS, FormatError, Model, read_model
 from ..idfile import read_ids
+from ..tiktoken_encodings import KNOWN_ENCODINGS, load_tiktoken
+from ..tokenizer import Tokenizer
 from ..train import count_corpus
 from ..verify import verify_encoding, verify_merges
 from .common import (
@@ -112,9 +114,19 @@ def _emit(args, report):
     return EXIT_IDENTICAL if report["identical"] else EXIT_DIFFERENT
 
 
+def _is_tiktoken_name(path):
+    return path in KNOWN_ENCODINGS and not os.path.exists(path)
+
+
 def _their_model(args):
     if not args.against:
         raise CliError("--against PATH is required")
+    if _is_tiktoken_name(args.against):  # cl100k_base, o200k_base: tiktoken's own encodings
+        try:
+            vocab, merges, specials, _ = load_tiktoken(args.against)
+        except (OSError, ValueError) as e:
+            raise CliError(str(e))
+        return Model(vocab, merges, sorted(specials, key=specials.get), "tiktoken", True, args.against)
     if not os.path.exists(args.against):
         raise CliError("%s: no such file or directory" % args.against)
     try:
@@ -129,7 +141,11 @@ def _run_encode(args, theirs):
     text = read_text_arg(args.encode)
     check_inputs([args.ids])
     try:
-        return verify_encoding(theirs, text, read_ids(args.ids))
+        tokenizer = None
+        if _is_tiktoken_name(args.against) or args.against.endswith(".tiktoken"):
+            # tiktoken's rule (the whole piece first, then ranks), with the encoding's own pattern.
+            tokenizer = Tokenizer.from_tiktoken(args.against, pattern=args.pattern)
+        return verify_encoding(theirs, text, read_ids(args.ids), args.pattern, tokenizer)
     except ValueError as e:
         raise CliError(str(e))
 
@@ -195,6 +211,7 @@ def run(args):
             texts=texts,
             hypotheses=not args.no_hypotheses,
             ignore_ids=args.ignore_ids,
+            pattern=args.pattern,
         )
     except ValueError as e:
         raise CliError(str(e))
