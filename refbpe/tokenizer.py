@@ -166,6 +166,7 @@ class Tokenizer(object):
             left[key >> shift] = 1
             right[key & mask] = 1
         self._left, self._right = bytes(left), bytes(right)
+        self._ranks_grow = _ranks_grow(table, shift)
         byte_id = [none if i is None else i for i in self._byte_id]
         self._byte_pairs = [
             table.get((byte_id[b1] << shift) | byte_id[b2], none)
@@ -190,7 +191,9 @@ class Tokenizer(object):
         if None in ids:
             raise ValueError("the vocab lacks a single-byte token needed for %r" % piece)
         if len(ids) >= _LONG_PIECE:
-            return self._encode_long_piece(ids)
+            if self._ranks_grow:
+                return self._encode_long_piece(ids)
+            return self._encode_long_piece_by_slot(ids)
         table, shift = self._ranks, self._shift
         can_left, can_right = self._left, self._right
         mask = (1 << shift) - 1
@@ -275,6 +278,58 @@ class Tokenizer(object):
                     w = table.get((ids[k] << shift) | z)
                     if w is not None:
                         _list_slot(slots, pending, w, k)
+        return [t for t in ids if t >= 0]
+
+    def _encode_long_piece_by_slot(self, ids):
+        """``_encode_piece`` for long pieces when ranks need not grow (tiktoken's tables):
+        a heap of (rank, slot) over a linked list, O(n log n).
+
+        A tiktoken token may rank below one of its parts (cl100k_base: four
+        spaces rank 257, three 262), so a merge can make a pair that ranks
+        below the merge itself, and ``_encode_long_piece``'s rank-by-rank order
+        would be wrong.  Here every slot is its own heap entry, packed as
+        ``rank << 40 | slot``: the smallest is the lowest rank, leftmost first,
+        as the loop of ``_encode_piece`` chooses.  An entry is checked when
+        popped: current when its slot is live and the pair there still has
+        that rank.
+        """
+        table, shift = self._ranks, self._shift
+        mask = (1 << shift) - 1
+        n = len(ids)
+        heap = []
+        for k in range(n - 1):
+            v = table.get((ids[k] << shift) | ids[k + 1])
+            if v is not None:
+                heap.append(((v >> shift) << 40) | k)
+        heapq.heapify(heap)
+        nxt = list(range(1, n + 1))  # n: past the end
+        prv = list(range(-1, n - 1))
+        slot_mask = (1 << 40) - 1
+        while heap:
+            entry = heapq.heappop(heap)
+            i, rank = entry & slot_mask, entry >> 40
+            left = ids[i]
+            j = nxt[i]
+            if left < 0 or j >= n:
+                continue
+            v = table.get((left << shift) | ids[j])
+            if v is None or v >> shift != rank:
+                continue  # stale: the pair at this slot changed
+            z = v & mask
+            ids[i] = z
+            ids[j] = -1
+            r = nxt[j]
+            nxt[i] = r
+            if r < n:
+                prv[r] = i
+                w = table.get((z << shift) | ids[r])
+                if w is not None:
+                    heapq.heappush(heap, ((w >> shift) << 40) | i)
+            k = prv[i]
+            if k >= 0:
+                w = table.get((ids[k] << shift) | z)
+                if w is not None:
+                    heapq.heappush(heap, ((w >> shift) << 40) | k)
         return [t for t in ids if t >= 0]
 
     def _encode_one(self, piece):
@@ -516,6 +571,26 @@ class Tokenizer(object):
             bad = next(i for i in ids if not isinstance(i, int) or i not in vocab)
             raise ValueError("unknown token id %r" % (bad,))
         return data.decode("utf-8", "replace")
+
+
+def _ranks_grow(table, shift):
+    """Whether every pair ranks after the pairs that make its parts.
+
+    True for a table built from a merge list (a merge can only use tokens
+    made before it); then a merge never makes a pair that ranks below it,
+    which ``Tokenizer._encode_long_piece`` relies on.  O(size of the table).
+    """
+    mask = (1 << shift) - 1
+    made_at = {}
+    for v in table.values():
+        z, rank = v & mask, v >> shift
+        if rank < made_at.get(z, rank + 1):
+            made_at[z] = rank
+    for key, v in table.items():
+        rank = v >> shift
+        if rank <= made_at.get(key >> shift, -1) or rank <= made_at.get(key & mask, -1):
+            return False
+    return True
 
 
 def _list_slot(slots, pending, v, k):

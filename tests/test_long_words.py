@@ -112,7 +112,7 @@ def test_long_piece_path_equals_loop_with_gpt2_vocab(gpt2_files, word):
     finally:
         tokenizer_module._LONG_PIECE = saved
     assert heap == loop
-    assert tok.decode(heap) == piece.decode("utf-8")
+    assert tok.decode(heap) == piece.decode("utf-8", "replace")  # the cut may split a character
 
 
 _GPT2 = {}
