@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 from support import REPO_ROOT
@@ -48,6 +49,7 @@ def test_signal_during_encoding_leaves_nothing(tmp_path, big_corpus, model_dir, 
     out = str(tmp_path / "ids.npy")
     proc = _start_encode(model_dir, big_corpus, out)
     _wait_for_workers(proc, 1)  # --workers 2: this process and one pool worker
+    time.sleep(0.3)  # as test_robustness does: let the worker set its signals (its initializer)
     if sig == "SIGINT":
         os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole group
     else:
@@ -63,6 +65,7 @@ def test_killed_worker_fails_with_one_line(tmp_path, big_corpus, model_dir):  # 
     out = str(tmp_path / "ids.npy")
     proc = _start_encode(model_dir, big_corpus, out)
     workers = _wait_for_workers(proc, 1)
+    time.sleep(0.3)
     os.kill(workers[-1], signal.SIGKILL)
     status, err, took = _finish(proc)
     assert status == 1, err
