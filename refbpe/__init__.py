@@ -12,11 +12,14 @@ Pipeline: ``io`` (bytes, safe cuts) -> ``specials`` (split on special tokens)
 pool's messages, ``shard`` cuts shards, ``cluster`` runs on Dask,
 ``countfile`` stores word counts) -> ``merge`` (the engine) -> ``train``
 (``train_bpe``; ``progress`` reports) -> ``tokenizer`` (encode, decode;
-``tiktoken_encodings`` finds tiktoken's cl100k_base and o200k_base).
+``tiktoken_encodings`` finds tiktoken's cl100k_base and o200k_base) ->
+``encode_corpus`` (a corpus to ids, in parallel, on counting's work units)
+-> ``idfile`` (writing them), with ``stats`` (compression figures) and
+``show`` (token boundaries in a text) beside it.
 
 Around it: ``naive`` (the oracle the tests hold the fast code to),
 ``formats`` (every model format, one module each), ``atomic`` (atomic
-writes), ``idfile`` (token-id files), ``verify`` (comparing another
+writes), ``idfile`` (token-id files: ``.npy``, ``.bin``, text), ``verify`` (comparing another
 implementation with the reference), and ``cli``, the command line: a layer
 on top that the library never imports.
 """

@@ -56,6 +56,9 @@ __all__ = [
     "WorkerError",
     "DEFAULT_CHUNK_SIZE",
     "auto_chunk_size",
+    "default_workers",
+    "make_executor",
+    "stop_pool",
 ]
 
 DEFAULT_CHUNK_SIZE = None  # chosen per input by auto_chunk_size
@@ -222,9 +225,13 @@ def _thread_count():
         return threading.active_count()
 
 
-def make_executor(workers, start_method=None, pattern=None):
+def make_executor(workers, start_method=None, pattern=None, initializer=None, initargs=()):
     """A ProcessPoolExecutor with an explicit start method (``default_start_method``);
-    under PyPy with ``fork`` the scanner of ``pattern`` is warmed up first."""
+    under PyPy with ``fork`` the scanner of ``pattern`` is warmed up first.
+
+    ``initializer(*initargs)`` runs in each worker after its signals are set
+    (``encode_corpus`` hands each worker its tokenizer this way: under
+    ``fork`` nothing is pickled)."""
     start_method = start_method or default_start_method()
     context = multiprocessing.get_context(start_method)
     if start_method == "fork" and platform.python_implementation() == "PyPy":
@@ -232,15 +239,24 @@ def make_executor(workers, start_method=None, pattern=None):
     elif start_method == "forkserver":
         context.set_forkserver_preload(["refbpe.count"])
     return concurrent.futures.ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_worker_signals
+        max_workers=workers,
+        mp_context=context,
+        initializer=_init_worker,
+        initargs=(initializer, tuple(initargs)),
     )
+
+
+def _init_worker(initializer, initargs):
+    _worker_signals()
+    if initializer is not None:
+        initializer(*initargs)
 
 
 def _worker_signals():
     """Workers leave Ctrl-C to the main process and die at once on SIGTERM.
 
     A terminal sends SIGINT to the whole process group; the main process
-    stops the pool itself (``_stop_pool``), and workers that raised
+    stops the pool itself (``stop_pool``), and workers that raised
     KeyboardInterrupt too would only print tracebacks.  SIGTERM must kill:
     the pool terminates its workers when one dies, and a worker that turned
     the signal into an exception (as the CLI's handler, inherited through
@@ -251,7 +267,7 @@ def _worker_signals():
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _stop_pool(executor):
+def stop_pool(executor):
     """Cancel what is queued and end the worker processes now (on an interrupt).
 
     The processes are taken before ``shutdown``, which forgets them (CPython
@@ -437,7 +453,7 @@ def count_words(
         raise
     except BaseException:  # KeyboardInterrupt, SIGTERM: stop the workers now
         if own:
-            _stop_pool(executor)
+            stop_pool(executor)
             own = False
         raise
     finally:

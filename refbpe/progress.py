@@ -55,12 +55,13 @@ class Progress(object):
             _visible.append(self)
         self._shown = True
 
-    def bytes(self, done, total):
+    def bytes(self, done, total, label="counting"):
         elapsed = max(time.time() - self._start, 1e-9)
         rate = done / elapsed
         if total:
             eta = "ETA %.0fs" % ((total - done) / rate) if done > 0 else "ETA -"
-            text = "counting: %.1f of %.1f MB (%.0f%%), %.1f MB/s, %s" % (
+            text = "%s: %.1f of %.1f MB (%.0f%%), %.1f MB/s, %s" % (
+                label,
                 _mb(done),
                 _mb(total),
                 100.0 * done / total,
@@ -68,7 +69,7 @@ class Progress(object):
                 eta,
             )
         else:
-            text = "counting: %.1f MB, %.1f MB/s" % (_mb(done), _mb(rate))
+            text = "%s: %.1f MB, %.1f MB/s" % (label, _mb(done), _mb(rate))
         self._emit(text, force=bool(total) and done >= total)
 
     def merges(self, done, total):

@@ -54,7 +54,7 @@ __all__ = ["Tokenizer"]
 # random Han, 128-192 for the real pieces of the chinese corpus (--corpus chinese).
 _LONG_PIECE = 192
 
-_CACHE_LIMIT = 1 << 18
+_CACHE_LIMIT = 1 << 15  # entries per cache generation (see _encode_bytes)
 _NO_MERGE = 1 << 62  # above every packed rank
 _BATCH = 1 << 16  # characters gathered before a scan: bounds memory, amortises per-call work
 
@@ -85,6 +85,7 @@ class Tokenizer(object):
         self._pattern = special_pattern(self.special_tokens)
         self._cache = {}  # pieces of 8 bytes or more -> ids
         self._small_cache = {}  # shorter pieces, under packed-int keys -> ids
+        self._old, self._small_old = {}, {}  # the previous generation of each
         self._rank_of = None  # tiktoken's {token bytes: rank}, set by from_tiktoken
 
     @classmethod
@@ -354,6 +355,14 @@ class Tokenizer(object):
         PyPy: ~1.4x faster than slicing and hashing ``bytes`` per piece).  A
         piece that is one token is cached as that int, not a list: one memory
         access fewer per lookup (~10%).
+
+        Each cache has two generations of at most ``_CACHE_LIMIT`` entries: a
+        miss looks in the previous one before encoding, and a full cache
+        becomes the previous one, so frequent pieces survive and memory stays
+        bounded.  Measured under PyPy (CPU seconds of a second ``encode`` of
+        the same 8 MB of english_medium, after a first): one generation of
+        1 << 15, cleared when full, 0.59 s; two generations of 1 << 15, 0.40 s;
+        one of 1 << 18, 0.36 s but 55 MB more per process.
         """
         if ends is None:
             ends = self._piece_ends(data)
@@ -367,23 +376,37 @@ class Tokenizer(object):
                     key = (key << 8) | data[p]
                 ids = small.get(key)
                 if ids is None:
-                    ids = self._cached_form(self._encode_one(data[start:end]))
-                    if len(small) >= _CACHE_LIMIT:
-                        small.clear()
-                    small[key] = ids
+                    ids = self._small_miss(key, data, start, end)
+                    small = self._small_cache
             else:
                 piece = data[start:end]
                 ids = cache.get(piece)
                 if ids is None:
-                    ids = self._cached_form(self._encode_one(piece))
-                    if len(cache) >= _CACHE_LIMIT:
-                        cache.clear()
-                    cache[piece] = ids
+                    ids = self._miss(piece)
+                    cache = self._cache
             if type(ids) is int:
                 append(ids)
             else:
                 out.extend(ids)
             start = end
+
+    def _small_miss(self, key, data, start, end):
+        ids = self._small_old.get(key)
+        if ids is None:
+            ids = self._cached_form(self._encode_one(data[start:end]))
+        if len(self._small_cache) >= _CACHE_LIMIT:
+            self._small_old, self._small_cache = self._small_cache, {}
+        self._small_cache[key] = ids
+        return ids
+
+    def _miss(self, piece):
+        ids = self._old.get(piece)
+        if ids is None:
+            ids = self._cached_form(self._encode_one(piece))
+        if len(self._cache) >= _CACHE_LIMIT:
+            self._old, self._cache = self._cache, {}
+        self._cache[piece] = ids
+        return ids
 
     def encode(self, text, allowed_special=None, disallowed_special=None):
         """Token ids of ``text``.
@@ -404,6 +427,58 @@ class Tokenizer(object):
             else:
                 self._encode_bytes(segment.encode("utf-8", "surrogatepass"), out)
         return out
+
+    def encode_utf8(self, data, segments=None):
+        """Token ids of valid UTF-8 ``data``: ``encode(data.decode("utf-8"))`` without the round trip.
+
+        ``segments``, a list, gets ``(bytes, tokens)`` of each stretch of text
+        between special tokens (one more entry than there are special tokens;
+        ``encode_corpus`` adds them up into documents).
+        """
+        out = []
+        pattern = self.__dict__.get("_bytes_pattern", False)
+        if pattern is False:
+            pattern = self._bytes_pattern = special_pattern(self.special_tokens, as_bytes=True)
+        pos = 0
+        for m in pattern.finditer(data) if pattern is not None else ():
+            before = len(out)
+            if m.start() > pos:
+                self._encode_bytes(data[pos : m.start()], out)
+            if segments is not None:
+                segments.append((m.start() - pos, len(out) - before))
+            out.append(self._special_id[m.group().decode("utf-8")])
+            pos = m.end()
+        before = len(out)
+        if pos < len(data):
+            self._encode_bytes(data[pos:] if pos else data, out)
+        if segments is not None:
+            segments.append((len(data) - pos, len(out) - before))
+        return out
+
+    def encode_with_offsets(self, text):
+        """``(ids, offsets)``: ``offsets[k]`` is the index in ``text`` of the character token k starts in.
+
+        Byte-level tokens can split a character; one that starts inside a
+        character gets that character's index (tiktoken's
+        ``decode_with_offsets`` convention), so offsets never decrease.
+        ``encode_with_offsets("héllo")`` with a token ``"\\xa9llo"`` after
+        ``"h\\xc3"`` gives offsets ``[0, 1]``.  O(len(ids)) after a per-id table.
+        """
+        ids = self.encode(text)
+        table = self.__dict__.get("_offset_table")
+        if table is None:
+            # id -> (characters started in the token, 1 if it starts inside one)
+            table = self._offset_table = {
+                i: (sum(1 for c in t if not 0x80 <= c < 0xC0), 1 if t and 0x80 <= t[0] < 0xC0 else 0)
+                for i, t in self.vocab.items()
+            }
+        offsets = []
+        chars = 0
+        for i in ids:
+            starts, inside = table[i]
+            offsets.append(chars - inside if chars else 0)
+            chars += starts
+        return ids, offsets
 
     def encode_ordinary(self, text):
         """Token ids of ``text`` with special tokens treated as plain text (tiktoken's name)."""

@@ -32,6 +32,7 @@ __all__ = [
     "Parser",
     "Terminated",
     "add_counting_arguments",
+    "add_encoding_arguments",
     "add_pattern_argument",
     "add_special_token_argument",
     "check_inputs",
@@ -191,6 +192,36 @@ def add_counting_arguments(p, workers_help=None):
     )
     shown.add_argument("--quiet", action="store_true", help="no progress and no summary")
     p.add_argument("--report", metavar="FILE", help="write per-phase figures as JSON")
+
+
+def add_encoding_arguments(p, what="encoding"):
+    """The options of the commands that encode a corpus (encode, stats): its work units and output."""
+    p.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        help="processes for %s (default: CPU count; 1 = in-process)" % what,
+    )
+    p.add_argument(
+        "--chunk-size",
+        type=size,
+        default=None,
+        metavar="BYTES",
+        help="bytes per work unit; K, M, G suffixes (default: 256K, or about 3 units per worker); "
+        "the ids do not depend on it",
+    )
+    p.add_argument(
+        "--errors",
+        choices=("strict", "replace", "ignore"),
+        default="strict",
+        help="invalid UTF-8 handling (default strict: fail)",
+    )
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--progress", action="store_true", help="show progress even when stderr is not a terminal"
+    )
+    shown.add_argument("--quiet", action="store_true", help="no progress and no summary")
+    p.add_argument("--report", metavar="FILE", help="write the figures as JSON")
 
 
 def make_progress(args):

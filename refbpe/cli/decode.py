@@ -1,8 +1,9 @@
-"""``refbpe decode``: the text of token ids."""
+"""``refbpe decode``: the text of token ids (``.npy``, ``.bin`` with ``--dtype``, or text)."""
 
-import json
+import sys
 
-from .common import CliError, read_text_arg, write_stdout
+from ..idfile import DTYPES, IdFileError, file_kind, read_bin, read_npy, read_text_ids
+from .common import CliError, check_inputs, write_stdout
 from .model import add_model_argument, load_tokenizer
 
 __all__ = ["register", "run"]
@@ -11,28 +12,45 @@ __all__ = ["register", "run"]
 def register(sub):
     d = sub.add_parser(
         "decode",
-        help="print the text of token ids (whitespace-separated or a JSON list)",
-        description="Decode the ids in FILE with the model at MODEL; invalid UTF-8 becomes U+FFFD.",
+        help="print the text of token ids (.npy, .bin, whitespace-separated or a JSON list)",
+        description="Decode the ids in IDS with the model at MODEL; invalid UTF-8 becomes U+FFFD. IDS is a "
+        ".npy array, a .bin raw little-endian array (give --dtype), or text: whitespace-separated ids or a "
+        "JSON list ('-' for stdin).",
     )
     add_model_argument(d)
-    d.add_argument("ids", metavar="FILE", help="file of ids ('-' for stdin)")
+    d.add_argument("ids", metavar="IDS", help="file of ids ('-' for stdin)")
+    d.add_argument("--dtype", choices=DTYPES, default=None, help="the dtype of a .bin file")
     return d
 
 
-def run(args):
-    tok = load_tokenizer(args.model)
-    raw = read_text_arg(args.ids).strip()
+def _read(path, dtype):
+    check_inputs([path])
+    if path == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
+    if data[:6] == b"\x93NUMPY":
+        return read_npy(path, data).tolist()
+    if file_kind(path) == "bin":
+        return read_bin(path, dtype, data).tolist()
+    if dtype is not None:
+        raise CliError("--dtype is for .bin files; %s is read as text" % path)
     try:
-        ids = json.loads(raw) if raw.startswith("[") else [int(x) for x in raw.split()]
-        if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
-            raise ValueError
-    except ValueError:
-        raise CliError("%s: expected whitespace-separated integers or a JSON list of integers" % args.ids)
-    unknown = [i for i in ids if i not in tok.vocab]
-    if unknown:
+        return read_text_ids(path, data)
+    except IdFileError:
+        raise CliError("%s: expected whitespace-separated integers or a JSON list of integers" % path)
+
+
+def run(args):
+    tok = load_tokenizer(args.model, args.format, args.special_token, args.pattern)
+    ids = _read(args.ids, args.dtype)
+    vocab = tok.vocab
+    bad = next((k for k, i in enumerate(ids) if i not in vocab), None)
+    if bad is not None:
         raise CliError(
             "%s: unknown token id %d (at position %d; the vocab has %d ids, %d..%d)"
-            % (args.ids, unknown[0], ids.index(unknown[0]), len(tok.vocab), min(tok.vocab), max(tok.vocab))
+            % (args.ids, ids[bad], bad, len(vocab), min(vocab), max(vocab))
         )
     write_stdout(tok.decode(ids))
     return 0

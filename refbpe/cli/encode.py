@@ -1,8 +1,27 @@
-"""``refbpe encode``: the token ids of a text file."""
+"""``refbpe encode``: the token ids of a corpus, as ``.npy``, ``.bin`` or text.
 
-import json
+The output kind follows ``-o``: ``*.npy`` (uint16 when every id fits, else
+uint32, or ``--dtype``), ``*.bin`` (the raw little-endian array; the summary
+states the dtype), any other name a text file, ``-`` or no ``-o`` stdout (one
+id per line, or ``--json``).  Several inputs are separate texts, encoded one
+after another (``--separator T`` puts special token T between them).  The
+encoding is ``encode_corpus.encode_to_file``: parallel, streaming, written
+atomically.
+"""
 
-from .common import add_pattern_argument, read_text_arg, write_stdout
+import sys
+
+from ..encode_corpus import encode_to_file
+from ..idfile import DTYPES, file_kind
+from ..progress import peak_memory_mb
+from .common import (
+    CliError,
+    add_encoding_arguments,
+    check_inputs,
+    check_output_file,
+    make_progress,
+    write_report,
+)
 from .model import add_model_argument, load_tokenizer
 
 __all__ = ["register", "run"]
@@ -11,21 +30,101 @@ __all__ = ["register", "run"]
 def register(sub):
     e = sub.add_parser(
         "encode",
-        help="print the token ids of a text file",
-        description="Encode FILE with the model at MODEL and print the ids, one per line (or --json).",
+        help="write the token ids of text files (.npy, .bin or text)",
+        description="Encode INPUT... (files, *.gz, '-' for stdin; separate texts, in order) with the model "
+        "at MODEL. -o OUT.npy: a NumPy array; -o OUT.bin: the raw little-endian array; another name: one id "
+        "per line; no -o or '-o -': stdout. The ids are the same for every --workers and --chunk-size.",
     )
     add_model_argument(e)
-    e.add_argument("text", metavar="FILE", help="UTF-8 text file ('-' for stdin)")
-    e.add_argument("--json", action="store_true", help="one JSON list instead of one id per line")
-    add_pattern_argument(e)
+    e.add_argument("inputs", metavar="INPUT", nargs="+", help="UTF-8 text files ('-' for stdin)")
+    e.add_argument("-o", "--out", default="-", metavar="OUT", help="OUT.npy, OUT.bin, a text file or '-'")
+    e.add_argument(
+        "--dtype",
+        choices=DTYPES,
+        default=None,
+        help="the array's dtype for .npy/.bin (default: uint16 when every id fits, else uint32); "
+        "an id that does not fit is an error",
+    )
+    e.add_argument("--json", action="store_true", help="text output as one JSON list")
+    e.add_argument(
+        "--separator",
+        metavar="TOKEN",
+        help="put this special token between the inputs (declared as a special token if the model lacks it)",
+    )
+    add_encoding_arguments(e)
     return e
 
 
-def run(args):
-    tok = load_tokenizer(args.model, args.pattern)
-    ids = tok.encode(read_text_arg(args.text))
-    if args.json:
-        write_stdout(json.dumps(ids) + "\n")
+def _kind(args):
+    if args.out == "-":
+        kind = "text"
     else:
-        write_stdout("".join("%d\n" % i for i in ids))
+        kind = file_kind(args.out)
+    if args.json and kind != "text":
+        raise CliError("--json is for text output, not %s (-o %s)" % (kind, args.out))
+    if args.dtype and kind == "text":
+        raise CliError("--dtype is for .npy and .bin outputs (-o %s)" % args.out)
+    return "json" if args.json else kind
+
+
+def run(args):
+    kind = _kind(args)
+    check_inputs(args.inputs)
+    if args.inputs.count("-") > 1:
+        raise CliError("stdin ('-') can be read only once")
+    if args.out != "-":
+        check_output_file(args.out, "-o")
+    if args.report:
+        check_output_file(args.report, "--report")
+    specials = list(args.special_token)
+    if args.separator is not None and args.separator not in specials:
+        specials.append(args.separator)
+    tok = load_tokenizer(args.model, args.format, specials, args.pattern)
+    progress = make_progress(args)
+    progress.start()
+    report = {}
+    encode_to_file(
+        tok,
+        args.inputs,
+        args.out,
+        kind=kind,
+        dtype=args.dtype,
+        stream=sys.stdout.buffer if args.out == "-" else None,
+        report=report,
+        workers=args.workers,
+        chunk_size=args.chunk_size,
+        errors=args.errors,
+        separator=args.separator,
+        progress=lambda done, total: progress.bytes(done, total, "encoding"),
+    )
+    progress.finish()
+    own, children = peak_memory_mb()
+    report["peak_memory_mb"] = {"main": round(own, 1), "largest_worker": round(children, 1)}
+    if args.report:
+        write_report(args.report, report)
+    if not args.quiet:
+        progress.line(_summary(report))
     return 0
+
+
+def _summary(r):
+    target = "stdout" if r["output"] == "-" else r["output"]
+    dtype = " (%s)" % r["dtype"] if r["dtype"] else ""
+    return (
+        "encode: %.1f MB, %d documents, %d tokens (%s bytes/token) in %.2fs, %.1f MB/s, %d worker%s; "
+        "wrote %s%s; peak %.0f MB main, %.0f MB largest worker"
+        % (
+            r["bytes"] / 1e6,
+            r["documents"],
+            r["tokens"],
+            "%.3f" % r["bytes_per_token"] if r["bytes_per_token"] else "-",
+            r["seconds"],
+            r["mb_per_second"],
+            r["workers"],
+            "" if r["workers"] == 1 else "s",
+            target,
+            dtype,
+            r["peak_memory_mb"]["main"],
+            r["peak_memory_mb"]["largest_worker"],
+        )
+    )

@@ -1,40 +1,89 @@
-"""The MODEL argument of the commands that read a model (encode, decode): a directory
-written by ``refbpe train``, or a tiktoken encoding (a known name or a ``.tiktoken`` file)."""
+"""The MODEL argument of the commands that read a model (encode, decode, stats, show).
+
+A model is any format refbpe reads (``formats.read_model``): a ``refbpe train``
+directory, a GPT-2 ``vocab.json`` + ``merges.txt`` directory or file pair, an
+HF ``tokenizer.json``, a tiktoken ranks file (with its manifest), hex JSON;
+or a tiktoken encoding by name (``tiktoken_encodings``).  ``--format`` says
+which format when detection is not enough, ``--special-token`` declares
+special tokens the files do not (GPT-2's own ``vocab.json`` holds
+``<|endoftext|>`` as an ordinary entry), and ``--pattern`` names the split
+pattern (default: the one a refbpe manifest names, else GPT-2's).
+"""
 
 import os
 
-from ..formats import FormatError
+from ..formats import FORMATS, MANIFEST, FormatError, read_manifest_pattern, read_model
 from ..tiktoken_encodings import KNOWN_ENCODINGS
 from ..tokenizer import Tokenizer
-from .common import CliError
+from .common import CliError, add_pattern_argument, add_special_token_argument, check_special_tokens
 
-__all__ = ["add_model_argument", "load_tokenizer"]
+__all__ = ["add_model_argument", "add_model_options", "load_tokenizer"]
 
 
 def add_model_argument(p):
     p.add_argument(
         "model",
         metavar="MODEL",
-        help="directory written by 'refbpe train', or a tiktoken encoding: %s or a .tiktoken ranks file"
+        help="a model in any format refbpe reads (a 'refbpe train' directory, vocab.json + merges.txt, "
+        "tokenizer.json, a .tiktoken ranks file) or a tiktoken encoding: %s"
         % ", ".join(sorted(KNOWN_ENCODINGS)),
     )
+    add_model_options(p)
 
 
-def load_tokenizer(directory, pattern=None):
-    """The Tokenizer of MODEL; ``pattern`` (a name) replaces the model's own."""
-    if (directory in KNOWN_ENCODINGS and not os.path.exists(directory)) or (
-        directory.endswith(".tiktoken") and os.path.isfile(directory)
-    ):
+def add_model_options(p):
+    """``--format``, ``--special-token`` and ``--pattern``, for the model(s) a command reads."""
+    p.add_argument(
+        "--format",
+        choices=("auto",) + tuple(FORMATS),
+        default="auto",
+        help="the model's format (default: detected)",
+    )
+    add_special_token_argument(
+        p, help="a special token the model's files do not declare (repeatable), e.g. '<|endoftext|>'"
+    )
+    add_pattern_argument(p)
+
+
+def load_tokenizer(path, fmt="auto", special_tokens=(), pattern=None):
+    """The ``Tokenizer`` of the model at ``path``, or a one-line CliError."""
+    special_tokens = list(special_tokens)
+    check_special_tokens(special_tokens)
+    named = path in KNOWN_ENCODINGS and not os.path.exists(path)
+    ranks_file = path.endswith(".tiktoken") and os.path.isfile(path) and fmt in ("auto", "tiktoken")
+    if named or (ranks_file and not special_tokens):
+        if special_tokens:
+            raise CliError(
+                "%s: a tiktoken encoding's special tokens are its own; --special-token adds none" % path
+            )
         try:
-            return Tokenizer.from_tiktoken(directory, pattern=pattern)
+            return Tokenizer.from_tiktoken(path, pattern=pattern)
         except (OSError, ValueError, FormatError) as e:
             raise CliError(str(e))
-    for name in ("vocab.json", "merges.txt"):
-        if not os.path.isfile(os.path.join(directory, name)):
-            raise CliError(
-                "%s: missing %s (expected a directory written by 'refbpe train')" % (directory, name)
-            )
+    if os.path.isdir(path) and fmt == "auto" and not _has_model_file(path):
+        missing = "vocab.json" if not os.path.isfile(os.path.join(path, "vocab.json")) else "merges.txt"
+        raise CliError(
+            "%s: no model here (vocab.json + merges.txt, tokenizer.json, tokenizer.tiktoken or "
+            "tokenizer.hex.json): missing %s (expected a directory written by 'refbpe train')"
+            % (path, missing)
+        )
     try:
-        return Tokenizer.from_dir(directory, pattern)
+        model = read_model(path, fmt, special_tokens)
+        manifest = os.path.join(
+            path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)), MANIFEST
+        )
+        pattern = pattern or (read_manifest_pattern(manifest) if os.path.isfile(manifest) else None)
+        return Tokenizer(model.vocab, model.merges, model.special_tokens, pattern)
+    except FormatError as e:
+        raise CliError(str(e))
+    except OSError as e:
+        raise CliError("%s: cannot read (%s)" % (getattr(e, "filename", None) or path, e.strerror or e))
     except ValueError as e:  # an unknown pattern named in the manifest
-        raise CliError("%s: %s" % (directory, e))
+        raise CliError("%s: %s" % (path, e))
+
+
+def _has_model_file(directory):
+    names = ("tokenizer.json", "tokenizer.tiktoken", "tokenizer.hex.json")
+    if any(os.path.isfile(os.path.join(directory, n)) for n in names):
+        return True
+    return all(os.path.isfile(os.path.join(directory, n)) for n in ("vocab.json", "merges.txt"))

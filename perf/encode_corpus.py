@@ -1,0 +1,297 @@
+"""Encoding at corpus scale, against tiktoken in the same run (GPT-2 vocab).
+
+    .venv/bin/python perf/encode_corpus.py single [--corpora english_medium,russian] [--repeat 3]
+    .venv/bin/python perf/encode_corpus.py whole [--corpora english_medium] [--workers 1,2] [--times10]
+
+``single``: one thread, warm.  refbpe under PyPy (``Tokenizer.encode`` with no
+special tokens, i.e. ``encode_ordinary``) and tiktoken's ``encode_ordinary``
+under CPython, each in its own process: 100 KB to warm up, then the next
+8 MB timed; the ratio is tiktoken seconds / refbpe seconds (above 1: refbpe
+is faster).  Runs alternate, medians of ``--repeat``; the id digests must
+agree.
+
+``whole``: whole-process wall time and peak memory of the process tree (the
+sum of RSS, sampled from /proc by perf/measure.py's ``measure``, and the sum
+of PSS, which counts a page that forked workers share with their parent
+once) of ``refbpe encode CORPUS -o ids.npy
+--workers K --special-token '<|endoftext|>'`` under PyPy, against tiktoken
+``encode_ordinary_batch(docs, num_threads=K)`` plus ``numpy.save`` of the
+ids joined by ``<|endoftext|>`` (the same array); the two ``.npy`` files must
+be byte-identical.  ``--times10`` adds english_medium repeated 10 times
+(built in a temporary directory, removed afterwards; refbpe only).
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+DATA = os.path.abspath(os.environ.get("REFBPE_DATA", os.path.join(ROOT, "..", "shared", "data")))
+CORPORA = os.path.join(DATA, "corpora")
+CS336 = os.path.join(DATA, "cs336")
+PYPY = os.environ.get("REFBPE_PYPY", os.path.join(ROOT, ".venv-pypy", "bin", "python"))
+CPYTHON = os.environ.get("REFBPE_CPYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
+EOT = "<|endoftext|>"
+WARM, TIMED = 100_000, 8_000_000
+SINGLE_CORPORA = ["english_medium", "russian", "chinese", "mixed_multilingual", "python_code"]
+
+
+def corpus(name):
+    return os.path.join(CORPORA, name + ".txt")
+
+
+def _slice(path, start, size):
+    """Bytes [start, start + size) of ``path`` as text (partial characters at the ends dropped)."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        return f.read(size).decode("utf-8", "ignore")
+
+
+def _digest(ids):
+    from array import array
+
+    return hashlib.sha256(array("I", ids).tobytes()).hexdigest()[:16]
+
+
+# -- children ----------------------------------------------------------------------
+
+
+def child_single(system, path):
+    warm, timed = _slice(path, 0, WARM), _slice(path, WARM, TIMED)
+    if system == "refbpe":
+        from refbpe import Tokenizer
+
+        tok = Tokenizer.from_files(
+            os.path.join(CS336, "gpt2_vocab.json"), os.path.join(CS336, "gpt2_merges.txt")
+        )
+        encode = tok.encode
+    else:
+        import tiktoken
+
+        encode = tiktoken.get_encoding("gpt2").encode_ordinary
+    encode(warm)
+    t0, c0 = time.perf_counter(), time.process_time()
+    ids = encode(timed)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    fields = {"seconds": seconds, "cpu": cpu, "bytes": len(timed.encode("utf-8")), "digest": _digest(ids)}
+    print("RESULT " + json.dumps(fields))
+
+
+def child_tiktoken_whole(path, out, workers):
+    import numpy
+    import tiktoken
+
+    enc = tiktoken.get_encoding("gpt2")
+    with open(path, "rb") as f:
+        docs = f.read().decode("utf-8").split(EOT)
+    eot = enc.eot_token
+    ids = []
+    for k, doc_ids in enumerate(enc.encode_ordinary_batch(docs, num_threads=workers)):
+        if k:
+            ids.append(eot)
+        ids.extend(doc_ids)
+    numpy.save(out, numpy.array(ids, dtype=numpy.uint16 if max(ids) < 65536 else numpy.uint32))
+
+
+# -- driver --------------------------------------------------------------------------
+
+
+def _tree_pss(session):
+    """Sum of PSS (bytes) of the processes in ``session``: shared pages (a forked worker's copy of
+    its parent) counted once, split between the processes that map them."""
+    total = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                stat = f.read()
+            rest = stat[stat.rindex(b")") + 2 :].split()
+            if int(rest[3]) != session:
+                continue
+            with open("/proc/%s/smaps_rollup" % name, "rb") as f:
+                for line in f:
+                    if line.startswith(b"Pss:"):
+                        total += int(line.split()[1]) * 1024
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def _measure(cmd, env=None):
+    """perf/measure.py's ``measure`` (wall time, peak tree RSS), plus the peak tree PSS sampled alongside."""
+    import subprocess
+    import threading
+
+    import measure as run  # perf/measure.py
+
+    env = dict(env or {})
+    env.setdefault("TIKTOKEN_CACHE_DIR", os.path.join(CS336, "tiktoken_cache"))
+    env["PYTHONPATH"] = ROOT
+    peak_pss = [0]
+    popen = subprocess.Popen
+    done = threading.Event()
+
+    def sampling_popen(*args, **kwargs):
+        p = popen(*args, **kwargs)
+
+        def sample():
+            while not done.is_set():
+                peak_pss[0] = max(peak_pss[0], _tree_pss(p.pid))
+                done.wait(0.1)
+
+        threading.Thread(target=sample, daemon=True).start()
+        return p
+
+    run.subprocess.Popen = sampling_popen
+    try:
+        r = run.measure(cmd, env=env)
+    finally:
+        done.set()
+        run.subprocess.Popen = popen
+    if r["rc"] != 0:
+        raise SystemExit("failed: %s\n%s" % (" ".join(cmd), r["stderr"]))
+    r["peak_tree_pss_mb"] = peak_pss[0] / 1e6
+    return r
+
+
+def run_single(corpora, repeat):
+    print(
+        "| corpus | refbpe PyPy MB/s | tiktoken MB/s | ratio (tiktoken s / refbpe s) | CPU-s ratio | runs |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
+    for name in corpora:
+        times = {"refbpe": [], "tiktoken": []}
+        cpu = {"refbpe": [], "tiktoken": []}
+        digests = set()
+        size = 0
+        for _ in range(repeat):
+            for system, python in (("refbpe", PYPY), ("tiktoken", CPYTHON)):
+                r = _measure([python, __file__, "child-single", system, corpus(name)])["result"]
+                times[system].append(r["seconds"])
+                cpu[system].append(r["cpu"])
+                digests.add(r["digest"])
+                size = r["bytes"]
+        if len(digests) != 1:
+            raise SystemExit("%s: the ids differ between refbpe and tiktoken" % name)
+        ours, theirs = statistics.median(times["refbpe"]), statistics.median(times["tiktoken"])
+        cpu_ratio = statistics.median(cpu["tiktoken"]) / statistics.median(cpu["refbpe"])
+        print(
+            "| %s | %.2f | %.2f | %.2f | %.2f | %d |"
+            % (name, size / 1e6 / ours, size / 1e6 / theirs, theirs / ours, cpu_ratio, repeat)
+        )
+        sys.stdout.flush()
+
+
+def refbpe_encode_cmd(path, out, workers):
+    return [
+        PYPY, "-m", "refbpe", "encode", os.path.join(CS336, "gpt2_vocab.json"), path,
+        "-o", out, "--workers", str(workers), "--special-token", EOT, "--quiet",
+    ]  # fmt: skip
+
+
+def run_whole(corpora, workers_list, times10, repeat):
+    work = tempfile.mkdtemp(prefix="refbpe-perf-encode-")
+    try:
+        inputs = [(name, corpus(name)) for name in corpora]
+        if times10:
+            big = os.path.join(work, "english_medium_x10.txt")
+            with open(big, "wb") as out, open(corpus("english_medium"), "rb") as f:
+                data = f.read()
+                for k in range(10):
+                    out.write(data if not k else EOT.encode() + data)
+            del data
+            inputs.append(("english_medium x10", big))
+        print(
+            "| corpus | MB | workers | refbpe s (CPU s) | refbpe peak RSS / PSS MB "
+            "| tiktoken+numpy s (CPU s) "
+            "| tiktoken peak RSS / PSS MB | ratio (tiktoken s / refbpe s) | identical |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+        for name, path in inputs:
+            for workers in workers_list:
+                ours, theirs = [], []
+                peer = not name.endswith("x10")  # tiktoken's Python list of 200M ids would take ~8 GB
+                same = None
+                for _ in range(repeat):
+                    a, b = os.path.join(work, "refbpe.npy"), os.path.join(work, "tiktoken.npy")
+                    ours.append(_measure(refbpe_encode_cmd(path, a, workers)))
+                    if peer:
+                        cmd = [CPYTHON, __file__, "child-tiktoken-whole", path, b, str(workers)]
+                        theirs.append(_measure(cmd))
+                        same = _file_digest(a) == _file_digest(b)
+                        os.unlink(b)
+                    os.unlink(a)
+                    if same is False:
+                        break
+                nan = float("nan")
+                theirs = theirs or [
+                    {"wall": nan, "cpu_seconds": nan, "peak_tree_mb": nan, "peak_tree_pss_mb": nan}
+                ]
+                w_ours = statistics.median(r["wall"] for r in ours)
+                w_theirs = statistics.median(r["wall"] for r in theirs)
+                print(
+                    "| %s | %.0f | %d | %.2f (%.1f) | %.0f / %.0f | %.2f (%.1f) | %.0f / %.0f | %.2f | %s |"
+                    % (
+                        name,
+                        os.path.getsize(path) / 1e6,
+                        workers,
+                        w_ours,
+                        statistics.median(r["cpu_seconds"] for r in ours),
+                        max(r["peak_tree_mb"] for r in ours),
+                        max(r["peak_tree_pss_mb"] for r in ours),
+                        w_theirs,
+                        statistics.median(r["cpu_seconds"] for r in theirs),
+                        max(r["peak_tree_mb"] for r in theirs),
+                        max(r["peak_tree_pss_mb"] for r in theirs),
+                        w_theirs / w_ours,
+                        {True: "yes", False: "NO", None: "not compared"}[same],
+                    )
+                )
+                sys.stdout.flush()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _file_digest(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def main(argv):
+    if argv and argv[0] == "child-single":
+        return child_single(argv[1], argv[2])
+    if argv and argv[0] == "child-tiktoken-whole":
+        return child_tiktoken_whole(argv[1], argv[2], int(argv[3]))
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("section", choices=["single", "whole"])
+    p.add_argument("--corpora", default=None)
+    p.add_argument("--workers", default="1,2")
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--times10", action="store_true")
+    args = p.parse_args(argv)
+    if args.section == "single":
+        run_single((args.corpora or ",".join(SINGLE_CORPORA)).split(","), args.repeat)
+    else:
+        run_whole(
+            (args.corpora or "english_medium").split(","),
+            [int(w) for w in args.workers.split(",")],
+            args.times10,
+            args.repeat,
+        )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,459 @@
+"""Encode a corpus to token ids: in parallel, in input order, in bounded memory.
+
+The work units are those of counting (``count.py``): byte ranges of the
+inputs ending at safe cuts (``io.py``).  A safe cut lies between two
+pre-tokens that the whole text has there too, or at the start of a special
+token that no other occurrence straddles, and a pre-token's ids depend only
+on its bytes; so the ids of the units, concatenated, are the ids of the
+whole text, for every chunk size and worker count (tests/test_encode_corpus.py
+checks this with Hypothesis over cut points, chunk sizes and worker counts).
+
+Pipeline, per run:
+
+1. Cut: regular files by offsets (the main process reads a little around
+   each cut; workers read their own ranges), stdin and gzip as they are read.
+2. Encode: with K workers, this process encodes every K-th unit itself
+   and a pool of K - 1 processes (``count.make_executor``, each given the
+   ``Tokenizer`` once by the pool's initializer) the others; one worker or
+   one unit runs in-process.  Results (the ids as a ``uint16`` array when
+   they fit, else ``uint32``; bytes and tokens per stretch between special
+   tokens) come back through ``spool`` files, as counting's do.
+3. Order: at most 2 units per pool process are in flight, kept in
+   submission order; the oldest is taken first, so units reach the
+   consumer in input order while the others run.  Memory: O(workers * unit
+   size) plus each process's tokenizer and its bounded caches, not the
+   corpus.
+
+Several inputs are separate texts (no pre-token spans two), concatenated in
+order, optionally with a ``separator`` special token between them.
+Documents, for the statistics, are the non-empty stretches between special
+tokens and input boundaries.
+
+Cost: O(input) work spread over the workers; the main process does
+O(tokens) copying (no per-id Python work when the output dtype matches).
+"""
+
+import collections
+import concurrent.futures
+import gzip
+import os
+import platform
+import sys
+import time
+import zlib
+from array import array
+from concurrent.futures.process import BrokenProcessPool
+
+from .count import InputError, WorkerError, default_workers, make_executor, stop_pool
+from .idfile import IdWriter, array_typecode
+from .io import cut_points, find_cut_in_file, input_size, iter_chunks, open_input
+from .spool import SpoolDirectory, run_spooled, take, take_chunk
+
+__all__ = [
+    "Unit",
+    "iter_encoded",
+    "encode_to_file",
+    "encode_chunk",
+    "auto_chunk_size",
+    "work_plan",
+    "DocumentTally",
+]
+
+_UINT16, _UINT32 = array_typecode("uint16"), array_typecode("uint32")
+_POOL_FROM = 2 << 20
+_UNIT = 256 << 10
+
+
+def auto_chunk_size(total, workers):
+    """256 KiB, or less to give each worker about three units.
+
+    Smaller than counting's 8-16 MiB: a unit's text, its ids (a list of
+    ints, then an array) and their garbage live in a worker at once
+    (measured under PyPy, english_medium in one process with the GPT-2
+    vocab: peak 172 MB with 4 MiB units, 145 MB with 1 MiB, 127 MB with
+    256 KiB; with 2 workers, perf/encode_corpus.py's sampler: 288 MB for the
+    tree with 256 KiB, 315 MB with 512 KiB, CPU time the same within noise);
+    the main process does little per unit.  Below ``_POOL_FROM`` the input
+    is one unit, encoded in-process: starting workers would cost more than
+    it saves.
+    """
+    if total is None:
+        return _UNIT
+    if total < _POOL_FROM:
+        return max(total, 1)  # one unit, encoded in-process
+    return max(64 << 10, min(_UNIT, total // (3 * max(workers, 1)) + 1))
+
+
+class Unit(object):
+    """One unit's result, in input order.
+
+    ``ids``: an ``array`` (``uint16`` or ``uint32`` typecode);
+    ``segments``: ``(bytes, tokens)`` of each stretch between special tokens;
+    ``covered``: input bytes; ``ends_source``: the last unit of an input.
+    """
+
+    __slots__ = ("ids", "segments", "covered", "ends_source")
+
+    def __init__(self, ids, segments, covered, ends_source=False):
+        self.ids = ids
+        self.segments = segments
+        self.covered = covered
+        self.ends_source = ends_source
+
+
+# -- in a worker --------------------------------------------------------------
+
+_WORKER_TOKENIZER = [None]
+
+
+def _set_worker_tokenizer(tokenizer):
+    _WORKER_TOKENIZER[0] = tokenizer
+
+
+def encode_chunk(chunk, offset, source, errors, tokenizer=None):
+    """(ids array, segment bytes, segment tokens) of one chunk.  Runs in a worker.
+
+    ``tokenizer`` None: the one the pool's initializer gave this process.
+    """
+    tokenizer = tokenizer or _WORKER_TOKENIZER[0]
+    if errors == "strict":
+        try:
+            chunk.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InputError("%s: invalid UTF-8 at byte offset %d" % (source, offset + e.start))
+    else:
+        chunk = chunk.decode("utf-8", errors).encode("utf-8", "surrogatepass")
+    segments = []
+    ids = tokenizer.encode_utf8(chunk, segments)
+    try:
+        packed = array(_UINT16, ids)
+    except OverflowError:
+        packed = array(_UINT32, ids)
+    return packed, array("q", [b for b, _ in segments]), array("q", [t for _, t in segments])
+
+
+def encode_file_range(path, start, end, errors, source, tokenizer=None):
+    """``encode_chunk`` of bytes ``[start, end)`` of ``path``, read by the worker itself."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(end - start)
+    return encode_chunk(data, start, source, errors, tokenizer)
+
+
+def encode_spooled_chunk(chunk_path, offset, source, errors, tokenizer=None):
+    """``encode_chunk`` of a stream's chunk that was spooled to ``chunk_path``."""
+    return encode_chunk(take_chunk(chunk_path), offset, source, errors, tokenizer)
+
+
+# -- in the main process ---------------------------------------------------------
+
+_END = "end of source"
+
+
+def _units(sources, chunk_size, specials, errors, read_size, pattern=None):
+    """``(function, args, bytes covered)`` per unit in input order, ``_END`` after each input.
+
+    Cut where the split ``pattern`` (a name, ``io.cut_points``) cannot change a piece."""
+    cuts = cut_points(pattern)
+    for source in sources:
+        size = input_size(source)
+        if size is not None:
+            path = os.path.abspath(source)
+            with open(source, "rb") as f:
+                start = 0
+                while start < size:
+                    end = size
+                    if start + chunk_size < size:
+                        end = find_cut_in_file(
+                            f, start + chunk_size, size, specials, read_size or (1 << 16), cuts
+                        )
+                    yield encode_file_range, (path, start, end, errors, source), end - start
+                    start = end
+            yield _END
+            continue
+        stream = open_input(source)
+        try:
+            chunks = iter_chunks(stream, chunk_size, specials, read_size, cuts)
+            while True:
+                try:
+                    offset, chunk = next(chunks)
+                except StopIteration:
+                    break
+                except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+                    raise InputError("%s: corrupt or truncated gzip data (%s)" % (source, e))
+                yield encode_chunk, (chunk, offset, source, errors), len(chunk)
+        finally:
+            if stream is not sys.stdin.buffer:
+                stream.close()
+        yield _END
+
+
+def _unit_of(result, covered):
+    ids, seg_bytes, seg_tokens = result
+    return Unit(ids, list(zip(seg_bytes, seg_tokens)), covered)
+
+
+def _separator_id(tokenizer, separator):
+    if separator not in tokenizer.special_tokens:
+        raise ValueError("separator %r is not a special token of the model" % (separator,))
+    return tokenizer.encode(separator)[0]
+
+
+def _warm_up(tokenizer):
+    """Under PyPy, compile the encoder before forking: the workers share the machine code."""
+    if platform.python_implementation() == "PyPy":
+        sample = (
+            b"The quick brown fox's 12 jumps, over\n\n  the lazy dog? " * 200
+            + "Съешь же ещё этих мягких булок 中文字符 1234 \u3000 ok\n".encode("utf-8") * 50
+        )
+        for _ in range(20):
+            tokenizer.encode_utf8(sample)
+
+
+def work_plan(sources, workers=None, chunk_size=None, executor=None):
+    """``(workers, chunk size, total bytes or None, in-process?)`` for encoding ``sources``.
+
+    In-process for one worker, or when the input is one unit: a pool's
+    start-up would cost more than it saves.
+    """
+    sizes = [input_size(s) for s in sources]
+    total = None if None in sizes else sum(sizes)
+    workers = workers or default_workers()
+    chunk_size = chunk_size or auto_chunk_size(total, workers)
+    in_process = executor is None and (workers == 1 or (total is not None and total <= chunk_size))
+    return workers, chunk_size, total, in_process
+
+
+def iter_encoded(
+    tokenizer,
+    sources,
+    workers=None,
+    chunk_size=None,
+    errors="strict",
+    separator=None,
+    progress=None,
+    executor=None,
+    read_size=None,
+):
+    """Yield a ``Unit`` per work unit of ``sources`` (paths, ``-``, ``*.gz``), in input order.
+
+    ``separator``: a special token of ``tokenizer`` whose id is put between
+    inputs (as a unit of its own).  ``progress(bytes_done, bytes_total_or_None)``
+    is called as units are yielded.  ``executor``: any
+    ``concurrent.futures.Executor`` (the tokenizer then travels with each
+    unit); by default refbpe's own process pool.
+    """
+    if isinstance(sources, (str, bytes, os.PathLike)):
+        sources = [sources]
+    sources = [os.fspath(s) for s in sources]
+    if errors not in ("strict", "replace", "ignore"):
+        raise ValueError("errors must be strict, replace or ignore, not %r" % (errors,))
+    sep = None if separator is None else array(_UINT32, [_separator_id(tokenizer, separator)])
+    workers, chunk_size, total, in_process = work_plan(sources, workers, chunk_size, executor)
+    specials = [t.encode("utf-8") for t in tokenizer.special_tokens]
+    units = _units(sources, chunk_size, specials, errors, read_size, tokenizer.pattern)
+    state = {"done": 0, "left": len(sources)}
+
+    def finished(unit):
+        state["done"] += unit.covered
+        if progress:
+            progress(state["done"], total)
+        return unit
+
+    def end_of_source():
+        state["left"] -= 1
+        out = [Unit(array(_UINT16), [], 0, True)]
+        if sep is not None and state["left"]:
+            out.append(Unit(sep, [(0, 0), (0, 0)], 0))
+        return out
+
+    if in_process:
+        for item in units:
+            if item is _END:
+                for u in end_of_source():
+                    yield u
+                continue
+            func, args, covered = item
+            yield finished(_unit_of(func(*(args + (tokenizer,))), covered))
+        return
+    for u in _pooled(tokenizer, units, workers, executor, finished, end_of_source):
+        yield u
+
+
+class _Done(object):
+    """A unit this process encoded itself, queued beside the pool's futures."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def result(self):
+        return self.value
+
+
+def _ready(queue):
+    """True when the oldest queued unit can be taken without waiting."""
+    if not queue:
+        return False
+    head = queue[0]
+    return head is _END or type(head[0]) is _Done or head[0].done()
+
+
+def _pooled(tokenizer, units, workers, executor, finished, end_of_source):
+    """``iter_encoded`` through a pool: oldest unit first, at most 2 per pool worker in flight.
+
+    With refbpe's own pool, this process is one of the ``workers``: the pool
+    has ``workers - 1`` processes, and whenever each of them has 2 units in
+    flight this process encodes the next unit itself instead of waiting, so
+    the pool never runs dry.  The queue (units in flight plus finished ones
+    behind the oldest) holds at most ``2 * workers`` units.  (Measured by
+    perf/encode_corpus.py under PyPy: a process holding the GPT-2 tokenizer
+    is about 105 MB before any work, so one process fewer is a third less
+    memory for 2 workers, and the main process no longer idles.)
+    """
+    own = executor is None
+    spool = None
+    pool_workers = workers - 1 if own else workers
+    if own:
+        _warm_up(tokenizer)
+        executor = make_executor(
+            pool_workers, pattern=tokenizer.pattern, initializer=_set_worker_tokenizer, initargs=(tokenizer,)
+        )
+        spool = SpoolDirectory()
+    queue = collections.deque()  # (future or _Done, covered), or _END, in input order
+    in_flight = [0]
+
+    def submit(func, args):
+        if not own:
+            return executor.submit(func, *(args + (tokenizer,)))
+        if func is encode_chunk:  # a stream's chunk: hand the bytes over in a file too
+            func, args = encode_spooled_chunk, (spool.put(args[0]),) + tuple(args[1:])
+        return executor.submit(run_spooled, spool.path, func, args)
+
+    def oldest():
+        item = queue.popleft()
+        if item is _END:
+            return end_of_source()
+        future, covered = item
+        if type(future) is _Done:
+            return [finished(_unit_of(future.value, covered))]
+        in_flight[0] -= 1
+        result = future.result()
+        return [finished(_unit_of(take(result) if own else result, covered))]
+
+    pool_full = 2 * pool_workers
+    try:
+        for item in units:
+            while _ready(queue) or len(queue) >= 2 * workers or (not own and in_flight[0] >= pool_full):
+                for u in oldest():
+                    yield u
+            if item is _END:
+                queue.append(_END)
+                continue
+            func, args, covered = item
+            if own and in_flight[0] >= pool_full:
+                queue.append((_Done(func(*(args + (tokenizer,)))), covered))
+            else:
+                queue.append((submit(func, args), covered))
+                in_flight[0] += 1
+            del args, item
+        while queue:
+            for u in oldest():
+                yield u
+    except BrokenProcessPool:
+        raise WorkerError("an encoding worker process died (killed by a signal, or out of memory)")
+    except Exception:
+        # As in count.count_words: let the units in flight finish rather than
+        # cancel them (cancelling then shutting down can hang CPython 3.9's pool).
+        concurrent.futures.wait(
+            [item[0] for item in queue if item is not _END and type(item[0]) is not _Done]
+        )
+        raise
+    except BaseException:  # KeyboardInterrupt, SIGTERM, the consumer closing us: stop now
+        if own:
+            stop_pool(executor)
+            own = False
+        raise
+    finally:
+        if own:
+            executor.shutdown(wait=True)
+        if spool is not None:
+            spool.close()
+
+
+class DocumentTally(object):
+    """Adds ``Unit`` segments up into documents: ``on_document(bytes, tokens)`` per document.
+
+    A document is a non-empty stretch of text between special tokens or
+    input boundaries; a unit's first segment continues the previous unit's
+    last one.
+    """
+
+    def __init__(self, on_document):
+        self.on_document = on_document
+        self.documents = 0
+        self._bytes = self._tokens = 0
+
+    def add(self, unit):
+        for k, (b, t) in enumerate(unit.segments):
+            if k:
+                self._close()
+            self._bytes += b
+            self._tokens += t
+        if unit.ends_source:
+            self._close()
+
+    def _close(self):
+        if self._bytes:
+            self.documents += 1
+            self.on_document(self._bytes, self._tokens)
+        self._bytes = self._tokens = 0
+
+
+def encode_to_file(tokenizer, sources, output, kind=None, dtype=None, stream=None, report=None, **options):
+    """Encode ``sources`` into the id file ``output`` (``idfile.IdWriter``); a summary dict.
+
+    ``options`` go to ``iter_encoded``.  Nothing is left at ``output`` unless
+    every unit was encoded and written.  The summary: input bytes,
+    documents, tokens, the dtype, seconds and MB/s; ``report`` (a dict)
+    gets the same.
+    """
+    t0 = time.time()
+    sources = [os.fspath(s) for s in ([sources] if isinstance(sources, (str, os.PathLike)) else sources)]
+    workers, chunk_size, _, in_process = work_plan(
+        sources, options.get("workers"), options.get("chunk_size"), options.get("executor")
+    )
+    options.update(workers=workers, chunk_size=chunk_size)
+    writer = IdWriter(output, kind=kind, dtype=dtype, stream=stream)
+    tally = DocumentTally(lambda b, t: None)
+    covered = 0
+    try:
+        units = iter_encoded(tokenizer, sources, **options)
+        try:
+            for unit in units:
+                writer.write(unit.ids)
+                tally.add(unit)
+                covered += unit.covered
+        finally:
+            units.close()
+        count, used = writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+    seconds = time.time() - t0
+    summary = {
+        "bytes": covered,
+        "documents": tally.documents,
+        "tokens": count,
+        "dtype": used,
+        "seconds": round(seconds, 3),
+        "mb_per_second": round(covered / 1e6 / max(seconds, 1e-9), 2),
+        "bytes_per_token": round(covered / count, 4) if count else None,
+        "output": "-" if stream is not None else output,
+        "workers": 1 if in_process else workers,
+        "chunk_size": chunk_size,
+    }
+    if report is not None:
+        report.update(summary)
+    return summary

@@ -1,0 +1,134 @@
+"""Corpus statistics of a tokenizer: compression, vocab use, frequent tokens, throughput.
+
+``corpus_stats`` encodes the corpus with ``encode_corpus.iter_encoded`` (so
+in parallel, in bounded memory) and keeps only: a count per id, and each
+document's bytes-per-token ratio (one float per document).  Documents are
+the non-empty stretches between special tokens and input boundaries
+(``encode_corpus.DocumentTally``).
+
+Figures: input bytes, documents, tokens; bytes per token overall (total
+bytes / total tokens) and per document (mean, median and p99 of each
+document's ratio; p99 is the nearest-rank percentile, the smallest ratio
+with at least 99 % of the documents at or below it); the share of the
+vocab's ids that occur; the most frequent tokens; MB/s of encoding.
+``format_table`` prints several models' figures side by side.
+
+Cost: the encoding, plus O(tokens) counting in this process, O(vocab)
+memory for the counts, O(documents) floats and one sort of them.
+"""
+
+import time
+from array import array
+
+from .encode_corpus import DocumentTally, iter_encoded
+
+__all__ = ["corpus_stats", "format_table", "format_top_tokens", "percentile"]
+
+
+def percentile(sorted_values, p):
+    """Nearest-rank percentile of an ascending sequence: ``percentile([1, 2, 3, 4], 50) == 2``."""
+    if not sorted_values:
+        return None
+    rank = -(-p * len(sorted_values) // 100)  # ceil(p * n / 100)
+    return sorted_values[max(1, int(rank)) - 1]
+
+
+def _median(sorted_values):
+    n = len(sorted_values)
+    if not n:
+        return None
+    mid = n // 2
+    return sorted_values[mid] if n % 2 else (sorted_values[mid - 1] + sorted_values[mid]) / 2.0
+
+
+def corpus_stats(tokenizer, sources, top=10, **options):
+    """A dict of figures for ``tokenizer`` on ``sources``; ``options`` go to ``iter_encoded``."""
+    t0 = time.time()
+    counts = [0] * (max(tokenizer.vocab) + 1 if tokenizer.vocab else 0)
+    ratios = array("d")
+    tally = DocumentTally(lambda b, t: ratios.append(b / float(t)))
+    total_bytes = tokens = 0
+    units = iter_encoded(tokenizer, sources, **options)
+    try:
+        for unit in units:
+            for i in unit.ids:
+                counts[i] += 1
+            tokens += len(unit.ids)
+            total_bytes += unit.covered
+            tally.add(unit)
+    finally:
+        units.close()
+    seconds = time.time() - t0
+    ordered = sorted(ratios)
+    used = sum(1 for i in tokenizer.vocab if counts[i])
+    frequent = sorted((i for i in range(len(counts)) if counts[i]), key=lambda i: (-counts[i], i))[:top]
+    return {
+        "vocab_size": len(tokenizer.vocab),
+        "bytes": total_bytes,
+        "documents": tally.documents,
+        "tokens": tokens,
+        "bytes_per_token": total_bytes / float(tokens) if tokens else None,
+        "per_document_bytes_per_token": {
+            "mean": sum(ordered) / len(ordered) if ordered else None,
+            "median": _median(ordered),
+            "p99": percentile(ordered, 99),
+        },
+        "vocab_used": used,
+        "vocab_used_share": used / float(len(tokenizer.vocab)) if tokenizer.vocab else None,
+        "top_tokens": [
+            {"id": i, "token": tokenizer.vocab[i].decode("utf-8", "backslashreplace"), "count": counts[i]}
+            for i in frequent
+        ],
+        "seconds": round(seconds, 3),
+        "mb_per_second": total_bytes / 1e6 / max(seconds, 1e-9),
+    }
+
+
+_COLUMNS = [
+    ("model", lambda name, s: name),
+    ("vocab", lambda name, s: "{:,}".format(s["vocab_size"])),
+    ("MB", lambda name, s: "%.1f" % (s["bytes"] / 1e6)),
+    ("docs", lambda name, s: "{:,}".format(s["documents"])),
+    ("tokens", lambda name, s: "{:,}".format(s["tokens"])),
+    ("bytes/token", lambda name, s: _num(s["bytes_per_token"])),
+    ("doc mean", lambda name, s: _num(s["per_document_bytes_per_token"]["mean"])),
+    ("doc median", lambda name, s: _num(s["per_document_bytes_per_token"]["median"])),
+    ("doc p99", lambda name, s: _num(s["per_document_bytes_per_token"]["p99"])),
+    (
+        "vocab used",
+        lambda name, s: "%.1f%%" % (100 * s["vocab_used_share"]) if s["vocab_used_share"] else "-",
+    ),
+    ("MB/s", lambda name, s: "%.2f" % s["mb_per_second"]),
+]
+
+
+def _num(x):
+    return "-" if x is None else "%.3f" % x
+
+
+def format_table(rows):
+    """A Markdown table of ``[(model name, corpus_stats dict), ...]``, one row per model."""
+    cells = [[title for title, _ in _COLUMNS]]
+    cells += [[f(name, s) for _, f in _COLUMNS] for name, s in rows]
+    widths = [max(len(row[k]) for row in cells) for k in range(len(_COLUMNS))]
+
+    def line(row):
+        return (
+            "| "
+            + " | ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(row, widths)))
+            + " |"
+        )
+
+    rule = (
+        "|"
+        + "|".join(("-" * (w + 2)) if k == 0 else ("-" * (w + 1) + ":") for k, w in enumerate(widths))
+        + "|"
+    )
+    return "\n".join([line(cells[0]), rule] + [line(r) for r in cells[1:]])
+
+
+def format_top_tokens(name, stats):
+    """One line: the most frequent tokens of a model with their share of all tokens."""
+    total = stats["tokens"] or 1
+    parts = ["%r %.1f%%" % (t["token"], 100.0 * t["count"] / total) for t in stats["top_tokens"]]
+    return "%s most frequent: %s" % (name, ", ".join(parts) or "-")
