@@ -25,11 +25,17 @@ contraction reads two ahead, a whitespace run checks the character after the
 next), and every piece is at least one character long.
 """
 
+import heapq
+
 from .formats.gpt2 import read_gpt2, read_model_dir
 from .pretokenize import piece_ends
 from .specials import special_pattern, split_specials
 
 __all__ = ["Tokenizer"]
+
+# Pieces this long (bytes) or longer take the O(n log n) path: the crossover measured by
+# perf/piece_lengths.py under PyPy is 96-128 bytes for English and random letters, 32-48 for Han.
+_LONG_PIECE = 96
 
 _CACHE_LIMIT = 1 << 18
 _NO_MERGE = 1 << 62  # above every packed rank
@@ -93,12 +99,16 @@ class Tokenizer(object):
 
         ``ranks[k]`` holds the merge of pair (k, k + 1); after a merge only
         its two neighbours are looked up again (measured under PyPy: half the
-        time of rescanning every pair after each merge).
+        time of rescanning every pair after each merge).  That is O(n) per
+        merge, O(n^2) per piece; pieces of ``_LONG_PIECE`` bytes or more go to
+        ``_encode_long_piece``, O(n log n).
         """
         byte_id = self._byte_id
         ids = [byte_id[b] for b in piece]
         if None in ids:
             raise ValueError("the vocab lacks a single-byte token needed for %r" % piece)
+        if len(ids) >= _LONG_PIECE:
+            return self._encode_long_piece(ids)
         table, shift = self._ranks, self._shift
         mask = (1 << shift) - 1
         none = _NO_MERGE
@@ -118,6 +128,65 @@ class Tokenizer(object):
             if at < len(ranks):
                 ranks[at] = table.get((ids[at] << shift) | ids[at + 1], none)
         return ids
+
+    def _encode_long_piece(self, ids):
+        """``_encode_piece`` for long pieces: merges by rank over a linked list, O(n log n).
+
+        ``slots[v]`` lists the slots where the pair of packed rank ``v`` starts,
+        and a heap holds the ranks that have slots.  Merges are done rank by
+        rank, lowest first: a merge only makes pairs that contain its new token,
+        which rank later, so no slot is ever added to the rank being done, and
+        doing a whole rank at once is doing its pair's occurrences one at a
+        time.  Its slots are sorted first, so overlapping occurrences
+        (``a a a``) are merged leftmost first, as the loop of ``_encode_piece``
+        does.  A merge kills the right slot (id -1), relinks, and lists the new
+        pairs on its two sides.  Listed slots are not removed but checked when
+        their rank comes: a slot is current when it is live and the pair there
+        still has that rank (a slot's pair never comes back once it changed: a
+        merge only lengthens the tokens on either side).
+
+        Cost for n bytes: at most n - 1 merges, each O(1) plus two listings;
+        sorting the lists and the heap of ranks, O(n log n).  Measured under
+        PyPy (perf/adversarial.py's encode table): one heap entry per slot
+        instead of per rank took twice the time.
+        """
+        table, shift = self._ranks, self._shift
+        mask = (1 << shift) - 1
+        n = len(ids)
+        slots = {}
+        for k in range(n - 1):
+            v = table.get((ids[k] << shift) | ids[k + 1])
+            if v is not None:
+                _list_slot(slots, None, v, k)
+        pending = list(slots)
+        heapq.heapify(pending)
+        nxt = list(range(1, n + 1))  # n: past the end
+        prv = list(range(-1, n - 1))
+        while pending:
+            v = heapq.heappop(pending)
+            at = slots.pop(v)
+            at.sort()
+            z = v & mask
+            for i in at:
+                left = ids[i]
+                j = nxt[i]
+                if left < 0 or j >= n or table.get((left << shift) | ids[j]) != v:
+                    continue  # stale: this slot was merged, or its pair changed
+                ids[i] = z
+                ids[j] = -1
+                r = nxt[j]
+                nxt[i] = r
+                if r < n:
+                    prv[r] = i
+                    w = table.get((z << shift) | ids[r])
+                    if w is not None:
+                        _list_slot(slots, pending, w, i)
+                k = prv[i]
+                if k >= 0:
+                    w = table.get((ids[k] << shift) | z)
+                    if w is not None:
+                        _list_slot(slots, pending, w, k)
+        return [t for t in ids if t >= 0]
 
     @staticmethod
     def _cached_form(ids):
@@ -241,3 +310,14 @@ class Tokenizer(object):
             bad = next(i for i in ids if not isinstance(i, int) or i not in vocab)
             raise ValueError("unknown token id %r" % (bad,))
         return data.decode("utf-8", "replace")
+
+
+def _list_slot(slots, pending, v, k):
+    """List slot ``k`` under rank ``v``; a rank listed for the first time joins ``pending``."""
+    at = slots.get(v)
+    if at is None:
+        slots[v] = [k]
+        if pending is not None:
+            heapq.heappush(pending, v)
+    else:
+        at.append(k)
