@@ -1,4 +1,5 @@
-"""Regenerate ``refbpe/_unicode_table.py`` from the ``regex`` module (run on CPython).
+"""Regenerate ``refbpe/_unicode_table.py`` and ``refbpe/_unicode_categories.py``
+from the ``regex`` module (run on CPython).
 
     python -m refbpe._gen_unicode_table
 
@@ -12,6 +13,18 @@ whitespace character is either).  The table is written as sorted run starts, so
 the generated module is small, diffable and free of any interpreter's own
 ``unicodedata``.  The Unicode version is found by probing characters first
 assigned in each version, and recorded next to the table.
+
+The second table, for the GPT-4 and GPT-4o patterns (``cl100k_base``,
+``o200k_base``), splits letters and adds marks:
+
+    LOWER  \\p{Ll}    UPPER  \\p{Lu} \\p{Lt}    CASELESS  \\p{Lm} \\p{Lo}
+    MARK   \\p{M}     NUMBER \\p{N}     SPACE  \\s      OTHER  everything else
+
+(LOWER, UPPER and CASELESS together are exactly ``\\p{L}``; o200k's two word
+alternatives treat Lu/Lt alike and Lm/Lo alike, which is why they share a
+class).  Next to it go the case-insensitive contraction letters: every code
+point ``(?i)x`` matches for each ``x`` of ``s d m t l v e r``, as ``regex``
+folds case (simple case folding: ``(?i)s`` also matches U+017F LONG S).
 """
 
 import os
@@ -61,6 +74,72 @@ def classify_all():
     return table
 
 
+CAT_OTHER, CAT_LOWER, CAT_UPPER, CAT_CASELESS, CAT_MARK, CAT_NUMBER, CAT_SPACE = range(7)
+CATEGORY_NAMES = ("other", "Ll", "Lu Lt", "Lm Lo", "M", "N", "\\s")
+CONTRACTION_LETTERS = "sdmtlver"
+
+
+def classify_categories():
+    """A bytearray of length 0x110000 with the CAT_* class of every code point."""
+    import regex
+
+    # One match per code point; the group that matched is the class.
+    one = regex.compile(r"(\p{Ll})|([\p{Lu}\p{Lt}])|([\p{Lm}\p{Lo}])|(\p{M})|(\p{N})|(\s)")
+    table = bytearray(0x110000)
+    for cp in range(0x110000):
+        m = one.match(chr(cp))
+        if m:
+            table[cp] = m.lastindex
+    return table
+
+
+def case_variants():
+    """{letter: sorted code points that ``(?i)letter`` matches} for the contraction letters."""
+    import regex
+
+    out = {}
+    for letter in CONTRACTION_LETTERS:
+        pattern = regex.compile("(?i)" + letter)
+        out[letter] = tuple(cp for cp in range(0x110000) if pattern.fullmatch(chr(cp)))
+    return out
+
+
+def render_categories(version, regex_version, run_list, variants):
+    lines = [
+        '"""Code point classes for the GPT-4 / GPT-4o pre-tokenizers: GENERATED, do not edit.',
+        "",
+        "Regenerate with ``python -m refbpe._gen_unicode_table`` (CPython + regex).",
+        "RUNS lists (first code point, class) of each maximal run; a run lasts until",
+        "the next start.  Classes: 0 other, 1 \\\\p{Ll}, 2 \\\\p{Lu} or \\\\p{Lt}, 3 \\\\p{Lm} or",
+        "\\\\p{Lo}, 4 \\\\p{M}, 5 \\\\p{N}, 6 whitespace (\\\\s), as the ``regex`` module defines",
+        "them.  CASE_VARIANTS: the code points ``(?i)x`` matches, for each contraction letter.",
+        '"""',
+        "",
+        "UNICODE_VERSION = %r" % version,
+        "GENERATED_WITH_REGEX = %r" % regex_version,
+        "",
+        "CASE_VARIANTS = {",
+    ]
+    for letter in CONTRACTION_LETTERS:
+        lines.append("    %r: (%s)," % (letter, ", ".join("0x%X" % cp for cp in variants[letter])))
+    lines += ["}", "", "RUNS = ("]
+    lines += _run_rows(run_list)
+    lines.append(")")
+    return "\n".join(lines) + "\n"
+
+
+def _run_rows(run_list):
+    rows, row = [], []
+    for start, cls in run_list:
+        row.append("(0x%X, %d)," % (start, cls))
+        if len(row) == 6:
+            rows.append("    " + " ".join(row))
+            row = []
+    if row:
+        rows.append("    " + " ".join(row))
+    return rows
+
+
 def runs(table):
     """(start, class) for every maximal run of equal classes."""
     out = []
@@ -99,16 +178,24 @@ def render(version, regex_version, run_list):
     return "\n".join(lines) + "\n"
 
 
-def main():
-    import regex
-
-    target = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_unicode_table.py")
-    text = render(regex_unicode_version(), regex.__version__, runs(classify_all()))
+def _write(name, text):
+    target = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
     tmp = target + ".tmp"
     with open(tmp, "w", encoding="ascii") as f:
         f.write(text)
     os.replace(tmp, target)
     print("wrote %s (Unicode %s)" % (target, regex_unicode_version()), file=sys.stderr)
+
+
+def main():
+    import regex
+
+    version = regex_unicode_version()
+    _write("_unicode_table.py", render(version, regex.__version__, runs(classify_all())))
+    _write(
+        "_unicode_categories.py",
+        render_categories(version, regex.__version__, runs(classify_categories()), case_variants()),
+    )
 
 
 if __name__ == "__main__":

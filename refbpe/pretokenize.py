@@ -37,6 +37,8 @@ __all__ = [
     "piece_ends",
     "pretokenize",
     "add_small_counts",
+    "count_pretokens",
+    "count_pieces",
     "pretokenize_str",
     "char_class",
     "OTHER",
@@ -198,13 +200,18 @@ def count_pretokens(data, counts=None, small=None):
     that add up many tables convert once, with ``add_small_counts``);
     otherwise they become ``bytes`` keys of ``counts`` at the end.
     """
+    return count_pieces(data, piece_ends(data), counts, small)
+
+
+def count_pieces(data, ends, counts=None, small=None):
+    """``count_pretokens`` for pieces of ``data`` ending at ``ends`` (any scanner's)."""
     if counts is None:
         counts = {}
     keep_small = small is not None
     if not keep_small:
         small = {}
     start = 0
-    for end in piece_ends(data):
+    for end in ends:
         if end - start < 8:
             key = 1
             for p in range(start, end):

@@ -1,0 +1,86 @@
+"""The split patterns refbpe speaks, by name: each a hand-written scanner.
+
+    gpt2         GPT-2's pattern (``pretokenize``): the CS336 default
+    cl100k_base  GPT-4's, as tiktoken writes it today (``pretokenize_cl100k``)
+    llama3       Llama 3's, cl100k's original form before tiktoken 0.8 (and
+                 rustbpe's/nanochat's ``GPT4_PATTERN``); it differs from
+                 ``cl100k_base`` only on a whitespace run holding a newline at
+                 the very end of the text (``"x\\n  "``)
+    o200k_base   GPT-4o's (``pretokenize_o200k``)
+
+A ``Pattern`` bundles the regex text (``regex`` module syntax, for exports and
+for the tests that hold each scanner to it) and the scanner's functions, all
+with ``pretokenize``'s interface: ``piece_ends(data)``, ``pretokenize(data,
+out=None)``, ``count_pretokens(data, counts=None, small=None)`` over UTF-8
+bytes.  Scanner modules are imported on first use (each builds a 1.1 MB class
+table).
+"""
+
+import importlib
+
+__all__ = ["Pattern", "get_pattern", "pattern_names", "DEFAULT_PATTERN"]
+
+DEFAULT_PATTERN = "gpt2"
+
+# name -> (module, regex text attribute, piece_ends attribute)
+_REGISTRY = {
+    "gpt2": ("refbpe.pretokenize", "GPT2_PATTERN", "piece_ends"),
+    "cl100k_base": ("refbpe.pretokenize_cl100k", "CL100K_PATTERN", "piece_ends"),
+    "llama3": ("refbpe.pretokenize_cl100k", "LLAMA3_PATTERN", "llama3_piece_ends"),
+    "o200k_base": ("refbpe.pretokenize_o200k", "O200K_PATTERN", "piece_ends"),
+}
+
+_LOADED = {}
+
+
+class Pattern(object):
+    """A named split pattern: ``name``, ``regex`` (its text) and its scanner."""
+
+    def __init__(self, name, regex, piece_ends):
+        self.name = name
+        self.regex = regex
+        self.piece_ends = piece_ends
+
+    def pretokenize(self, data, out=None):
+        """The pre-tokens of UTF-8 ``data`` as ``bytes``, appended to ``out``."""
+        if out is None:
+            out = []
+        start = 0
+        for end in self.piece_ends(data):
+            out.append(data[start:end])
+            start = end
+        return out
+
+    def pretokenize_str(self, text):
+        """Pre-tokens of ``text`` as ``str`` (for tests and debugging)."""
+        data = text.encode("utf-8", "surrogatepass")
+        return [p.decode("utf-8", "surrogatepass") for p in self.pretokenize(data)]
+
+    def count_pretokens(self, data, counts=None, small=None):
+        """``pretokenize.count_pretokens`` with this pattern's scanner."""
+        from .pretokenize import count_pieces
+
+        return count_pieces(data, self.piece_ends(data), counts, small)
+
+    def __repr__(self):
+        return "Pattern(%r)" % self.name
+
+
+def pattern_names():
+    """The known names, the default first."""
+    return [DEFAULT_PATTERN] + sorted(n for n in _REGISTRY if n != DEFAULT_PATTERN)
+
+
+def get_pattern(name=None):
+    """The ``Pattern`` called ``name`` (None: the default); a ``Pattern`` is returned as is."""
+    if isinstance(name, Pattern):
+        return name
+    if name is None:
+        name = DEFAULT_PATTERN
+    if name not in _LOADED:
+        if name not in _REGISTRY:
+            raise ValueError("unknown pattern %r (known: %s)" % (name, ", ".join(pattern_names())))
+        module, regex_attr, ends_attr = _REGISTRY[name]
+        mod = importlib.import_module(module)
+        _LOADED[name] = Pattern(name, getattr(mod, regex_attr), getattr(mod, ends_attr))
+    return _LOADED[name]

@@ -1,0 +1,235 @@
+"""GPT-4 (``cl100k_base``) and Llama 3 pre-tokenization: a scanner over UTF-8 bytes.
+
+tiktoken's pattern, with the meaning the ``regex`` module gives it::
+
+    '(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+|
+     ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s
+
+Llama 3's original (tiktoken before 0.8, also rustbpe's ``GPT4_PATTERN``)
+lacks ``\\s++$``; the two differ only on a whitespace run that holds a
+newline and reaches the end of the text (``"x\\n  "``: cl100k ``x|\\n  ``,
+Llama 3 ``x|\\n|  ``).  The classes are GPT-2's (``_unicode_table``: letter,
+number, whitespace, other; marks are "other"), so the pinned table is shared.
+At a match start, in the pattern's order:
+
+1. ``'`` and ``s d m t`` or ``ll ve re`` in any case (``(?i)`` folds simply:
+   U+017F LONG S is an ``s``) is a contraction.
+2. One optional character that is not CR, LF, letter or number, then a
+   maximal letter run: a word.  (Possessive, but no backtracking would
+   change it: the prefix is never a letter.)
+3. One to three numbers.
+4. An optional U+0020, a maximal run of "other", then any CR/LF bytes.
+5. Whitespace run ``[i, k)``: to the end of the text, all of it (cl100k);
+   else up to its last CR or LF if it has one; else, reaching the end, all of
+   it (Llama 3); else all but its last character, or the one character.
+
+Each match depends only on the text from its start and at most two
+characters after its end, as for GPT-2 (see ``tokenizer``), and never looks
+behind.  Cost: one pass, each byte read O(1) times, O(n) for ``n`` bytes.
+"""
+
+from ._unicode_categories import CASE_VARIANTS
+from .pretokenize import CLASS_OF, LETTER, NUMBER, OTHER, SPACE, _decode_at, count_pieces
+
+__all__ = [
+    "CL100K_PATTERN",
+    "LLAMA3_PATTERN",
+    "piece_ends",
+    "llama3_piece_ends",
+    "pretokenize",
+    "count_pretokens",
+]
+
+CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|"""
+    r"""\s*[\r\n]|\s+(?!\S)|\s"""
+)
+LLAMA3_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|"""
+    r"""\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
+
+_APOSTROPHE, _SPACE, _LF, _CR = 0x27, 0x20, 0x0A, 0x0D
+
+
+def _utf8_set(letters):
+    return frozenset(chr(cp).encode("utf-8") for x in letters for cp in CASE_VARIANTS[x])
+
+
+_ONE_LETTER = _utf8_set("sdmt")  # 's 'd 'm 't
+_TWO_LETTERS = frozenset(
+    a + b
+    for first, second in (("l", "l"), ("v", "e"), ("r", "e"))
+    for a in _utf8_set(first)
+    for b in _utf8_set(second)
+)
+
+
+def contraction_end(data, i, n):
+    """End of the contraction starting with the ``'`` at ``i``, or 0 (both patterns' first rule)."""
+    # Case variants are 1 or 2 bytes (U+017F); try each width.
+    for w in (1, 2):
+        if data[i + 1 : i + 1 + w] in _ONE_LETTER:
+            return i + 1 + w
+    if data[i + 1 : i + 3] in _TWO_LETTERS:
+        return i + 3
+    return 0
+
+
+def piece_ends(data):
+    """End offsets of the cl100k_base pre-tokens of UTF-8 ``data``, in order."""
+    return _scan(data, True)
+
+
+def llama3_piece_ends(data):
+    """End offsets of the Llama 3 (original cl100k) pre-tokens of UTF-8 ``data``."""
+    return _scan(data, False)
+
+
+def _scan(data, whole_run_at_end):
+    ends = []
+    append = ends.append
+    table = CLASS_OF
+    n = len(data)
+    i = 0
+    while i < n:
+        b = data[i]
+        if b < 0x80:
+            cls, w = table[b], 1
+            if b == _APOSTROPHE and i + 1 < n:
+                j = contraction_end(data, i, n)
+                if j:
+                    append(j)
+                    i = j
+                    continue
+        else:
+            cp, w = _decode_at(data, i, b)
+            cls = table[cp]
+        j = i + w
+        if cls == LETTER:
+            pass  # rule 2 without the prefix: the letter run continues below
+        elif cls == NUMBER:
+            # Rule 3: at most three numbers.
+            count = 1
+            while count < 3 and j < n:
+                b = data[j]
+                if b < 0x80:
+                    if table[b] != NUMBER:
+                        break
+                    j += 1
+                else:
+                    cp, w = _decode_at(data, j, b)
+                    if table[cp] != NUMBER:
+                        break
+                    j += w
+                count += 1
+            append(j)
+            i = j
+            continue
+        else:
+            # OTHER or SPACE: rule 2 with a prefix, else rule 4, else rule 5.
+            next_cls = -1
+            if j < n and b != _LF and b != _CR:
+                b1 = data[j]
+                if b1 < 0x80:
+                    next_cls, w1 = table[b1], 1
+                else:
+                    cp, w1 = _decode_at(data, j, b1)
+                    next_cls = table[cp]
+                if next_cls == LETTER:
+                    j += w1
+                    cls = LETTER
+            if cls != LETTER:
+                if cls == OTHER or (b == _SPACE and next_cls == OTHER):
+                    if cls != OTHER:
+                        j += w1
+                    j = _other_run_end(data, j, n, table)
+                    while j < n and (data[j] == _LF or data[j] == _CR):
+                        j += 1
+                    append(j)
+                    i = j
+                    continue
+                j = _space_piece_end(data, i, j, n, table, whole_run_at_end)
+                append(j)
+                i = j
+                continue
+        # A letter run from j (rule 2).
+        # (Inlined rather than a helper: the GPT-2 scanner measured ~1.5x faster so under PyPy.)
+        while j < n:
+            b = data[j]
+            if b < 0x80:
+                if table[b] != LETTER:
+                    break
+                j += 1
+            else:
+                cp, w = _decode_at(data, j, b)
+                if table[cp] != LETTER:
+                    break
+                j += w
+        append(j)
+        i = j
+    return ends
+
+
+def _other_run_end(data, j, n, table):
+    while j < n:
+        b = data[j]
+        if b < 0x80:
+            if table[b] != OTHER:
+                break
+            j += 1
+        else:
+            cp, w = _decode_at(data, j, b)
+            if table[cp] != OTHER:
+                break
+            j += w
+    return j
+
+
+def _space_piece_end(data, i, j, n, table, whole_run_at_end):
+    """Rule 5 for the whitespace run starting at ``i`` (its first character ends at ``j``)."""
+    last = i  # where the run's last character starts
+    after_newline = j if data[i] == _LF or data[i] == _CR else 0
+    while j < n:
+        b = data[j]
+        if b < 0x80:
+            if table[b] != SPACE:
+                break
+            last = j
+            j += 1
+            if b == _LF or b == _CR:
+                after_newline = j
+        else:
+            cp, w = _decode_at(data, j, b)
+            if table[cp] != SPACE:
+                break
+            last = j
+            j += w
+    if j == n and whole_run_at_end:
+        return n  # \s++$
+    if after_newline:
+        return after_newline  # \s*[\r\n]: up to the run's last CR or LF
+    if j < n and last > i:
+        return last  # \s+(?!\S)
+    return j
+
+
+def pretokenize(data, out=None, llama3=False):
+    """The pre-tokens of UTF-8 ``data`` as ``bytes``, appended to ``out``."""
+    if out is None:
+        out = []
+    start = 0
+    for end in _scan(data, not llama3):
+        out.append(data[start:end])
+        start = end
+    return out
+
+
+def count_pretokens(data, counts=None, small=None):
+    """``pretokenize.count_pretokens`` with the cl100k_base scanner."""
+    return count_pieces(data, _scan(data, True), counts, small)
+
+
+def llama3_count_pretokens(data, counts=None, small=None):
+    """``pretokenize.count_pretokens`` with the Llama 3 scanner."""
+    return count_pieces(data, _scan(data, False), counts, small)

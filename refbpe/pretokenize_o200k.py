@@ -1,0 +1,262 @@
+"""GPT-4o (``o200k_base``) pre-tokenization: a scanner over UTF-8 bytes.
+
+tiktoken's pattern, with the meaning the ``regex`` module gives it (``U`` is
+``[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]``, ``L`` is ``[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]``,
+``C`` is ``(?i:'s|'t|'re|'ve|'m|'ll|'d)``, ``P`` is ``[^\\r\\n\\p{L}\\p{N}]``)::
+
+    P?U*L+C? | P?U+L*C? | \\p{N}{1,3} | ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]* | \\s*[\\r\\n]+ | \\s+(?!\\S) | \\s+
+
+Classes come from ``_unicode_categories``, as bit flags: U, L, ``\\p{L}``,
+``\\p{N}``, ``\\s``.  A mark (``\\p{M}``) is U and L but not ``\\p{L}``, so it
+is also a P (it can prefix a word) and "other" for rule 4.  The backtracking
+of the two word alternatives, unrolled (``a`` is where U* starts: after the
+prefix, or at the match start without it; ``k`` ends the maximal U run):
+
+1. ``P?U*L+``: if the character at ``k`` is an L, the word runs to the end of
+   the L run from ``k``; else U* gives back characters until its last L
+   character: the word ends after the last L in ``[a, k)``; with none, no
+   match at this ``a``.
+2. ``P?U+L*`` is tried only when 1 failed with and without the prefix, so
+   the L run after ``k`` is empty: the word is ``[a, k)`` if not empty.
+
+In the regex order (prefix first, then without): a match starting at a mark
+``m`` whose prefixed attempt fails is ``m`` alone (without the prefix, U*L+
+ends at its last L, which is ``m`` itself).  After a word, a contraction
+(any case; U+017F LONG S is an ``s``) is taken when present.  Then:
+
+3. One to three numbers.
+4. An optional U+0020, a maximal run of ``[^\\s\\p{L}\\p{N}]``, then any bytes
+   of ``\\r \\n /``.
+5. Whitespace run ``[i, k)``: up to its last CR or LF if it has one; else to
+   the end of the text if it gets there; else all but its last character, or
+   the one character.
+
+Matches never look behind.  Cost: the U* give-back is remembered during the
+forward scan (the end of the last L seen), so each byte is read O(1) times:
+O(n) for ``n`` bytes.
+"""
+
+from ._unicode_categories import CASE_VARIANTS, RUNS
+from .pretokenize import _decode_at, count_pieces
+
+__all__ = ["O200K_PATTERN", "piece_ends", "pretokenize", "count_pretokens", "FLAGS_OF"]
+
+O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
+U, L, LETTER, NUMBER, SPACE = 1, 2, 4, 8, 16
+# _unicode_categories classes: other, Ll, Lu/Lt, Lm/Lo, M, N, \s.
+_FLAGS = (0, L | LETTER, U | LETTER, U | L | LETTER, U | L, NUMBER, SPACE)
+_NOT_OTHER = SPACE | LETTER | NUMBER  # rule 4's [^\s\p{L}\p{N}] has none of these
+
+
+def _build_flag_table():
+    table = bytearray(0x110000)
+    bounds = list(RUNS) + [(0x110000, 0)]
+    for (start, cat), (end, _) in zip(bounds, bounds[1:]):
+        if _FLAGS[cat]:
+            table[start:end] = bytes([_FLAGS[cat]]) * (end - start)
+    return bytes(table)
+
+
+FLAGS_OF = _build_flag_table()
+
+_APOSTROPHE, _SPACE, _LF, _CR, _SLASH = 0x27, 0x20, 0x0A, 0x0D, 0x2F
+
+
+def _utf8_set(letters):
+    return frozenset(chr(cp).encode("utf-8") for x in letters for cp in CASE_VARIANTS[x])
+
+
+_ONE_LETTER = _utf8_set("stmd")
+_TWO_LETTERS = frozenset(
+    a + b
+    for first, second in (("r", "e"), ("v", "e"), ("l", "l"))
+    for a in _utf8_set(first)
+    for b in _utf8_set(second)
+)
+
+
+def _after_contraction(data, e, n):
+    """``e`` moved past a contraction starting at ``e``, if one does."""
+    if e + 1 < n and data[e] == _APOSTROPHE:
+        for w in (1, 2):  # case variants are 1 or 2 bytes (U+017F)
+            if data[e + 1 : e + 1 + w] in _ONE_LETTER:
+                return e + 1 + w
+        if data[e + 1 : e + 3] in _TWO_LETTERS:
+            return e + 3
+    return e
+
+
+def _word_end(data, a, n, table):
+    """(alternative 1's end from ``a`` or 0, end of the U run from ``a``)."""
+    k = a
+    last_l_end = 0
+    while k < n:
+        b = data[k]
+        if b < 0x80:
+            f, w = table[b], 1
+        else:
+            cp, w = _decode_at(data, k, b)
+            f = table[cp]
+        if not f & U:
+            if f & L:
+                # L+ from k: the maximal L run.
+                m = k + w
+                while m < n:
+                    b = data[m]
+                    if b < 0x80:
+                        if not table[b] & L:
+                            break
+                        m += 1
+                    else:
+                        cp, w = _decode_at(data, m, b)
+                        if not table[cp] & L:
+                            break
+                        m += w
+                return m, k
+            break
+        k += w
+        if f & L:
+            last_l_end = k
+    return last_l_end, k
+
+
+def piece_ends(data):
+    """End offsets of the o200k_base pre-tokens of UTF-8 ``data``, in order."""
+    ends = []
+    append = ends.append
+    table = FLAGS_OF
+    n = len(data)
+    i = 0
+    while i < n:
+        b = data[i]
+        if b < 0x80:
+            f, w = table[b], 1
+        else:
+            cp, w = _decode_at(data, i, b)
+            f = table[cp]
+        j = i + w
+        if f & LETTER:
+            # A letter: the word alternatives without a prefix.
+            e, k = _word_end(data, i, n, table)
+            append(_after_contraction(data, e or k, n))
+            i = ends[-1]
+            continue
+        if not f & NUMBER and b != _LF and b != _CR:
+            # A possible prefix P: alternative 1 after it, then (a mark) without it, then 2.
+            e, k = _word_end(data, j, n, table)
+            if not e:
+                if f & U:
+                    e = j  # a mark: U*L+ without the prefix ends after the mark itself
+                elif k > j:
+                    e = k
+            if e:
+                e = _after_contraction(data, e, n)
+                append(e)
+                i = e
+                continue
+        if f & NUMBER:
+            count = 1
+            while count < 3 and j < n:
+                b = data[j]
+                if b < 0x80:
+                    if not table[b] & NUMBER:
+                        break
+                    j += 1
+                else:
+                    cp, w = _decode_at(data, j, b)
+                    if not table[cp] & NUMBER:
+                        break
+                    j += w
+                count += 1
+            append(j)
+            i = j
+            continue
+        if not f & _NOT_OTHER or (b == _SPACE and j < n and _is_other_at(data, j, table)):
+            if f & _NOT_OTHER:
+                j = _char_end(data, j)
+            while j < n:
+                b = data[j]
+                if b < 0x80:
+                    if table[b] & _NOT_OTHER:
+                        break
+                    j += 1
+                else:
+                    cp, w = _decode_at(data, j, b)
+                    if table[cp] & _NOT_OTHER:
+                        break
+                    j += w
+            while j < n and (data[j] == _LF or data[j] == _CR or data[j] == _SLASH):
+                j += 1
+            append(j)
+            i = j
+            continue
+        j = _space_piece_end(data, i, j, n, table)
+        append(j)
+        i = j
+    return ends
+
+
+def _is_other_at(data, j, table):
+    b = data[j]
+    if b < 0x80:
+        return not table[b] & _NOT_OTHER
+    cp, _ = _decode_at(data, j, b)
+    return not table[cp] & _NOT_OTHER
+
+
+def _char_end(data, j):
+    b = data[j]
+    return j + (1 if b < 0x80 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4)
+
+
+def _space_piece_end(data, i, j, n, table):
+    """Rule 5 for the whitespace run starting at ``i`` (its first character ends at ``j``)."""
+    last = i
+    after_newline = j if data[i] == _LF or data[i] == _CR else 0
+    while j < n:
+        b = data[j]
+        if b < 0x80:
+            if not table[b] & SPACE:
+                break
+            last = j
+            j += 1
+            if b == _LF or b == _CR:
+                after_newline = j
+        else:
+            cp, w = _decode_at(data, j, b)
+            if not table[cp] & SPACE:
+                break
+            last = j
+            j += w
+    if after_newline:
+        return after_newline  # \s*[\r\n]+
+    if j < n and last > i:
+        return last  # \s+(?!\S)
+    return j
+
+
+def pretokenize(data, out=None):
+    """The o200k_base pre-tokens of UTF-8 ``data`` as ``bytes``, appended to ``out``."""
+    if out is None:
+        out = []
+    start = 0
+    for end in piece_ends(data):
+        out.append(data[start:end])
+        start = end
+    return out
+
+
+def count_pretokens(data, counts=None, small=None):
+    """``pretokenize.count_pretokens`` with the o200k_base scanner."""
+    return count_pieces(data, piece_ends(data), counts, small)
