@@ -43,6 +43,7 @@ engine's (``merge``).
 
 from .formats.bytemap import bytes_to_unicode
 from .merge import learn_merges
+from .patterns import get_pattern
 
 __all__ = ["Profile", "ProfileLimit", "PROFILES", "get_profile", "profile_names", "DEFAULT_PROFILE"]
 
@@ -88,7 +89,7 @@ class Profile(object):
         return {
             "profile": self.name,
             "peer": self.peer_label(),
-            "pattern": pattern or self.default_pattern,
+            "pattern": get_pattern(pattern or self.default_pattern).name,
             "sequences": cut,
             "add_prefix_space": bool(add_prefix_space),
             "min_frequency": min_frequency,

@@ -46,14 +46,14 @@ def count_sequences(sequences, pattern=None, add_prefix_space=False, counts=None
     """Add the pre-token counts of every sequence (a str) to ``counts`` (bytes -> int).
 
     ``add_prefix_space``: a space is put before a sequence that does not start
-    with one (HF's ``ByteLevel``), an empty sequence included.
+    with one (HF's ``ByteLevel``); an empty sequence stays empty, as in HF.
     """
     scanner = get_pattern(pattern)
     if counts is None:
         counts = {}
     small = {}
     for seq in sequences:
-        if add_prefix_space and not seq.startswith(" "):
+        if add_prefix_space and seq and not seq.startswith(" "):
             seq = " " + seq
         if seq:
             scanner.count_pretokens(seq.encode("utf-8", "surrogatepass"), counts, small)
