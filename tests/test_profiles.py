@@ -9,7 +9,7 @@ U+0120, newline U+010A, 0xFF stays U+00FF), with small counts.
 import json
 
 import pytest
-from conftest import HEAVY, IS_PYPY, corpus_path, examples
+from conftest import HEAVY, IS_PYPY, corpus_path, examples, run_main
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -302,3 +302,116 @@ def test_hf_lines_equal_peer_on_shared_corpora(tmp_path, name):
         got = train_bpe(path, vocab_size, ["<|endoftext|>"], profile="hf", cut="lines", workers=1)
         theirs = hf_model(None, vocab_size, ["<|endoftext|>"], files=[path])
         assert refbpe_hf_model(got[0], got[1], ["<|endoftext|>"]) == theirs, (name, vocab_size)
+
+
+# -- the command line: outputs in the peers' own shape -------------------------------------
+
+EOT = "<|endoftext|>"
+
+
+def _cli_corpus(tmp_path):
+    with open(corpus_path("english_small.txt"), "rb") as f:
+        data = f.read(300000)
+    text = data.decode("utf-8", "ignore")
+    path = tmp_path / "corpus.txt"
+    path.write_text(text, encoding="utf-8")
+    return str(path), text
+
+
+def test_cli_hf_profile_writes_the_tokenizer_json_hf_trains(tmp_path, capsys):
+    _tokenizers()
+    from tokenizers import Tokenizer
+
+    path, text = _cli_corpus(tmp_path)
+    out = tmp_path / "hf"
+    status, _, err = run_main(
+        capsys, "train", path, "--vocab-size", 1200, "--special-token", EOT, "--profile", "hf", "--out", out
+    )
+    assert status == 0, err
+    mine = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))
+    vocab, merges = hf_model(text.split(EOT), 1200, [EOT])
+    assert mine["model"]["vocab"] == vocab and mine["model"]["merges"] == merges
+    loaded = Tokenizer.from_file(str(out / "tokenizer.json"))
+    sample = text[:5000] + EOT + "caf\u00e9 \U0001f600 x"
+    theirs = _hf_trained_tokenizer(text.split(EOT), 1200, [EOT])
+    assert loaded.encode(sample).ids == theirs.encode(sample).ids
+    assert loaded.decode(loaded.encode("hello world").ids) == " hello world"
+    manifest = json.loads((out / "refbpe.json").read_text(encoding="utf-8"))
+    assert manifest["profile"]["profile"] == "hf"
+    assert manifest["profile"]["peer"] == "tokenizers " + get_profile("hf").peer[1]
+    assert manifest["special_tokens"] == [{"content": EOT, "id": 0}]
+
+
+def test_cli_hf_profile_lines_without_prefix_space(tmp_path, capsys):
+    _tokenizers()
+    path, _ = _cli_corpus(tmp_path)
+    out = tmp_path / "hf"
+    argv = ["train", path, "--vocab-size", 900, "--profile", "hf", "--out", out]
+    status, _, err = run_main(
+        capsys, *argv, "--sequences", "lines", "--no-add-prefix-space", "--min-frequency", 3
+    )
+    assert status == 0, err
+    mine = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))
+    tok = _hf_trained_tokenizer(None, 900, (), prefix=False, files=[path], min_frequency=3)
+    theirs = json.loads(tok.to_str())
+    assert mine["model"] == theirs["model"]
+    assert mine["pre_tokenizer"] == theirs["pre_tokenizer"]
+
+
+def test_cli_rustbpe_profile_writes_the_ranks_rustbpe_returns(tmp_path, capsys):
+    _rustbpe()
+    import base64
+
+    path, text = _cli_corpus(tmp_path)
+    for pattern in ("gpt2", None):
+        out = tmp_path / ("rustbpe-%s" % pattern)
+        argv = [
+            "train",
+            path,
+            "--vocab-size",
+            1000,
+            "--special-token",
+            EOT,
+            "--profile",
+            "rustbpe",
+            "--out",
+            out,
+        ]
+        status, _, err = run_main(capsys, *(argv + (["--pattern", pattern] if pattern else [])))
+        assert status == 0, err
+        # nanochat: rustbpe trains vocab_size - len(specials) over the documents, specials added after
+        theirs = rustbpe_ranks(text.split(EOT), 999, GPT2_PATTERN if pattern else None)
+        lines = (out / "tokenizer.tiktoken").read_text(encoding="ascii").splitlines()
+        assert lines == ["%s %d" % (base64.b64encode(b).decode("ascii"), r) for b, r in theirs]
+        manifest = json.loads((out / "refbpe.json").read_text(encoding="utf-8"))
+        assert manifest["special_tokens"] == [{"content": EOT, "id": 999}]
+        assert manifest["profile"]["peer"] == "rustbpe " + get_profile("rustbpe").peer[1]
+        assert manifest["profile"]["pattern"] == (pattern or "llama3")
+
+
+def test_cli_profile_errors_are_one_line(tmp_path, capsys):
+    path, _ = _cli_corpus(tmp_path)
+    for extra, message in (
+        (["--profile", "rustbpe", "--sequences", "lines"], "reads its input"),
+        (["--profile", "cs336", "--add-prefix-space"], "HF option"),
+        (["--profile", "hf", "--initial-alphabet", "\u4e2d"], "byte-level character"),
+        (["--profile", "hf", "--min-frequency", "-1"], "min_frequency"),
+    ):
+        status, _, err = run_main(capsys, "train", path, "--vocab-size", 300, "--out", tmp_path / "x", *extra)
+        assert status == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def _hf_trained_tokenizer(docs, vocab_size, specials, prefix=True, files=None, min_frequency=0):
+    _tokenizers()
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=prefix)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, show_progress=False, special_tokens=list(specials), min_frequency=min_frequency
+    )
+    if files:
+        tok.train(files, trainer)
+    else:
+        tok.train_from_iterator(docs, trainer)
+    return tok

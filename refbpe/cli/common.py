@@ -22,6 +22,7 @@ from ..atomic import atomic_write
 from ..cluster import dask_executor
 from ..count import DEFAULT_CHUNK_SIZE, InputError
 from ..io import parse_size
+from ..profiles import get_profile, profile_names
 from ..progress import Progress, clear_status_line
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "Parser",
     "Terminated",
     "add_counting_arguments",
+    "add_profile_argument",
     "add_special_token_argument",
     "check_inputs",
     "check_output_dir",
@@ -125,6 +127,18 @@ class Parser(argparse.ArgumentParser):
 
 def add_special_token_argument(p, help="a special token (repeatable), e.g. '<|endoftext|>'"):
     p.add_argument("--special-token", action="append", default=[], metavar="TOKEN", help=help)
+
+
+def add_profile_argument(p):
+    """``--profile``: the trainer whose conventions to reproduce (``refbpe.profiles``)."""
+    p.add_argument(
+        "--profile",
+        choices=profile_names(),
+        default=None,
+        help="reproduce this trainer exactly: cs336 (the default), rustbpe (rustbpe %s) or hf "
+        "(HF tokenizers %s): tie rule, id layout, how input is cut, special tokens"
+        % (get_profile("rustbpe").peer[1], get_profile("hf").peer[1]),
+    )
 
 
 def add_counting_arguments(p, workers_help=None):
