@@ -184,6 +184,8 @@ def _alphabet_bytes(initial_alphabet):
         return []
     if initial_alphabet == "bytelevel":
         return list(range(256))
+    if all(isinstance(b, int) for b in initial_alphabet):  # already bytes (a recorded setting)
+        return sorted(set(initial_alphabet))
     out = set()
     for s in initial_alphabet:
         if not isinstance(s, str) or not s:

@@ -415,3 +415,52 @@ def _hf_trained_tokenizer(docs, vocab_size, specials, prefix=True, files=None, m
     else:
         tok.train_from_iterator(docs, trainer)
     return tok
+
+
+# -- verify --profile, and verify naming the profile that reproduces a peer's model -----------
+
+
+def _peer_models(tmp_path, text):
+    """A tokenizer.json HF trains over the documents, and the ranks rustbpe returns."""
+    import base64
+
+    docs = text.split(EOT)
+    hf = tmp_path / "hf.json"
+    _hf_trained_tokenizer(docs, 800, [EOT]).save(str(hf))
+    ranks = tmp_path / "rust.tiktoken"
+    lines = ["%s %d\n" % (base64.b64encode(b).decode("ascii"), r) for b, r in rustbpe_ranks(docs, 799)]
+    ranks.write_text("".join(lines), encoding="ascii")
+    return {"hf": hf, "rustbpe": ranks}
+
+
+def test_verify_names_the_profile_that_reproduces_a_peer_model(tmp_path, capsys):
+    _tokenizers(), _rustbpe()
+    path, text = _cli_corpus(tmp_path)
+    for name, model in _peer_models(tmp_path, text).items():
+        argv = ["verify", path, "--vocab-size", 800, "--special-token", EOT, "--against", model]
+        status, out, err = run_main(capsys, *argv, "--json")
+        report = json.loads(out)
+        assert status == 1 and report["reproduced_by_profile"] == name, err
+        status, out, _ = run_main(capsys, *argv, "--profile", name)
+        assert status == 0 and out.startswith("identical\nidentical to profile %s" % name), out
+        other = "hf" if name == "rustbpe" else "rustbpe"
+        status, out, _ = run_main(capsys, *argv, "--profile", other)
+        assert (
+            status == 1 and "different from profile %s" % other in out and "first divergence at merge" in out
+        )
+
+
+def test_verify_profile_against_refbpe_profile_outputs(tmp_path, capsys):
+    path, _ = _cli_corpus(tmp_path)
+    for name, extra in (
+        ("hf", ["--sequences", "lines", "--no-add-prefix-space"]),
+        ("rustbpe", ["--pattern", "gpt2"]),
+    ):
+        out_dir = tmp_path / name
+        common = [path, "--vocab-size", 700, "--special-token", EOT]
+        status, _, err = run_main(capsys, "train", *common, "--profile", name, "--out", out_dir, *extra)
+        assert status == 0, err
+        status, out, _ = run_main(capsys, "verify", *common, "--against", out_dir, "--profile", name)
+        assert status == 0 and "identical to profile %s" % name in out, out
+        status, out, _ = run_main(capsys, "verify", *common, "--against", out_dir, "--json")
+        assert status == 1 and json.loads(out)["reproduced_by_profile"] == name

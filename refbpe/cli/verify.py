@@ -13,9 +13,11 @@ from ..formats import FORMATS, FormatError, read_model
 from ..idfile import read_ids
 from ..train import count_corpus
 from ..verify import verify_encoding, verify_merges
+from ..verify.profiles import profile_verdict
 from .common import (
     CliError,
     add_counting_arguments,
+    add_profile_argument,
     add_special_token_argument,
     check_inputs,
     check_output_file,
@@ -98,6 +100,7 @@ def register(sub):
         metavar="BYTES",
         help="replay counting variants only for corpora up to this size (default 16 MiB)",
     )
+    add_profile_argument(v)
     add_counting_arguments(v, workers_help="processes for counting (default: 1 below 16 MB, else CPU count)")
     return v
 
@@ -199,6 +202,9 @@ def run(args):
             texts=texts,
             hypotheses=not args.no_hypotheses,
             ignore_ids=args.ignore_ids,
+        )
+        report = profile_verdict(
+            report, theirs, args.vocab_size, args.special_token, word_counts, args.corpus, args.profile
         )
     except ValueError as e:
         raise CliError(str(e))
