@@ -14,12 +14,12 @@ reproduce another trainer exactly; the options it adds are listed in
 import os
 import time
 
-from .count import DEFAULT_CHUNK_SIZE, InputError, count_words
+from .count import DEFAULT_CHUNK_SIZE, InputError, count_words, default_workers
 from .countfile import sum_counts
 from .io import open_input
 from .profiles import get_profile
 from .progress import peak_memory_mb
-from .sequences import count_sequences, count_texts, cut_sequences
+from .sequences import count_texts, count_texts_parallel
 
 __all__ = [
     "train_bpe",
@@ -125,9 +125,7 @@ def train_bpe(input_path, vocab_size, special_tokens, **options):
     ):
         word_counts = count_corpus(sources, special_tokens, progress=progress, report=report, **options)
     else:
-        word_counts = _count_in_process(
-            sources, special_tokens, settings, options.get("errors", "strict"), report
-        )
+        word_counts = _count_in_process(sources, special_tokens, settings, options, report)
     return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings)
 
 
@@ -157,24 +155,28 @@ def _profile_settings(options):
     return profile, profile.settings(**given)
 
 
-def _count_in_process(sources, special_tokens, settings, errors, report):
-    """The word table of ``sources`` read whole, one at a time, cut by ``settings``."""
+def _count_in_process(sources, special_tokens, settings, options, report):
+    """The word table of ``sources``, each read whole and cut by ``settings``
+    (``sequences.count_texts_parallel``, ``workers`` processes)."""
     t0 = time.time()
     cut = settings["sequences"]
     cuts = special_tokens if cut == "documents" else ()
-    counts = {}
+    errors = options.get("errors", "strict")
+    texts = []
     total = 0
     for source in sources:
         with open_input(source) as f:
             data = f.read()
         total += len(data)
         try:
-            text = data.decode("utf-8", errors)
+            texts.append(data.decode("utf-8", errors))
         except UnicodeDecodeError as e:
             raise InputError("%s: invalid UTF-8 at byte offset %d" % (source, e.start))
-        count_sequences(
-            cut_sequences(text, cut, cuts), settings["pattern"], settings["add_prefix_space"], counts
-        )
+        del data
+    workers = options.get("workers") or default_workers()
+    counts = count_texts_parallel(
+        texts, cut, cuts, settings["pattern"], settings["add_prefix_space"], workers
+    )
     if report is not None:
         elapsed = time.time() - t0
         report["count"] = {
@@ -183,7 +185,7 @@ def _count_in_process(sources, special_tokens, settings, errors, report):
             "mb_per_s": round(total / elapsed / 1e6, 2) if elapsed > 0 else None,
             "unique_words": len(counts),
             "peak_memory_mb": round(peak_memory_mb()[0], 1),
-            "peak_worker_memory_mb": 0.0,
+            "peak_worker_memory_mb": round(peak_memory_mb()[1], 1),
         }
     return counts
 

@@ -7,6 +7,7 @@ U+0120, newline U+010A, 0xFF stays U+00FF), with small counts.
 """
 
 import json
+import os
 
 import pytest
 from conftest import HEAVY, IS_PYPY, corpus_path, examples, run_main
@@ -17,6 +18,7 @@ from refbpe.formats.bytemap import encode_token
 from refbpe.naive import naive_train_bpe_from_counts, naive_train_from_texts
 from refbpe.pretokenize import GPT2_PATTERN
 from refbpe.profiles import ProfileLimit, get_profile, profile_names
+from refbpe.sequences import count_texts, count_texts_parallel, cut_sequences, pieces_at_sequence_boundaries
 from refbpe.train import train_bpe, train_from_counts, train_from_texts
 
 PROFILES = ("cs336", "rustbpe", "hf")
@@ -138,6 +140,36 @@ def test_train_bpe_with_a_profile_reads_files_as_the_texts(tmp_path):
         cut_texts = cut or "documents"
         want = train_from_texts([text], 300, ["<s>"], profile=profile, cut=cut_texts, add_prefix_space=prefix)
         assert got == want
+
+
+@settings(max_examples=examples(200))
+@given(
+    text=st.text(alphabet="ab \n<s>", max_size=60),
+    cut=st.sampled_from(["documents", "lines", "items"]),
+    parts=st.integers(1, 7),
+    specials=st.sampled_from([("<s>",), ("<s>", "ss"), ("s",), ()]),
+)
+def test_pieces_at_sequence_boundaries_keep_the_sequences(text, cut, parts, specials):
+    pieces = pieces_at_sequence_boundaries(text, cut, specials, parts)
+    assert len(pieces) <= max(1, parts)
+    if cut == "items":
+        assert pieces == [text]
+    else:
+        assert [q for p in pieces for q in cut_sequences(p, cut, specials)] == cut_sequences(
+            text, cut, specials
+        )
+
+
+def test_parallel_sequence_counting_equals_in_process():
+    docs = ["a%d b\n\n  c %s\n" % (i, "x" * (i % 7)) for i in range(3000)]
+    text = EOT.join(docs)
+    for cut in ("documents", "lines"):
+        for prefix in (False, True):
+            one = count_texts([text], cut, [EOT], "llama3", prefix)
+            assert count_texts_parallel([text, "z"], cut, [EOT], "llama3", prefix, workers=2) == count_texts(
+                [text, "z"], cut, [EOT], "llama3", prefix
+            )
+            assert one
 
 
 # -- the peers ---------------------------------------------------------------------------
@@ -464,3 +496,54 @@ def test_verify_profile_against_refbpe_profile_outputs(tmp_path, capsys):
         assert status == 0 and "identical to profile %s" % name in out, out
         status, out, _ = run_main(capsys, "verify", *common, "--against", out_dir, "--json")
         assert status == 1 and json.loads(out)["reproduced_by_profile"] == name
+
+
+# -- the same bytes on every interpreter, and from word-count files ---------------------------
+
+
+def _profile_outputs(tmp_path, python=None):
+    """sha256 of every file ``train`` writes under each profile, on ``python`` (None: this one)."""
+    import hashlib
+
+    from conftest import run_cli
+
+    path = tmp_path / "tie.txt"
+    if not path.exists():
+        words = ["ab", "ba", " a", "\n", "\u00e9t\u00e9", "ab's", "x1", "  ", "\U0001f600"]
+        text = EOT.join(
+            " ".join(words[(i * 7 + j) % len(words)] for j in range(i % 13 + 3)) for i in range(300)
+        )
+        path.write_text(text + "\n", encoding="utf-8")
+    digests = {}
+    for name, extra in (("cs336", []), ("rustbpe", []), ("hf", []), ("hf", ["--sequences", "lines"])):
+        out = tmp_path / ("%s-%s-%s" % (name, len(extra), "other" if python else "this"))
+        argv = ["train", str(path), "--vocab-size", 400, "--special-token", EOT, "--profile", name]
+        r = run_cli([str(a) for a in argv + ["--out", out, "--workers", 1, "--quiet"] + extra], python=python)
+        assert r.returncode == 0, r.stderr
+        for f in sorted(os.listdir(out)):
+            digests[(name, len(extra), f)] = hashlib.sha256((out / f).read_bytes()).hexdigest()
+    return digests
+
+
+def test_profile_outputs_are_byte_identical_on_cpython_and_pypy(tmp_path):
+    from conftest import other_interpreter
+
+    other = other_interpreter()
+    if other is None:
+        pytest.skip("no second interpreter (PyPy from CPython, or CPython from PyPy) can import this refbpe")
+    assert _profile_outputs(tmp_path) == _profile_outputs(tmp_path, other)
+
+
+def test_profiles_from_word_count_files_equal_profiles_from_the_corpus(tmp_path, capsys):
+    path, _ = _cli_corpus(tmp_path)
+    counts = tmp_path / "words.counts.tsv"
+    assert run_main(capsys, "count", path, "--special-token", EOT, "-o", counts)[0] == 0
+    for name, extra in (("rustbpe", ["--pattern", "gpt2"]), ("hf", ["--no-add-prefix-space"])):
+        outs = []
+        for source in (["--counts", counts], [path]):
+            out = tmp_path / ("%s-%d" % (name, len(outs)))
+            argv = ["train"] + source + ["--vocab-size", 600, "--special-token", EOT, "--profile", name]
+            status, _, err = run_main(capsys, *(argv + extra + ["--out", out]))
+            assert status == 0, err
+            outs.append({f: (out / f).read_bytes() for f in os.listdir(out) if f != "refbpe.json"})
+        assert outs[0] == outs[1] and outs[0]

@@ -134,10 +134,15 @@ def _profile_options(args, profile):
         profile.settings(**{k: v for k, v in options.items() if k != "profile"})
     except ValueError as e:
         raise CliError(str(e))
-    if args.counts and (args.sequences or args.add_prefix_space):
-        raise CliError(
-            "--sequences and --add-prefix-space shape counting; word-count files are counted already"
-        )
+    if args.counts:
+        if args.sequences or args.add_prefix_space:
+            raise CliError(
+                "--sequences and --add-prefix-space shape counting; word-count files are counted already"
+            )
+        # What 'refbpe count' did: documents, no prefix space, its pattern.
+        options.update(add_prefix_space=False, pattern=args.pattern or "gpt2")
+        if profile.name == "hf":
+            options["cut"] = "documents"
     return options
 
 
