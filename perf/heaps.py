@@ -22,7 +22,7 @@ Method
 
     Memory per unique word.  The word tables of a few inputs (single corpora
     and unions of several, ``--memory-tables``) are written as word-count files
-    (``verify.write_counts``); each is loaded in a fresh process of each
+    (``countfile.write_counts``); each is loaded in a fresh process of each
     interpreter, which then runs ``train.train_from_counts`` at ``--vocab``.
     The child records its resident size after imports (baseline), after
     loading the table and a ``gc.collect()`` (the table), and the peak during
@@ -254,8 +254,8 @@ def peak_kib():
 
 def child_measure(tsv, vocab):
     """Load a word-count file, train, print one JSON line of memory figures (KiB)."""
+    from refbpe.countfile import read_counts
     from refbpe.train import train_from_counts
-    from refbpe.verify import read_counts
 
     gc.collect()
     base = rss_kib()
@@ -587,7 +587,7 @@ def run_memory(args, tables):
     rows = []
     tmp = tempfile.mkdtemp(prefix="refbpe-heaps-")
     try:
-        from refbpe.verify import write_counts
+        from refbpe.countfile import write_counts
 
         for spec in args.memory_tables.split(","):
             names = sorted(tables) if spec == "all" else spec.split("+")

@@ -77,7 +77,7 @@ def main(argv=None):
         for mb in [float(x) for x in args.sizes_mb.split(",")]:
             path = os.path.join(tmp, "prefix-%g.txt" % mb)
             nbytes = write_prefix(src, path, int(mb * 1e6))
-            t, counts = median_time(lambda: count_words([path], [SPECIAL], workers=1), args.repeats)
+            t, counts = median_time(lambda path=path: count_words([path], [SPECIAL], workers=1), args.repeats)
             counts_by_size[mb] = counts
             row = {
                 "mb": nbytes / 1e6,
@@ -95,7 +95,9 @@ def main(argv=None):
         print("\nMERGE vs unique words (vocab %d)" % vocab_main)
         print("  %8s %13s %9s %16s" % ("MB", "unique words", "seconds", "us per word"))
         for mb, counts in sorted(counts_by_size.items()):
-            t, merges = median_time(lambda: learn_merges(counts, vocab_main - 257), args.repeats)
+            t, merges = median_time(
+                lambda counts=counts: learn_merges(counts, vocab_main - 257), args.repeats
+            )
             row = {
                 "mb": mb,
                 "unique_words": len(counts),
@@ -110,7 +112,7 @@ def main(argv=None):
         print("\nMERGE vs vocab size (%d unique words)" % len(largest))
         print("  %8s %9s %9s %15s" % ("vocab", "merges", "seconds", "ms per merge"))
         for vocab in [int(x) for x in args.vocab.split(",")]:
-            t, merges = median_time(lambda: learn_merges(largest, vocab - 257), args.repeats)
+            t, merges = median_time(lambda vocab=vocab: learn_merges(largest, vocab - 257), args.repeats)
             row = {"vocab": vocab, "merges": len(merges), "seconds": t, "unique_words": len(largest)}
             out["merge_vs_vocab"].append(row)
             print("  %8d %9d %9.2f %15.3f" % (vocab, len(merges), t, t / max(len(merges), 1) * 1e3))

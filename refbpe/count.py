@@ -9,8 +9,10 @@ as bytes.  With ``executor_data="chunk"`` file units are shipped as bytes too
 (for workers that cannot open the files: a cluster without a shared
 filesystem).  With ``shard=(I, N)`` only shard I's spans of the inputs are
 cut into units (``refbpe.shard``).  Workers decode, split on special tokens,
-pre-tokenize and count; their tables are added up as they complete, in
-whatever order (the sum does not depend on it).
+pre-tokenize with the split pattern named by ``pattern`` (``refbpe.patterns``;
+GPT-2's by default, and the cuts follow its rule, ``io.cut_points``) and
+count; their tables are added up as they complete, in whatever order (the
+sum does not depend on it).
 
 At most ``2 * workers`` units are in flight, so memory is bounded by the
 chunk size and the word table, not by the corpus.  ``count_words`` takes any
@@ -25,6 +27,7 @@ leave a torn message in the pool's pipes (``spool`` says why).
 
 import concurrent.futures
 import gzip
+import itertools
 import multiprocessing
 import os
 import platform
@@ -35,7 +38,8 @@ import zlib
 from array import array
 from concurrent.futures.process import BrokenProcessPool
 
-from .io import find_cut_in_file, input_size, iter_chunks, open_input
+from .io import cut_points, find_cut_in_file, input_size, iter_chunks, open_input
+from .patterns import get_pattern
 from .pretokenize import add_small_counts, count_pretokens
 from .shard import shard_spans
 from .specials import special_pattern
@@ -52,6 +56,8 @@ __all__ = [
     "WorkerError",
     "DEFAULT_CHUNK_SIZE",
     "auto_chunk_size",
+    "default_workers",
+    "make_executor",
 ]
 
 DEFAULT_CHUNK_SIZE = None  # chosen per input by auto_chunk_size
@@ -126,8 +132,10 @@ def unpack_counts(packed, small, counts):
         counts[key] = get(key, 0) + c
 
 
-def count_chunk(chunk, offset, source, special_tokens, errors):
-    """Word counts of one chunk, packed (``pack_counts``).  Runs in a worker."""
+def count_chunk(chunk, offset, source, special_tokens, errors, pattern=None):
+    """Word counts of one chunk, packed (``pack_counts``).  Runs in a worker.
+
+    ``pattern`` names the split pattern (``refbpe.patterns``; None is GPT-2's)."""
     if errors == "strict":
         try:
             chunk.decode("utf-8")
@@ -135,24 +143,32 @@ def count_chunk(chunk, offset, source, special_tokens, errors):
             raise InputError("%s: invalid UTF-8 at byte offset %d" % (source, offset + e.start))
     else:
         chunk = chunk.decode("utf-8", errors).encode("utf-8", "surrogatepass")
-    pattern = _special_pattern_cached(tuple(special_tokens))
+    specials = _special_pattern_cached(tuple(special_tokens))
+    count = _pretoken_counter(pattern)
     small, counts = {}, {}
-    if pattern is None:
-        count_pretokens(chunk, counts, small)
+    if specials is None:
+        count(chunk, counts, small)
     else:
         pos = 0
-        for m in pattern.finditer(chunk):
+        for m in specials.finditer(chunk):
             if m.start() > pos:
-                count_pretokens(chunk[pos : m.start()], counts, small)
+                count(chunk[pos : m.start()], counts, small)
             pos = m.end()
         if pos < len(chunk):
-            count_pretokens(chunk[pos:], counts, small)
+            count(chunk[pos:], counts, small)
     return pack_counts(small, counts)
 
 
-def count_spooled_chunk(chunk_path, offset, source, special_tokens, errors):
+def _pretoken_counter(pattern):
+    """``count_pretokens`` of the named split pattern (GPT-2's module function by default)."""
+    if pattern is None or pattern == "gpt2":
+        return count_pretokens
+    return get_pattern(pattern).count_pretokens
+
+
+def count_spooled_chunk(chunk_path, offset, source, special_tokens, errors, pattern=None):
     """In a worker: ``count_chunk`` of a chunk that was spooled to ``chunk_path``."""
-    return count_chunk(take_chunk(chunk_path), offset, source, special_tokens, errors)
+    return count_chunk(take_chunk(chunk_path), offset, source, special_tokens, errors, pattern)
 
 
 _PATTERNS = {}
@@ -168,7 +184,7 @@ def default_workers():
     return os.cpu_count() or 1
 
 
-def _warm_up():
+def _warm_up(pattern=None):
     """Run the scanner a little so that forked workers inherit compiled code.
 
     Under PyPy each worker would otherwise spend its first chunk in the
@@ -179,8 +195,9 @@ def _warm_up():
         b"The quick brown fox's 12 jumps, over\n\n  the lazy dog? " * 400
         + "Съешь же ещё этих мягких булок 中文字符 1234 \u3000 ok\n".encode("utf-8") * 100
     )
+    count = _pretoken_counter(pattern)
     for _ in range(30):
-        count_pretokens(sample)
+        count(sample)
 
 
 def default_start_method():
@@ -207,12 +224,13 @@ def _thread_count():
         return threading.active_count()
 
 
-def make_executor(workers, start_method=None):
-    """A ProcessPoolExecutor with an explicit start method (``default_start_method``)."""
+def make_executor(workers, start_method=None, pattern=None):
+    """A ProcessPoolExecutor with an explicit start method (``default_start_method``);
+    under PyPy with ``fork`` the scanner of ``pattern`` is warmed up first."""
     start_method = start_method or default_start_method()
     context = multiprocessing.get_context(start_method)
     if start_method == "fork" and platform.python_implementation() == "PyPy":
-        _warm_up()
+        _warm_up(pattern)
     elif start_method == "forkserver":
         context.set_forkserver_preload(["refbpe.count"])
     return concurrent.futures.ProcessPoolExecutor(
@@ -236,18 +254,26 @@ def _worker_signals():
 
 
 def _stop_pool(executor):
-    """Cancel what is queued and end the worker processes now (on an interrupt)."""
+    """Cancel what is queued and end the worker processes now (on an interrupt).
+
+    The processes are taken before ``shutdown``, which forgets them (CPython
+    3.9+ sets ``_processes`` to None): terminated after it, the pool kept its
+    workers counting the units they held, and the interpreter's exit hook for
+    ``concurrent.futures`` waited for them (measured by perf/interrupts.py on
+    CPython: 4.8-8 s from Ctrl-C to exit during counting, PyPy 0.6-1.5 s).
+    """
+    processes = list((getattr(executor, "_processes", None) or {}).values())
     executor.shutdown(wait=False, cancel_futures=True)
-    for process in list((getattr(executor, "_processes", None) or {}).values()):
+    for process in processes:
         try:
             process.terminate()
         except Exception:  # already gone
             pass
-    for process in list((getattr(executor, "_processes", None) or {}).values()):
+    for process in processes:
         process.join(5)
 
 
-def count_file_range(path, start, end, special_tokens, errors, name=None):
+def count_file_range(path, start, end, special_tokens, errors, name=None, pattern=None):
     """Counts of bytes ``[start, end)`` of file ``path`` (both safe cuts).
 
     Runs in a worker, which reads the bytes itself: the main process moves
@@ -256,18 +282,18 @@ def count_file_range(path, start, end, special_tokens, errors, name=None):
     with open(path, "rb") as f:
         f.seek(start)
         data = f.read(end - start)
-    return count_chunk(data, start, name or path, special_tokens, errors)
+    return count_chunk(data, start, name or path, special_tokens, errors, pattern)
 
 
-def input_spans(sources, special_tokens=(), shard=None):
+def input_spans(sources, special_tokens=(), shard=None, pattern=None):
     """``(source, start, end)`` for each input, ``end`` None for a stream;
     with ``shard=(I, N)``, the spans of that shard (``shard.shard_spans``)."""
     if shard is not None:
-        return shard_spans(sources, shard[0], shard[1], special_tokens)
+        return shard_spans(sources, shard[0], shard[1], special_tokens, pattern)
     return [(s, 0, input_size(s)) for s in sources]
 
 
-def _tasks(spans, chunk_size, special_tokens, errors, read_size, executor_data):
+def _tasks(spans, chunk_size, special_tokens, errors, read_size, executor_data, pattern=None):
     """(function, args, bytes covered) for every unit of work, in input order.
 
     A span of a regular file is cut by offsets: the main process finds each
@@ -276,6 +302,7 @@ def _tasks(spans, chunk_size, special_tokens, errors, read_size, executor_data):
     their own ranges, or with ``executor_data="chunk"`` get the bytes.
     """
     specials = [t.encode("utf-8") for t in special_tokens]
+    cuts = cut_points(pattern)
     for source, first, last in spans:
         if last is not None:
             path = os.path.abspath(source)
@@ -287,26 +314,28 @@ def _tasks(spans, chunk_size, special_tokens, errors, read_size, executor_data):
                     if start + chunk_size < last:
                         end = min(
                             last,
-                            find_cut_in_file(f, start + chunk_size, size, specials, read_size or (1 << 16)),
+                            find_cut_in_file(
+                                f, start + chunk_size, size, specials, read_size or (1 << 16), cuts
+                            ),
                         )
                     if executor_data == "chunk":
                         f.seek(start)
                         yield (
                             count_chunk,
-                            (f.read(end - start), start, source, special_tokens, errors),
+                            (f.read(end - start), start, source, special_tokens, errors, pattern),
                             end - start,
                         )
                     else:
                         yield (
                             count_file_range,
-                            (path, start, end, special_tokens, errors, source),
+                            (path, start, end, special_tokens, errors, source, pattern),
                             end - start,
                         )
                     start = end
             continue
         stream = open_input(source)
         try:
-            chunks = iter_chunks(stream, chunk_size, specials, read_size)
+            chunks = iter_chunks(stream, chunk_size, specials, read_size, cuts)
             while True:
                 try:
                     offset, chunk = next(chunks)
@@ -314,7 +343,7 @@ def _tasks(spans, chunk_size, special_tokens, errors, read_size, executor_data):
                     break
                 except (EOFError, zlib.error, gzip.BadGzipFile) as e:
                     raise InputError("%s: corrupt or truncated gzip data (%s)" % (source, e))
-                yield count_chunk, (chunk, offset, source, special_tokens, errors), len(chunk)
+                yield count_chunk, (chunk, offset, source, special_tokens, errors, pattern), len(chunk)
         finally:
             if stream is not sys.stdin.buffer:
                 stream.close()
@@ -331,6 +360,7 @@ def count_words(
     read_size=None,
     shard=None,
     executor_data="path",
+    pattern=None,
 ):
     """{pre-token bytes: count} over all ``sources`` (paths, ``-`` or ``*.gz``).
 
@@ -340,7 +370,8 @@ def count_words(
     (0-based; ``refbpe.shard``): the N shards' counts add up to the whole.
     ``executor_data`` says how a regular file's bytes reach the workers:
     ``"path"`` (they read the file themselves: a shared filesystem) or
-    ``"chunk"`` (this process reads them and ships the bytes).
+    ``"chunk"`` (this process reads them and ships the bytes).  ``pattern``
+    names the split pattern (``refbpe.patterns``; None or ``"gpt2"``: GPT-2's).
     """
     if isinstance(sources, (str, bytes, os.PathLike)):
         sources = [sources]
@@ -350,15 +381,27 @@ def count_words(
         raise ValueError("errors must be strict, replace or ignore, not %r" % (errors,))
     if executor_data not in ("path", "chunk"):
         raise ValueError("executor_data must be path or chunk, not %r" % (executor_data,))
-    spans = input_spans(sources, special_tokens, shard)
+    if pattern is not None:
+        pattern = get_pattern(pattern).name  # an unknown name fails here, not in a worker
+        if pattern == "gpt2":
+            pattern = None
+    spans = input_spans(sources, special_tokens, shard, pattern)
     sizes = [end - start if end is not None else None for _, start, end in spans]
     total = None if None in sizes else sum(sizes)
     workers = workers or default_workers()
     chunk_size = chunk_size or auto_chunk_size(total, workers)
     small, counts = {}, {}
     done = 0
-    tasks = _tasks(spans, chunk_size, special_tokens, errors, read_size, executor_data)
-    if executor is None and (workers == 1 or (total is not None and total <= chunk_size)):
+    tasks = _tasks(spans, chunk_size, special_tokens, errors, read_size, executor_data, pattern)
+    single = total is not None and total <= chunk_size
+    if executor is None and workers > 1 and not single:
+        # An input with no safe cut (one long pre-token) is one unit however
+        # large: a pool would only add its start-up and a copy of the unit
+        # (perf/long_piece_memory.py, PyPy, 80 MB: 1.3 s in-process, 3.0 s with 2 workers).
+        head = list(itertools.islice(tasks, 2))
+        single = len(head) < 2
+        tasks = itertools.chain(head, tasks)
+    if executor is None and (workers == 1 or single):
         # One worker, or a single unit of work: no pool to start.
         for func, args, covered in tasks:
             unpack_counts(func(*args), small, counts)
@@ -369,7 +412,7 @@ def count_words(
     own = executor is None
     spool = None
     if own:
-        executor = make_executor(workers)
+        executor = make_executor(workers, pattern=pattern)
         spool = SpoolDirectory()
     in_flight = {}
     try:

@@ -25,6 +25,15 @@ at ASCII bytes or at a special token's first byte, never inside a UTF-8
 sequence, so decoding a chunk (strictly, or with ``replace``/``ignore``) gives
 the characters that decoding the whole input gives there.  A stretch with no
 cut point (no newline or tab and no special token) just makes a larger chunk.
+
+The GPT-4-family patterns (``patterns``: ``cl100k_base``, ``llama3``,
+``o200k_base``) need a narrower rule 1, chosen by ``cut_points(name)``: a tab
+or vertical whitespace before a letter is that word's prefix there
+(``"\\tx"`` is one piece), so only a lone CR or LF between two ASCII
+non-whitespace bytes is a cut (no word takes one; a punctuation run that
+takes it stops before the next, non-space byte; at the end of a chunk it is
+the same piece).  For ``o200k_base`` the byte after it must not be ``/``,
+which a punctuation run would take with the newline (``[\\r\\n/]*``).
 """
 
 import gzip
@@ -40,6 +49,7 @@ __all__ = [
     "next_cut",
     "is_safe_cut",
     "find_cut_in_file",
+    "cut_points",
 ]
 
 # A whitespace byte other than U+0020 between two ASCII bytes that are not
@@ -47,6 +57,28 @@ __all__ = [
 _WHITESPACE_CUT = re.compile(
     b"(?<=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])[\\t\\n\\x0b\\x0c\\r](?=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])"
 )
+
+# The GPT-4 family: a lone CR or LF between ASCII non-whitespace bytes (o200k: not before "/").
+_NEWLINE_CUT = re.compile(
+    b"(?<=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])[\\n\\r](?=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])"
+)
+_NEWLINE_CUT_NOT_BEFORE_SLASH = re.compile(
+    b"(?<=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])[\\n\\r](?=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x2e\\x30-\\x7f])"
+)
+_CUT_POINTS = {
+    "gpt2": _WHITESPACE_CUT,
+    "cl100k_base": _NEWLINE_CUT,
+    "llama3": _NEWLINE_CUT,
+    "o200k_base": _NEWLINE_CUT_NOT_BEFORE_SLASH,
+}
+
+
+def cut_points(pattern=None):
+    """The compiled search for rule-1 cut candidates under split pattern ``pattern`` (a name)."""
+    try:
+        return _CUT_POINTS[pattern or "gpt2"]
+    except KeyError:
+        raise ValueError("no cut rule for pattern %r" % (pattern,))
 
 
 def parse_size(text):
@@ -93,7 +125,7 @@ def is_safe_cut(buf, c, specials):
     return True
 
 
-def next_cut(buf, pos, specials, at_end=False):
+def next_cut(buf, pos, specials, at_end=False, cuts=_WHITESPACE_CUT):
     """The first safe cut ``c >= max(pos, 1)`` in ``buf``, or -1.
 
     A cut needs one special-token length of context after it; unless
@@ -105,7 +137,7 @@ def next_cut(buf, pos, specials, at_end=False):
     limit = len(buf) if at_end else len(buf) - longest + 1
     pos = max(pos, 1)
     while pos < limit:
-        m = _WHITESPACE_CUT.search(buf, pos - 1, limit)
+        m = cuts.search(buf, pos - 1, limit)
         c = m.end() if m else len(buf)
         for t in specials:
             s = buf.find(t, pos, min(c, limit) - 1 + len(t))
@@ -119,7 +151,7 @@ def next_cut(buf, pos, specials, at_end=False):
     return -1
 
 
-def find_cut_in_file(f, offset, size, specials, block=1 << 16):
+def find_cut_in_file(f, offset, size, specials, block=1 << 16, cuts=_WHITESPACE_CUT):
     """The first safe cut at or after ``offset`` in the open file ``f`` (or ``size``)."""
     if offset <= 0:
         return 0
@@ -133,7 +165,7 @@ def find_cut_in_file(f, offset, size, specials, block=1 << 16):
         more = f.read(block)
         buf += more
         at_end = start + len(buf) >= size or not more
-        c = next_cut(buf, offset - start, specials, at_end)
+        c = next_cut(buf, offset - start, specials, at_end, cuts)
         if c != -1:
             return start + c
         if at_end:
@@ -141,7 +173,7 @@ def find_cut_in_file(f, offset, size, specials, block=1 << 16):
         block *= 2
 
 
-def iter_chunks(stream, chunk_size, specials=(), read_size=None):
+def iter_chunks(stream, chunk_size, specials=(), read_size=None, cuts=_WHITESPACE_CUT):
     """Yield ``(offset, chunk)`` pairs covering ``stream``, each cut safely.
 
     A chunk ends at the first safe cut at or after ``chunk_size`` bytes
@@ -161,7 +193,7 @@ def iter_chunks(stream, chunk_size, specials=(), read_size=None):
         else:
             eof = True
         while len(buf) > chunk_size:
-            c = next_cut(buf, max(chunk_size, searched), specials, at_end=eof)
+            c = next_cut(buf, max(chunk_size, searched), specials, at_end=eof, cuts=cuts)
             if c == -1:
                 searched = max(chunk_size, len(buf) - max([len(t) for t in specials] or [1]))
                 break

@@ -19,7 +19,6 @@ from collections import Counter
 
 from .formats.bytemap import decode_token, encode_token
 from .patterns import get_pattern
-from .pretokenize import pretokenize
 from .profiles import ProfileLimit, get_profile
 from .specials import special_pattern, split_specials
 
@@ -28,11 +27,13 @@ __all__ = [
     "naive_train_bpe_from_counts",
     "naive_train_from_texts",
     "naive_encode",
+    "naive_rank_encode",
     "merge_word",
 ]
 
 
-def _pretoken_counts(text, special_tokens):
+def _pretoken_counts(text, special_tokens, pattern=None):
+    pretokenize = get_pattern(pattern).pretokenize
     counts = Counter()
     for segment, is_special in split_specials(text, special_pattern(special_tokens)):
         if not is_special:
@@ -54,9 +55,10 @@ def merge_word(word, pair, merged):
     return tuple(out)
 
 
-def naive_train_bpe(text, vocab_size, special_tokens=()):
+def naive_train_bpe(text, vocab_size, special_tokens=(), pattern=None):
     """(vocab, merges) for ``text`` (a str), by full recount every step."""
-    return naive_train_bpe_from_counts(_pretoken_counts(text, special_tokens), vocab_size, special_tokens)
+    counts = _pretoken_counts(text, special_tokens, pattern)
+    return naive_train_bpe_from_counts(counts, vocab_size, special_tokens)
 
 
 def naive_train_bpe_from_counts(
@@ -165,7 +167,7 @@ def naive_train_from_texts(
     return naive_train_bpe_from_counts(counts, vocab_size, special_tokens, profile, **rest)
 
 
-def naive_encode(text, vocab, merges, special_tokens=()):
+def naive_encode(text, vocab, merges, special_tokens=(), pattern=None):
     """Token ids of ``text``: every merge applied in order to every pre-token.
 
     A special token takes the largest id holding its bytes (appended at the
@@ -179,6 +181,7 @@ def naive_encode(text, vocab, merges, special_tokens=()):
     for i in sorted(vocab):
         smallest_id.setdefault(vocab[i], i)
         largest_id[vocab[i]] = i
+    pretokenize = get_pattern(pattern).pretokenize
     ids = []
     for segment, is_special in split_specials(text, special_pattern(special_tokens)):
         if is_special:
@@ -190,3 +193,21 @@ def naive_encode(text, vocab, merges, special_tokens=()):
                 word = merge_word(word, tuple(pair), pair[0] + pair[1])
             ids.extend(smallest_id[t] for t in word)
     return ids
+
+
+def naive_rank_encode(piece, rank_of):
+    """tiktoken's ids of one pre-token (bytes), from its ranks ``{token bytes: rank}``.
+
+    The whole piece if it is a token; else, starting from single bytes, join
+    the two adjacent parts whose concatenation has the lowest rank (the
+    leftmost such pair on a tie) until no concatenation is a token.
+    """
+    if piece in rank_of:
+        return [rank_of[piece]]
+    parts = [piece[i : i + 1] for i in range(len(piece))]
+    while True:
+        joins = [(rank_of[a + b], k) for k, (a, b) in enumerate(zip(parts, parts[1:])) if a + b in rank_of]
+        if not joins:
+            return [rank_of[p] for p in parts]
+        _, k = min(joins)
+        parts[k : k + 2] = [parts[k] + parts[k + 1]]

@@ -37,6 +37,8 @@ __all__ = [
     "piece_ends",
     "pretokenize",
     "add_small_counts",
+    "decode_at",
+    "CLASS_OF",
     "count_pretokens",
     "count_pieces",
     "pretokenize_str",
@@ -85,6 +87,9 @@ def _decode_at(data, i, lead):
         | (data[i + 3] & 0x3F),
         4,
     )
+
+
+decode_at = _decode_at  # for the other scanners
 
 
 def piece_ends(data):

@@ -84,12 +84,18 @@ class Profile(object):
             raise ValueError("add_prefix_space is an HF option (profile hf), not of profile %s" % self.name)
         if initial_alphabet and self.name != "hf":
             raise ValueError("initial_alphabet is an HF option (profile hf), not of profile %s" % self.name)
+        pattern = get_pattern(pattern or self.default_pattern).name
+        if self.name == "hf" and pattern != "gpt2":
+            raise ValueError(
+                "profile hf splits with ByteLevel's regex (the gpt2 pattern); another pattern "
+                "(a Split before ByteLevel) is not proven against HF, so not offered: %r" % pattern
+            )
         if not isinstance(min_frequency, int) or isinstance(min_frequency, bool) or min_frequency < 0:
             raise ValueError("min_frequency must be a non-negative integer, got %r" % (min_frequency,))
         return {
             "profile": self.name,
             "peer": self.peer_label(),
-            "pattern": get_pattern(pattern or self.default_pattern).name,
+            "pattern": pattern,
             "sequences": cut,
             "add_prefix_space": bool(add_prefix_space),
             "min_frequency": min_frequency,

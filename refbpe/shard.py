@@ -21,7 +21,7 @@ Streams (stdin, ``*.gz``) cannot be cut at an offset without reading all
 that comes before it, so sharding needs regular files.
 """
 
-from .io import find_cut_in_file, input_size
+from .io import cut_points, find_cut_in_file, input_size
 
 __all__ = ["parse_shard", "shard_spans", "ShardError"]
 
@@ -46,8 +46,9 @@ def parse_shard(text):
     return index, count
 
 
-def shard_spans(sources, index, count, special_tokens=()):
-    """The ``(path, start, end)`` spans of shard ``index`` of ``count``."""
+def shard_spans(sources, index, count, special_tokens=(), pattern=None):
+    """The ``(path, start, end)`` spans of shard ``index`` of ``count`` (cut by
+    ``pattern``'s rule, ``io.cut_points``)."""
     sizes = []
     for s in sources:
         size = input_size(s)
@@ -58,8 +59,9 @@ def shard_spans(sources, index, count, special_tokens=()):
             )
         sizes.append(size)
     specials = [t.encode("utf-8") for t in special_tokens]
-    lo = _boundary(sources, sizes, index, count, specials)
-    hi = _boundary(sources, sizes, index + 1, count, specials)
+    cuts = cut_points(pattern)
+    lo = _boundary(sources, sizes, index, count, specials, cuts)
+    hi = _boundary(sources, sizes, index + 1, count, specials, cuts)
     spans, base = [], 0
     for path, size in zip(sources, sizes):
         start, end = max(lo - base, 0), min(hi - base, size)
@@ -69,7 +71,7 @@ def shard_spans(sources, index, count, special_tokens=()):
     return spans
 
 
-def _boundary(sources, sizes, k, count, specials):
+def _boundary(sources, sizes, k, count, specials, cuts):
     """``B(k)``: the global offset ``k * T // count`` moved to a safe cut."""
     target = k * sum(sizes) // count
     base = 0
@@ -78,6 +80,6 @@ def _boundary(sources, sizes, k, count, specials):
             if target == base:
                 return target
             with open(path, "rb") as f:
-                return base + find_cut_in_file(f, target - base, size, specials)
+                return base + find_cut_in_file(f, target - base, size, specials, cuts=cuts)
         base += size
     return target  # the end of the last file

@@ -107,9 +107,11 @@ def train_bpe(input_path, vocab_size, special_tokens, **options):
     or ``ignore``), ``executor`` (any ``concurrent.futures.Executor``),
     ``executor_data`` (``path`` or ``chunk``: see ``count.count_words``),
     ``progress`` (a ``progress.Progress``), ``report`` (a dict filled with
-    per-phase figures).  ``profile`` (``cs336``, ``rustbpe`` or ``hf``) and
-    its options (``PROFILE_OPTIONS``; ``refbpe.profiles``) reproduce another
-    trainer; ``report["profile"]`` then records the settings.
+    per-phase figures), ``pattern`` (the split pattern's name, ``refbpe.patterns``:
+    ``gpt2``, the default, ``cl100k_base``, ``o200k_base`` or ``llama3``).
+    ``profile`` (``cs336``, ``rustbpe`` or ``hf``) and its options
+    (``PROFILE_OPTIONS``, ``pattern`` among them; ``refbpe.profiles``) reproduce
+    another trainer; ``report["profile"]`` then records the settings.
     """
     profile, settings = _profile_settings(options)
     vocab_size, special_tokens = check_training_args(
@@ -118,12 +120,10 @@ def train_bpe(input_path, vocab_size, special_tokens, **options):
     progress = options.pop("progress", None)
     report = options.pop("report", None)
     sources = input_path if isinstance(input_path, (list, tuple)) else [input_path]
-    if (
-        settings["pattern"] == "gpt2"
-        and settings["sequences"] == "documents"
-        and not settings["add_prefix_space"]
-    ):
-        word_counts = count_corpus(sources, special_tokens, progress=progress, report=report, **options)
+    if settings["sequences"] == "documents" and not settings["add_prefix_space"]:
+        word_counts = count_corpus(
+            sources, special_tokens, progress=progress, report=report, pattern=settings["pattern"], **options
+        )
     else:
         word_counts = _count_in_process(sources, special_tokens, settings, options, report)
     return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings)
@@ -208,6 +208,7 @@ def count_corpus(sources, special_tokens, progress=None, report=None, **options)
         read_size=options.get("read_size"),
         executor_data=options.get("executor_data", "path"),
         shard=options.get("shard"),
+        pattern=options.get("pattern"),
     )
     elapsed = time.time() - t0
     if report is not None:

@@ -91,3 +91,31 @@ def test_names_imported_between_modules_are_in_the_all_of_their_module():
                 ):
                     missing.append("%s imports %s from %s" % (name, alias.name, target))
     assert missing == []
+
+
+def _short_names(package_name):
+    """The names of the modules (and subpackages) directly inside ``package_name``."""
+    prefix = package_name + "."
+    return sorted({m[len(prefix) :].split(".")[0] for m in modules() if m.startswith(prefix)} - {"__main__"})
+
+
+@pytest.mark.parametrize("package", ["refbpe", "refbpe.cli", "refbpe.formats", "refbpe.verify"])
+def test_each_package_docstring_names_its_modules(package):
+    doc = importlib.import_module(package).__doc__
+    missing = [m for m in _short_names(package) if "``%s``" % m not in doc and "%s.py" % m not in doc]
+    assert missing == [], "%s's docstring does not name %s" % (package, missing)
+
+
+def test_the_readme_module_table_lists_every_module():
+    import os
+
+    with open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")) as f:
+        readme = f.read()
+    missing = []
+    for path in sorted(modules().values()):
+        rel = "refbpe/" + path.split("/refbpe/", 1)[1]
+        if rel.endswith("__main__.py"):
+            continue
+        if "`%s`" % rel not in readme and "`%s`" % os.path.basename(rel) not in readme:
+            missing.append(rel)
+    assert missing == []

@@ -18,7 +18,7 @@ import sys
 import time
 
 import pytest
-from conftest import REPO_ROOT
+from support import REPO_ROOT
 
 from refbpe.cli.train import stdlib_sources
 

@@ -13,7 +13,7 @@ import os
 import random
 
 import pytest
-from conftest import HEAVY, other_interpreter, run_cli
+from support import HEAVY, other_interpreter, run_cli
 
 EOT = "<|endoftext|>"
 OUTPUTS = ("vocab.json", "merges.txt", "refbpe.json")

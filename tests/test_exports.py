@@ -11,9 +11,9 @@ import sys
 import unicodedata
 
 import pytest
-from conftest import REPO_ROOT, examples, shared_root
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import REPO_ROOT, examples, shared_root
 
 from refbpe import Tokenizer
 from refbpe.cli import main

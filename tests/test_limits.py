@@ -16,9 +16,9 @@ import subprocess
 import sys
 import textwrap
 
-from conftest import HEAVY, IS_PYPY, REPO_ROOT, examples, read_outputs, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import HEAVY, IS_PYPY, REPO_ROOT, examples, read_outputs, run_cli
 
 from refbpe import Tokenizer
 from refbpe.count import pack_counts, unpack_counts

@@ -9,9 +9,9 @@ for the quadratic oracle; ``REFBPE_HYPOTHESIS_PROFILE=heavy`` runs 10x the examp
 import os
 import tempfile
 
-from conftest import examples
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from support import examples
 
 from refbpe import tokenizer as tokenizer_module
 from refbpe.count import count_words
@@ -122,3 +122,23 @@ def _gpt2_tokenizer(files):
     if files not in _GPT2:
         _GPT2[files] = Tokenizer.from_files(*files)
     return _GPT2[files]
+
+
+@settings(max_examples=examples(10))
+@given(
+    st.lists(
+        st.tuples(
+            long_words(letters=["a", "b"]),
+            st.sampled_from([1, 2**31 - 1, 2**31, 2**63 - 1, 2**63, 2**64 + 3]),
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+    st.integers(1, 30),
+)
+def test_engine_equals_naive_with_counts_at_the_array_limits(words, merges):
+    """Counts around 2**31 and 2**63, where the engine's arrays change typecode (or become lists)."""
+    counts = {}
+    for w, n in words:
+        counts[w.encode("utf-8")] = counts.get(w.encode("utf-8"), 0) + n
+    assert learn_merges(counts, merges) == naive_train_bpe_from_counts(counts, 256 + merges)[1]

@@ -13,165 +13,32 @@ import random
 import subprocess
 
 import pytest
-from conftest import (
-    DIGITS,
+from hypothesis import example, given, settings
+from support import (
+    CONTRACTIONS_ANY_CASE,
     EMOJI,
     IS_PYPY,
+    MARKS,
+    NEWLINE_RUNS,
+    NUMBERS,
+    PREFIXES,
+    PUNCT_NEWLINE,
     REPO_ROOT,
+    SOUP,
     WHITESPACE,
+    WORDS_ANY_CASE,
+    edge_text,
     examples,
     import_regex_or_skip,
     needs_regex,
     other_interpreter,
     regex_version_mismatch,
-    wide_char,
+    soup_text,
 )
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
 from refbpe.patterns import get_pattern, pattern_names
 
 NEW_PATTERNS = ["cl100k_base", "llama3", "o200k_base"]
-
-# -- text built to hit every alternative's edges -----------------------------------
-
-_CONTRACTION_LETTERS = ["s", "S", "\u017f", "t", "T", "d", "D", "m", "M"]
-_CONTRACTION_PAIRS = [a + b for a in "lL" for b in "lL"] + [a + b for a in "vVrR" for b in "eE"]
-CONTRACTIONS_ANY_CASE = (
-    ["'" + x for x in _CONTRACTION_LETTERS + _CONTRACTION_PAIRS]
-    + ["'l", "'v", "'r", "'e", "'", "''", "'x", "' s", "'\u017f\u017f"]
-    + ["\u2019s", "\u02bcs"]  # not an apostrophe for either pattern
-)
-WORDS_ANY_CASE = [
-    "hello",
-    "Hello",
-    "HELLO",
-    "hELLO",
-    "HeLLo",
-    "I",
-    "a",
-    "DON",
-    "we",
-    "Stra\u00dfe",
-    "\u00c9T\u00c9",  # ÉTÉ
-    "\u01c5ungla",  # Lt first
-    "\u1f88\u1f80",  # Lt, Ll
-    "\u02b0ello",  # Lm first
-    "A\u02b0B",
-    "\u3005\u4e2d",  # Lm, Lo
-    "\u4e2d\u6587",  # Lo
-    "\u0e01\u0e32",  # Thai
-    "\u041f\u0420\u0418\u0432\u0435\u0442",  # Cyrillic, case mix
-    "\uff21\uff42",  # fullwidth Lu, Ll
-    "\u0130\u0131",  # I with dot, dotless i
-    "\u2c65\u1d2c",  # Ll, Lm
-    "\U0001d518\U0001d52b",  # astral letters
-]
-MARKS = [
-    "\u0301",  # Mn
-    "\u0308\u0301",
-    "\u0903",  # Mc
-    "\u20dd",  # Me
-    "\u0345",  # Mn, case-ish (iota subscript)
-    "e\u0301",
-    "E\u0301",
-    "A\u0301B",
-    "\u0301A",
-    "\u0301a",
-    "\u0928\u092e\u0938\u094d\u0924\u0947",  # Devanagari with virama
-    "\u05d0\u05b7",  # Hebrew with point
-    "\u3099\u304b",
-]
-NUMBERS = [c for c in DIGITS] + ["\u16ee", "\u00b2", "\u2460"]
-PREFIXES = [
-    "\t",
-    "\x0b",
-    "\x0c",
-    "\u00a0",
-    "\u3000",
-    "\u2028",
-    "\x1c",
-    "'",
-    '"',
-    "(",
-    "$",
-    "_",
-    "-",
-    "\u00bf",
-]
-PUNCT_NEWLINE = [
-    "!\n",
-    ".\r\n",
-    "?\n\n",
-    "/",
-    "//",
-    "/\n/",
-    "!/",
-    "!/\n",
-    " /",
-    " !\r\n/",
-    "...",
-    "\u2014",
-    "\u3002",
-    "\U0001f600\n",
-]
-NEWLINE_RUNS = [
-    "\n",
-    "\r\n",
-    "\r\n\r\n",
-    "\r",
-    " \n",
-    "\n ",
-    "  \n  ",
-    "\t\n",
-    "\n\n\n",
-    " \r\n ",
-    "\u00a0\n",
-    "\n\u3000",
-]
-SPACE_RUNS = st.lists(st.sampled_from(WHITESPACE + [" ", " ", "\n", "\r", "\t"]), min_size=1, max_size=5).map(
-    "".join
-)
-
-
-def edge_atoms():
-    return st.one_of(
-        st.sampled_from(WORDS_ANY_CASE),
-        st.sampled_from(CONTRACTIONS_ANY_CASE),
-        st.sampled_from(MARKS),
-        st.text(st.sampled_from(NUMBERS), min_size=1, max_size=5),  # digit runs of 1-5
-        st.text(st.sampled_from("0123456789"), min_size=1, max_size=5),
-        st.sampled_from(PREFIXES),
-        st.sampled_from(PUNCT_NEWLINE),
-        st.sampled_from(NEWLINE_RUNS),
-        SPACE_RUNS,
-        st.sampled_from(EMOJI),
-        st.text(wide_char, min_size=1, max_size=3),
-    )
-
-
-def edge_text(max_atoms=12):
-    """Atoms joined; lists end (and start) anywhere, so runs at the end of the text come up often."""
-    return st.lists(edge_atoms(), max_size=max_atoms).map("".join)
-
-
-# A small alphabet in which every class meets every other one often.
-SOUP = list("aA'sStTlLvVeErRdDmM1 \t\n\r!/.") + [
-    "\u017f",
-    "\u01c5",
-    "\u02b0",
-    "\u4e2d",
-    "\u0301",
-    "\u0903",
-    "\u0661",
-    "\u00a0",
-    "\u3000",
-    "\u2028",
-    "\x1c",
-    "\U0001f600",
-]
-soup_text = st.lists(st.sampled_from(SOUP), max_size=14).map("".join)
-
 
 # -- pattern texts are tiktoken's ----------------------------------------------------
 

@@ -3,7 +3,9 @@
 from collections import Counter
 
 import pytest
-from conftest import (
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from support import (
     CONTRACTIONS,
     DIGITS,
     EMOJI,
@@ -15,8 +17,6 @@ from conftest import (
     regex_version_mismatch,
     wide_char,
 )
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
 from refbpe.pretokenize import (
     CLASS_OF,
@@ -168,7 +168,7 @@ def test_regex_unicode_version_probe_is_exact():
     list that stops short would let a newer regex regenerate the table under an
     old version label (and the version guard above would not skip)."""
     import_regex_or_skip()
-    from conftest import regex_declared_unicode_version
+    from support import regex_declared_unicode_version
 
     from refbpe._gen_unicode_table import regex_unicode_version
 

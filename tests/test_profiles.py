@@ -10,9 +10,9 @@ import json
 import os
 
 import pytest
-from conftest import HEAVY, IS_PYPY, corpus_path, examples, run_main
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import HEAVY, IS_PYPY, corpus_path, examples, run_main
 
 from refbpe.formats.bytemap import encode_token
 from refbpe.naive import naive_train_bpe_from_counts, naive_train_from_texts
@@ -89,6 +89,8 @@ def test_hf_engine_equals_naive_with_initial_alphabet(table, extra, full):
 def test_texts_engine_equals_naive(docs, profile, cut, prefix, pattern):
     if profile != "hf":
         cut, prefix = (None if cut != "documents" else cut), False
+    else:
+        pattern = None
     options = dict(profile=profile, cut=cut, add_prefix_space=prefix, pattern=pattern)
     mine, naive = _both(
         lambda: train_from_texts(docs, 300, ["<s>"], **options),
@@ -129,6 +131,8 @@ def test_profile_options_are_checked():
         train_from_texts(["ab"], 300, profile="cs336", cut="lines")
     with pytest.raises(ValueError, match="unknown pattern"):
         train_from_texts(["ab"], 300, profile="rustbpe", pattern="gpt3")
+    with pytest.raises(ValueError, match="ByteLevel's regex"):
+        train_from_texts(["ab"], 300, profile="hf", pattern="llama3")
 
 
 def test_train_bpe_with_a_profile_reads_files_as_the_texts(tmp_path):
@@ -516,7 +520,7 @@ def _profile_outputs(tmp_path, python=None):
     """sha256 of every file ``train`` writes under each profile, on ``python`` (None: this one)."""
     import hashlib
 
-    from conftest import run_cli
+    from support import run_cli
 
     path = tmp_path / "tie.txt"
     if not path.exists():
@@ -537,7 +541,7 @@ def _profile_outputs(tmp_path, python=None):
 
 
 def test_profile_outputs_are_byte_identical_on_cpython_and_pypy(tmp_path):
-    from conftest import other_interpreter
+    from support import other_interpreter
 
     other = other_interpreter()
     if other is None:

@@ -18,13 +18,9 @@ import sys
 import time
 
 import pytest
-from conftest import IS_PYPY, REPO_ROOT, read_outputs, run_cli, run_main
+from support import IS_PYPY, REPO_ROOT, read_outputs, run_cli, run_main
 
 EOT = "<|endoftext|>"
-
-
-def cli(argv, capsys):
-    return run_main(capsys, *argv)
 
 
 def write(path, data):
@@ -160,7 +156,7 @@ def test_bad_training_input(tmp_path, capsys, monkeypatch, case):
     os.mkdir("adir")
     for name, data in files.items():
         write(name, data)
-    status, _, err = cli(["train"] + args + ["--out", "model"], capsys)
+    status, _, err = run_main(capsys, *["train"] + args + ["--out", "model"])
     assert_one_line_error(status, err, expected)
     assert not os.path.exists("model")
 
@@ -178,7 +174,7 @@ def test_unreadable_input(tmp_path, capsys, monkeypatch):
             return real_open(file, *args, **kwargs)
 
         monkeypatch.setattr(builtins, "open", denying_open)
-    status, _, err = cli(["train", path, "--vocab-size", "300", "--out", "model"], capsys)
+    status, _, err = run_main(capsys, *["train", path, "--vocab-size", "300", "--out", "model"])
     assert_one_line_error(status, err, r"refbpe: error: secret\.txt: cannot read \(Permission denied\)$")
     assert not os.path.exists("model")
 
@@ -211,7 +207,7 @@ def test_bad_output_directory_is_refused_before_any_work(tmp_path, capsys, monke
     monkeypatch.chdir(tmp_path)
     make()
     corpus = write("ok.txt", b"hello hello world\n")
-    status, _, err = cli(["train", corpus, "--vocab-size", "300", "--out", out], capsys)
+    status, _, err = run_main(capsys, *["train", corpus, "--vocab-size", "300", "--out", out])
     assert_one_line_error(status, err, expected)
 
 
@@ -222,7 +218,7 @@ def test_read_only_output_directory(tmp_path, capsys, monkeypatch):
     os.mkdir("ro")
     os.chmod("ro", 0o555)
     corpus = write("ok.txt", b"hello hello world\n")
-    status, _, err = cli(["train", corpus, "--vocab-size", "300", "--out", "ro/model"], capsys)
+    status, _, err = run_main(capsys, *["train", corpus, "--vocab-size", "300", "--out", "ro/model"])
     assert_one_line_error(
         status, err, r"refbpe: error: --out ro/model: cannot write there \(Permission denied\)$"
     )
@@ -241,20 +237,18 @@ def test_valid_but_degenerate_inputs(tmp_path, capsys, monkeypatch):
     assert 0 < possible < 100
     for corpus, merges in (("empty.txt", 0), ("specials.txt", 0), ("small.txt", possible)):
         start = time.time()
-        status, _, err = cli(
-            [
-                "train",
-                corpus,
-                "--vocab-size",
-                "1000000",
-                "--special-token",
-                EOT,
-                "--out",
-                corpus + ".model",
-                "--workers",
-                "1",
-            ],
+        status, _, err = run_main(
             capsys,
+            "train",
+            corpus,
+            "--vocab-size",
+            "1000000",
+            "--special-token",
+            EOT,
+            "--out",
+            corpus + ".model",
+            "--workers",
+            "1",
         )
         assert status == 0, err
         assert time.time() - start < 10
@@ -371,14 +365,14 @@ def test_invalid_model_files_name_file_and_line(tmp_path, capsys, model_dir, cas
     _, name, change, expected = case
     _edit(model_dir, name, change)
     arg = write(tmp_path / "input", "low" if command == "encode" else "1 2 3")
-    status, out, err = cli([command, model_dir, arg], capsys)
+    status, out, err = run_main(capsys, *[command, model_dir, arg])
     assert_one_line_error(status, err, expected)
     assert out == ""
 
 
 def test_model_directory_missing_files(tmp_path, capsys):
     text = write(tmp_path / "t.txt", "hi")
-    status, _, err = cli(["encode", str(tmp_path), text], capsys)
+    status, _, err = run_main(capsys, *["encode", str(tmp_path), text])
     assert_one_line_error(
         status,
         err,
@@ -409,15 +403,15 @@ DECODE_CASES = [
 @pytest.mark.parametrize("case", DECODE_CASES, ids=[c[0] for c in DECODE_CASES])
 def test_decode_bad_ids(tmp_path, capsys, model_dir, case):
     _, ids, expected = case
-    status, out, err = cli(["decode", model_dir, write(tmp_path / "ids", ids)], capsys)
+    status, out, err = run_main(capsys, *["decode", model_dir, write(tmp_path / "ids", ids)])
     assert_one_line_error(status, err, expected)
     assert out == ""
 
 
 def test_encode_missing_or_invalid_text(tmp_path, capsys, model_dir):
-    status, _, err = cli(["encode", model_dir, str(tmp_path / "nope.txt")], capsys)
+    status, _, err = run_main(capsys, *["encode", model_dir, str(tmp_path / "nope.txt")])
     assert_one_line_error(status, err, r"refbpe: error: .*nope\.txt: no such file$")
-    status, _, err = cli(["encode", model_dir, write(tmp_path / "bad.txt", b"ok \xc3(")], capsys)
+    status, _, err = run_main(capsys, *["encode", model_dir, write(tmp_path / "bad.txt", b"ok \xc3(")])
     assert_one_line_error(status, err, r"refbpe: error: .*bad\.txt: invalid UTF-8 at byte offset 3$")
 
 
@@ -427,7 +421,7 @@ def test_model_files_are_data_never_code(tmp_path, capsys, model_dir):
     payload = "__import__('os').system('touch %s')" % marker
     for name in ("vocab.json", "refbpe.json"):
         _edit(model_dir, name, lambda t: t.replace(EOT, payload.replace("'", "\\u0027")))
-    status, out, err = cli(["encode", model_dir, write(tmp_path / "t.txt", payload)], capsys)
+    status, out, err = run_main(capsys, *["encode", model_dir, write(tmp_path / "t.txt", payload)])
     assert status == 0, err
     assert not marker.exists()
     forbidden = re.compile(
@@ -773,17 +767,19 @@ def test_other_outputs_are_checked_before_work(tmp_path, capsys, monkeypatch, mo
     monkeypatch.chdir(tmp_path)
     os.mkdir("adir")
     corpus = write("ok.txt", b"hello hello world\n")
-    status, _, err = cli(["train", corpus, "--vocab-size", "300", "--out", "m", "--report", "adir"], capsys)
+    status, _, err = run_main(
+        capsys, *["train", corpus, "--vocab-size", "300", "--out", "m", "--report", "adir"]
+    )
     assert_one_line_error(status, err, r"refbpe: error: --report adir: is a directory$")
-    status, _, err = cli(
-        ["train", corpus, "--vocab-size", "300", "--out", "m", "--report", "/proc/r.json"], capsys
+    status, _, err = run_main(
+        capsys, "train", corpus, "--vocab-size", "300", "--out", "m", "--report", "/proc/r.json"
     )
     assert_one_line_error(status, err, r"refbpe: error: --report /proc/r\.json: /proc: cannot write there \(")
     assert not os.path.exists("m")
-    status, _, err = cli(["convert", model_dir, "--to", "hf", "-o", "/proc/t.json"], capsys)
+    status, _, err = run_main(capsys, *["convert", model_dir, "--to", "hf", "-o", "/proc/t.json"])
     assert_one_line_error(status, err, r"refbpe: error: -o /proc/t\.json: /proc: cannot write there \(")
     _edit(model_dir, "merges.txt", lambda t: t + "zq x\n")
-    status, _, err = cli(["convert", model_dir, "--to", "hf", "-o", "t.json"], capsys)
+    status, _, err = run_main(capsys, *["convert", model_dir, "--to", "hf", "-o", "t.json"])
     assert_one_line_error(
         status, err, r"refbpe: error: .*merges\.txt:\d+: merge zq x uses zq, which is not in .*vocab\.json$"
     )
@@ -816,7 +812,7 @@ def test_out_of_memory_is_one_line(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(refbpe.cli.train, "train_bpe", exhausted)
     corpus = write(tmp_path / "ok.txt", b"hello")
-    status, _, err = cli(["train", corpus, "--vocab-size", "300", "--out", str(tmp_path / "m")], capsys)
+    status, _, err = run_main(capsys, *["train", corpus, "--vocab-size", "300", "--out", str(tmp_path / "m")])
     assert status == 1
     assert err == "refbpe: error: out of memory; nothing was written\n"
     assert not os.path.exists(str(tmp_path / "m"))

@@ -11,9 +11,9 @@ import os
 import sys
 
 import pytest
-from conftest import EMOJI, WORDS, corpus_path, cs336_path, examples, mixed_text, run_main, ws_run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import EMOJI, WORDS, corpus_path, cs336_path, examples, mixed_text, run_main, ws_run
 
 from refbpe.count import count_words
 from refbpe.countfile import counts_tsv, gzip_bytes, read_counts, sum_counts, write_counts
@@ -60,9 +60,6 @@ def digests(directory):
     return {
         n: hashlib.sha256(open(os.path.join(str(directory), n), "rb").read()).hexdigest() for n in OUTPUTS
     }
-
-
-cli = run_main
 
 
 # -- shards: property ----------------------------------------------------------------
@@ -258,7 +255,7 @@ def two_files(tmp_path_factory):
 def test_cli_train_from_shard_counts_is_byte_identical(tmp_path, capsys, two_files):
     direct = tmp_path / "direct"
     assert (
-        cli(
+        run_main(
             capsys,
             "train",
             *two_files,
@@ -275,11 +272,11 @@ def test_cli_train_from_shard_counts_is_byte_identical(tmp_path, capsys, two_fil
         == 0
     )
     whole = str(tmp_path / "whole.counts.tsv")
-    assert cli(capsys, "count", *two_files, "--special-token", EOT, "-o", whole, "--workers", 1)[0] == 0
+    assert run_main(capsys, "count", *two_files, "--special-token", EOT, "-o", whole, "--workers", 1)[0] == 0
     for n in (1, 2, 3, 4):
         shards = [str(tmp_path / ("s%d-%d.counts.tsv%s" % (i, n, ".gz" if i % 2 else ""))) for i in range(n)]
         for i, out in enumerate(shards):
-            rc, _, err = cli(
+            rc, _, err = run_main(
                 capsys,
                 "count",
                 *two_files,
@@ -297,7 +294,7 @@ def test_cli_train_from_shard_counts_is_byte_identical(tmp_path, capsys, two_fil
             assert rc == 0, err
         assert sum_counts(shards) == read_counts(whole)
         model = tmp_path / ("from-shards-%d" % n)
-        rc, _, err = cli(
+        rc, _, err = run_main(
             capsys, "train", "--counts", *shards, "--vocab-size", 600, "--special-token", EOT, "--out", model
         )
         assert rc == 0, err
@@ -316,7 +313,7 @@ def test_cli_count_defaults_to_cpu_count_workers(tmp_path, capsys, two_files, mo
         return real(*args, **kwargs)
 
     monkeypatch.setattr(train_module, "count_words", spy)
-    assert cli(capsys, "count", two_files[0], "-o", tmp_path / "w.counts.tsv")[0] == 0
+    assert run_main(capsys, "count", two_files[0], "-o", tmp_path / "w.counts.tsv")[0] == 0
     assert seen["workers"] is None  # count_words then uses the CPU count, as train does
 
 
@@ -370,7 +367,7 @@ def test_cli_errors_are_one_line(tmp_path, capsys, argv, message):
         m=tmp_path / "m",
         missing=tmp_path / "nope.counts.tsv",
     )
-    rc, out, err = cli(capsys, *[a.format(**names) for a in argv])
+    rc, out, err = run_main(capsys, *[a.format(**names) for a in argv])
     assert rc == 2 and err.startswith("refbpe: error: ") and err.count("\n") == 1, err
     assert message in err
     assert not os.path.exists(names["o"]) and not os.path.exists(names["m"])
@@ -380,7 +377,7 @@ def test_cli_executor_without_distributed_names_the_extra(tmp_path, capsys, monk
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
     f = tmp_path / "c.txt"
     f.write_text("hello world\n")
-    rc, _, err = cli(capsys, "count", f, "-o", tmp_path / "o.tsv", "--executor", "dask://127.0.0.1:8786")
+    rc, _, err = run_main(capsys, "count", f, "-o", tmp_path / "o.tsv", "--executor", "dask://127.0.0.1:8786")
     assert rc == 2 and err.count("\n") == 1 and "pip install 'refbpe[dask]'" in err
 
 
@@ -400,7 +397,7 @@ def test_help_documents_shards_and_counts():
 def test_verify_reads_gzipped_count_files(tmp_path, capsys, two_files):
     model = tmp_path / "m"
     assert (
-        cli(
+        run_main(
             capsys,
             "train",
             *two_files,
@@ -417,8 +414,8 @@ def test_verify_reads_gzipped_count_files(tmp_path, capsys, two_files):
         == 0
     )
     counts = tmp_path / "w.counts.tsv.gz"
-    assert cli(capsys, "count", *two_files, "--special-token", EOT, "-o", counts)[0] == 0
-    rc, out, _ = cli(
+    assert run_main(capsys, "count", *two_files, "--special-token", EOT, "-o", counts)[0] == 0
+    rc, out, _ = run_main(
         capsys, "verify", counts, "--vocab-size", 300, "--special-token", EOT, "--against", model
     )
     assert rc == 0 and out.startswith("identical")

@@ -7,9 +7,9 @@ import tempfile
 import unicodedata
 
 import pytest
-from conftest import EMOJI, HEAVY, IS_PYPY, WORDS, cs336_path, examples, mixed_text, shared_root
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from support import EMOJI, HEAVY, IS_PYPY, WORDS, cs336_path, examples, mixed_text, shared_root
 
 from refbpe.count import count_words
 from refbpe.naive import naive_encode

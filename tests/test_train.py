@@ -8,7 +8,9 @@ import sys
 import tempfile
 
 import pytest
-from conftest import (
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from support import (
     EMOJI,
     WORDS,
     cs336_path,
@@ -21,8 +23,6 @@ from conftest import (
     shared_root,
     ws_run,
 )
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
 from refbpe import train_bpe
 from refbpe.count import InputError, count_words, make_executor

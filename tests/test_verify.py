@@ -7,11 +7,10 @@ import struct
 from collections import Counter
 
 import pytest
-from conftest import REPO_ROOT, examples, shared_root
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import REPO_ROOT, examples, run_main, shared_root
 
-from refbpe.cli import main
 from refbpe.countfile import counts_tsv, escape_word, read_counts, unescape_word
 from refbpe.formats import Model, read_model, write_model
 from refbpe.idfile import read_ids
@@ -34,12 +33,6 @@ TEXT = (
     + "\nthe end of the story, and the end of the text.\n"
     + "зима мир мир зима 中文 中文 日本\n" * 2
 )
-
-
-def cli(capsys, *argv):
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 @pytest.fixture
@@ -117,7 +110,7 @@ def test_counts_file_round_trip(tmp_path_factory, counts):
 
 def test_count_cli_writes_sorted_escaped_lines(corpus, tmp_path, capsys):
     out = tmp_path / "c.counts.tsv"
-    assert cli(capsys, "count", corpus, "--special-token", EOT, "-o", out)[0] == 0
+    assert run_main(capsys, "count", corpus, "--special-token", EOT, "-o", out)[0] == 0
     lines = out.read_bytes().decode("ascii").splitlines()
     words = [unescape_word(line.split("\t", 1)[1]) for line in lines]
     assert words == sorted(words)
@@ -131,7 +124,7 @@ def test_malformed_counts_file_is_bad_input(tmp_path, capsys):
     p.write_text("3\tok\nx\tnot a count\n")
     (tmp_path / "m").mkdir()
     write_model(str(tmp_path / "m"), "gpt2", build_vocab([], []), [], [])
-    rc, out, err = cli(capsys, "verify", p, "--vocab-size", 300, "--against", tmp_path / "m")
+    rc, out, err = run_main(capsys, "verify", p, "--vocab-size", 300, "--against", tmp_path / "m")
     assert rc == 2 and "bad.counts.tsv:2" in err and err.count("\n") == 1
 
 
@@ -142,7 +135,7 @@ def test_malformed_counts_file_is_bad_input(tmp_path, capsys):
 def test_verify_own_output_is_identical(corpus, tmp_path, capsys, fmt):
     out = tmp_path / "model"
     assert (
-        cli(
+        run_main(
             capsys,
             "train",
             corpus,
@@ -160,7 +153,7 @@ def test_verify_own_output_is_identical(corpus, tmp_path, capsys, fmt):
         )[0]
         == 0
     )
-    rc, stdout, _ = cli(
+    rc, stdout, _ = run_main(
         capsys, "verify", corpus, "--vocab-size", 300, "--special-token", EOT, "--against", out, "--json"
     )
     assert rc == 0
@@ -171,9 +164,9 @@ def test_verify_own_output_is_identical(corpus, tmp_path, capsys, fmt):
 
 def test_verify_word_count_file(corpus, tmp_path, capsys):
     counts = tmp_path / "w.counts.tsv"
-    assert cli(capsys, "count", corpus, "--special-token", EOT, "-o", counts)[0] == 0
+    assert run_main(capsys, "count", corpus, "--special-token", EOT, "-o", counts)[0] == 0
     out = tmp_path / "model"
-    cli(
+    run_main(
         capsys,
         "train",
         corpus,
@@ -187,7 +180,7 @@ def test_verify_word_count_file(corpus, tmp_path, capsys):
         "--workers",
         1,
     )
-    rc, stdout, _ = cli(
+    rc, stdout, _ = run_main(
         capsys, "verify", counts, "--vocab-size", 290, "--special-token", EOT, "--against", out
     )
     assert rc == 0 and stdout.startswith("identical")
@@ -195,7 +188,7 @@ def test_verify_word_count_file(corpus, tmp_path, capsys):
     other = tmp_path / "w.txt"
     other.write_bytes(counts.read_bytes())
     assert (
-        cli(
+        run_main(
             capsys, "verify", other, "--counts", "--vocab-size", 290, "--special-token", EOT, "--against", out
         )[0]
         == 0
@@ -211,7 +204,7 @@ def test_same_merges_other_ids(tmp_path, capsys, corpus):
         if vocab[i] != EOT.encode():
             shifted[len(shifted)] = vocab[i]
     write_model(str(tmp_path / "m.json"), "json", shifted, merges, [EOT])
-    rc, out, _ = cli(
+    rc, out, _ = run_main(
         capsys,
         "verify",
         corpus,
@@ -232,7 +225,7 @@ def test_same_merges_other_ids(tmp_path, capsys, corpus):
     )
     assert r["first_divergence"] is None
     assert (
-        cli(
+        run_main(
             capsys,
             "verify",
             corpus,
@@ -293,7 +286,7 @@ def test_swapped_tied_merges(tmp_path, capsys, corpus):
         pytest.skip("no adjacent tied merges in this corpus")
     swapped = merges[:k] + [merges[k + 1], merges[k]] + merges[k + 2 :]
     write_model(str(tmp_path / "theirs"), "gpt2", build_vocab(swapped, [EOT]), swapped, [EOT])
-    rc, out, _ = cli(
+    rc, out, _ = run_main(
         capsys,
         "verify",
         corpus,
@@ -337,7 +330,7 @@ def test_length_divergence():
 def test_json_report_shape(corpus, tmp_path, capsys):
     theirs = tie_trainer(TEXT, 30, [EOT], "smallest-bytes")
     write_model(str(tmp_path / "t.json"), "json", build_vocab(theirs, [EOT]), theirs, [EOT])
-    rc, out, err = cli(
+    rc, out, err = run_main(
         capsys,
         "verify",
         corpus,
@@ -376,7 +369,7 @@ def test_bad_input_exits_2(corpus, tmp_path, capsys, argv):
     write_model(str(tmp_path / "model"), "gpt2", build_vocab([], []), [], [])
     (tmp_path / "junk").write_text("not a tokenizer\n")
     subst = {"CORPUS": str(corpus), "MODEL": str(tmp_path / "model"), "JUNK": str(tmp_path / "junk")}
-    rc, out, err = cli(capsys, *[subst.get(a, a) for a in argv])
+    rc, out, err = run_main(capsys, *[subst.get(a, a) for a in argv])
     assert rc == 2 and out == ""
     assert err.startswith("refbpe: error: ") and err.count("\n") == 1
 
@@ -400,7 +393,7 @@ def test_against_hf_trained_tokenizer_on_corpus_en(tmp_path, capsys):
     tok.train([corpus], trainer)
     path = str(tmp_path / "tokenizer.json")
     tok.save(path)
-    rc, out, _ = cli(
+    rc, out, _ = run_main(
         capsys, "verify", corpus, "--vocab-size", 500, "--special-token", EOT, "--against", path, "--json"
     )
     r = json.loads(out)
@@ -441,7 +434,7 @@ def test_read_ids_npy_and_json(tmp_path, dtype):
 
 def test_verify_encode_cli(corpus, tmp_path, capsys):
     model = tmp_path / "model"
-    cli(
+    run_main(
         capsys,
         "train",
         corpus,
@@ -457,19 +450,21 @@ def test_verify_encode_cli(corpus, tmp_path, capsys):
     )
     ids = _tokenizer(read_model(str(model))).encode(TEXT)
     _npy(str(tmp_path / "ids.npy"), ids)
-    rc, out, _ = cli(capsys, "verify", "--encode", corpus, "--ids", tmp_path / "ids.npy", "--against", model)
+    rc, out, _ = run_main(
+        capsys, "verify", "--encode", corpus, "--ids", tmp_path / "ids.npy", "--against", model
+    )
     assert rc == 0 and out.startswith("identical")
     bad = list(ids)
     bad[7] += 1
     (tmp_path / "bad.json").write_text(json.dumps(bad))
-    rc, out, _ = cli(
+    rc, out, _ = run_main(
         capsys, "verify", "--encode", corpus, "--ids", tmp_path / "bad.json", "--against", model, "--json"
     )
     r = json.loads(out)
     assert rc == 1 and r["first_divergence"] == 7 and r["divergence"]["position"] == 7
     assert r["divergence"]["pretoken"]["text"] and r["divergence"]["pretoken"]["line"] == 1
     (tmp_path / "short.json").write_text(json.dumps(ids[:-1]))
-    rc, out, _ = cli(
+    rc, out, _ = run_main(
         capsys, "verify", "--encode", corpus, "--ids", tmp_path / "short.json", "--against", model, "--json"
     )
     assert rc == 1 and json.loads(out)["first_divergence"] == len(ids) - 1

@@ -2,8 +2,9 @@
 
 A layer on top of the library: the library never imports it.  ``common``
 holds what every subcommand shares (argument types, option groups, checks,
-errors); each subcommand is one module with ``register(subparsers)`` and
-``run(args)``.
+errors) and ``model`` the MODEL argument; each subcommand is one module with
+``register(subparsers)`` and ``run(args)``: ``train``, ``count``, ``encode``,
+``decode``, ``convert``, ``verify``.
 
 Exit status: 0 success; 1 a run that failed for another reason than its
 input (a counting worker died, out of memory; for ``verify``: different);

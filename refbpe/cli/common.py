@@ -6,7 +6,7 @@ there (README, "Options"): ``-o/--out`` is what the command writes, ``--format``
 the format of the command's model (written by ``train``, read by the others),
 ``--special-token`` a special token, and the counting options (``--workers``,
 ``--chunk-size``, ``--errors``, ``--executor``, ``--executor-data``,
-``--progress``/``--quiet``, ``--report``) are one group, added by
+``--progress``/``--quiet``, ``--report``, ``--pattern``) are one group, added by
 ``add_counting_arguments`` to every command that counts a corpus.
 """
 
@@ -22,6 +22,7 @@ from ..atomic import atomic_write
 from ..cluster import dask_executor
 from ..count import DEFAULT_CHUNK_SIZE, InputError
 from ..io import parse_size
+from ..patterns import pattern_names
 from ..profiles import get_profile, profile_names
 from ..progress import Progress, clear_status_line
 
@@ -32,6 +33,7 @@ __all__ = [
     "Parser",
     "Terminated",
     "add_counting_arguments",
+    "add_pattern_argument",
     "add_profile_argument",
     "add_special_token_argument",
     "check_inputs",
@@ -39,6 +41,7 @@ __all__ = [
     "check_output_file",
     "check_special_tokens",
     "counting_error",
+    "counting_options",
     "executor_context",
     "fail",
     "make_progress",
@@ -120,9 +123,16 @@ class Parser(argparse.ArgumentParser):
                 continue
             option = arg.split("=", 1)[0]
             if option not in known:
-                close = difflib.get_close_matches(option, sorted(known), n=1, cutoff=0.6)
-                hint = " (did you mean %s?)" % close[0] if close else ""
-                self.error("unknown option %s%s" % (option, hint))
+                self.error("unknown option %s%s" % (option, _closest(option, known)))
+
+
+def _closest(option, known):
+    """' (did you mean --x?)' for the known option spelled most like ``option``, or ''.
+
+    Compared without the leading dashes, which every option shares."""
+    names = {k.lstrip("-"): k for k in known if k.startswith("--")}
+    close = difflib.get_close_matches(option.lstrip("-"), sorted(names), n=1, cutoff=0.6)
+    return " (did you mean %s?)" % names[close[0]] if close else ""
 
 
 def add_special_token_argument(p, help="a special token (repeatable), e.g. '<|endoftext|>'"):
@@ -141,8 +151,20 @@ def add_profile_argument(p):
     )
 
 
+def add_pattern_argument(p):
+    p.add_argument(
+        "--pattern",
+        choices=pattern_names(),
+        default=None,
+        metavar="NAME",
+        help="the split pattern: %s (default gpt2, or the --profile's own: rustbpe's is llama3; "
+        "llama3 is cl100k's original form)" % ", ".join(pattern_names()),
+    )
+
+
 def add_counting_arguments(p, workers_help=None):
     """The options of every command that counts a corpus (train, count, verify)."""
+    add_pattern_argument(p)
     p.add_argument(
         "--workers",
         type=positive_int,
@@ -194,6 +216,18 @@ def executor_context(args):
     if not args.executor:
         return contextlib.nullcontext((None, None))
     return dask_executor(args.executor)  # imports distributed (optional) only now
+
+
+def counting_options(args, executor, threads, workers=None):
+    """The counting options of ``train_bpe``/``count_corpus`` as the command line gave them."""
+    return {
+        "workers": args.workers or threads or workers,
+        "chunk_size": args.chunk_size,
+        "errors": args.errors,
+        "executor": executor,
+        "executor_data": args.executor_data,
+        "pattern": args.pattern,
+    }
 
 
 def counting_error(args, error):

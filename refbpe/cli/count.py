@@ -15,6 +15,7 @@ from .common import (
     check_output_file,
     check_special_tokens,
     counting_error,
+    counting_options,
     executor_context,
     make_progress,
     write_report,
@@ -79,12 +80,8 @@ def run(args):
                 args.special_token,
                 progress=progress,
                 report=report,
-                workers=args.workers or threads,
-                chunk_size=args.chunk_size,
-                errors=args.errors,
-                executor=executor,
-                executor_data=args.executor_data,
                 shard=shard,
+                **counting_options(args, executor, threads),
             )
         except (InputError, OSError) as e:
             raise counting_error(args, e)

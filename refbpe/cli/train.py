@@ -9,7 +9,6 @@ import time
 from ..count import InputError
 from ..formats import FORMATS, write_model_dir, write_model_file_in_dir
 from ..formats.peers import PEER_FORMATS, write_peer_model
-from ..patterns import pattern_names
 from ..profiles import get_profile
 from ..progress import peak_memory_mb
 from ..train import check_training_args, train_bpe, train_from_count_files
@@ -23,6 +22,7 @@ from .common import (
     check_output_file,
     check_special_tokens,
     counting_error,
+    counting_options,
     executor_context,
     make_progress,
     positive_int,
@@ -78,12 +78,6 @@ def register(sub):
         "json DIR/tokenizer.hex.json",
     )
     add_profile_argument(t)
-    t.add_argument(
-        "--pattern",
-        choices=pattern_names(),
-        default=None,
-        help="the split pattern (default: the profile's: gpt2; rustbpe's is llama3, its GPT4_PATTERN)",
-    )
     t.add_argument(
         "--min-frequency",
         type=int,
@@ -207,14 +201,9 @@ def run(args):
                     sources,
                     vocab_size,
                     specials,
-                    workers=args.workers or threads,
-                    chunk_size=args.chunk_size,
-                    errors=args.errors,
-                    executor=executor,
-                    executor_data=args.executor_data,
                     progress=progress,
                     report=report,
-                    **profile_options,
+                    **dict(counting_options(args, executor, threads), **profile_options),
                 )
             except (InputError, OSError) as e:
                 raise counting_error(args, e)
@@ -224,12 +213,18 @@ def run(args):
     # 2. Write the model, then the report.
     t1 = time.time()
     settings = report.get("profile")
+    pattern = settings["pattern"] if settings else (args.pattern or "gpt2")
     if settings and PEER_FORMATS.get(profile.name, (None,))[0] == fmt:
         write_peer_model(args.out, settings, vocab, merges, specials)
     elif fmt == "gpt2" and profile.name != "hf":
-        write_model_dir(args.out, vocab, merges, specials, {"profile": settings} if settings else None)
+        extra = {"pattern": pattern} if pattern != "gpt2" else {}
+        if settings:
+            extra["profile"] = settings
+        write_model_dir(args.out, vocab, merges, specials, extra or None)
     else:  # HF's ids in another format: the generic writers keep any id layout
-        write_model_file_in_dir(args.out, fmt, vocab, merges, specials)
+        write_model_file_in_dir(args.out, fmt, vocab, merges, specials, pattern)
+    if pattern != "gpt2":
+        report["pattern"] = pattern
     report["write"] = {"seconds": round(time.time() - t1, 3), "directory": args.out}
     report["total_seconds"] = round(time.time() - t0, 3)
     own, children = peak_memory_mb()

@@ -9,8 +9,10 @@ import sys
 
 from ..count import InputError
 from ..countfile import is_counts_path, sum_counts
-from ..formats import FORMATS, FormatError, read_model
+from ..formats import FORMATS, FormatError, Model, read_model
 from ..idfile import read_ids
+from ..tiktoken_encodings import KNOWN_ENCODINGS, load_tiktoken
+from ..tokenizer import Tokenizer
 from ..train import count_corpus
 from ..verify import verify_encoding, verify_merges
 from ..verify.profiles import profile_verdict
@@ -23,6 +25,7 @@ from .common import (
     check_output_file,
     check_special_tokens,
     counting_error,
+    counting_options,
     executor_context,
     make_progress,
     positive_int,
@@ -114,9 +117,19 @@ def _emit(args, report):
     return EXIT_IDENTICAL if report["identical"] else EXIT_DIFFERENT
 
 
+def _is_tiktoken_name(path):
+    return path in KNOWN_ENCODINGS and not os.path.exists(path)
+
+
 def _their_model(args):
     if not args.against:
         raise CliError("--against PATH is required")
+    if _is_tiktoken_name(args.against):  # cl100k_base, o200k_base: tiktoken's own encodings
+        try:
+            vocab, merges, specials, _ = load_tiktoken(args.against)
+        except (OSError, ValueError) as e:
+            raise CliError(str(e))
+        return Model(vocab, merges, sorted(specials, key=specials.get), "tiktoken", True, args.against)
     if not os.path.exists(args.against):
         raise CliError("%s: no such file or directory" % args.against)
     try:
@@ -131,7 +144,11 @@ def _run_encode(args, theirs):
     text = read_text_arg(args.encode)
     check_inputs([args.ids])
     try:
-        return verify_encoding(theirs, text, read_ids(args.ids))
+        tokenizer = None
+        if _is_tiktoken_name(args.against) or args.against.endswith(".tiktoken"):
+            # tiktoken's rule (the whole piece first, then ranks), with the encoding's own pattern.
+            tokenizer = Tokenizer.from_tiktoken(args.against, pattern=args.pattern)
+        return verify_encoding(theirs, text, read_ids(args.ids), args.pattern, tokenizer)
     except ValueError as e:
         raise CliError(str(e))
 
@@ -157,7 +174,6 @@ def _word_counts(args, report):
     if any(as_counts):
         raise CliError("give either text corpora or word-count files, not both")
     total = sum(os.path.getsize(s) for s in sources if s != "-")
-    workers = args.workers or (1 if total < SMALL_CORPUS else None)
     with executor_context(args) as (executor, threads):
         try:
             word_counts = count_corpus(
@@ -165,11 +181,7 @@ def _word_counts(args, report):
                 args.special_token,
                 progress=make_progress(args),
                 report=report,
-                workers=threads if executor is not None and not args.workers else workers,
-                chunk_size=args.chunk_size,
-                errors=args.errors,
-                executor=executor,
-                executor_data=args.executor_data,
+                **counting_options(args, executor, threads, workers=1 if total < SMALL_CORPUS else None),
             )
         except (InputError, OSError) as e:
             raise counting_error(args, e)
@@ -202,6 +214,7 @@ def run(args):
             texts=texts,
             hypotheses=not args.no_hypotheses,
             ignore_ids=args.ignore_ids,
+            pattern=args.pattern,
         )
         report = profile_verdict(
             report, theirs, args.vocab_size, args.special_token, word_counts, args.corpus, args.profile

@@ -14,7 +14,8 @@ Formats, one module each
     json      ``hexjson``: refbpe's JSON with hex-encoded bytes.
 
 ``bytemap`` is the GPT-2 byte-to-unicode table (gpt2 and hf), ``detect`` tells
-the formats apart, and this module dispatches.  Every file is written
+the formats apart, ``peers`` writes a profile's model in its peer's own shape
+(``train --profile rustbpe|hf``), and this module dispatches.  Every file is written
 atomically (``refbpe.atomic``).
 """
 
@@ -22,7 +23,7 @@ import json
 import os
 
 from ..atomic import atomic_write, atomic_write_many
-from ..pretokenize import GPT2_PATTERN
+from ..patterns import get_pattern
 from .bytemap import decode_token, encode_token
 from .detect import FILE_OF, detect_format, gpt2_paths
 from .gpt2 import (
@@ -31,6 +32,7 @@ from .gpt2 import (
     read_gpt2,
     read_gpt2_merges,
     read_gpt2_vocab,
+    read_manifest_pattern,
     read_manifest_specials,
     read_model_dir,
     write_gpt2_dir_any_ids,
@@ -56,6 +58,7 @@ __all__ = [
     "read_gpt2",
     "read_hex_json",
     "read_hf",
+    "read_manifest_pattern",
     "read_model",
     "read_model_dir",
     "read_tiktoken",
@@ -137,8 +140,18 @@ def _json_bytes(obj, indent=None):
     return (json.dumps(obj, ensure_ascii=False, indent=indent) + "\n").encode("utf-8")
 
 
-def write_model(dest, fmt, vocab, merges, special_tokens):
+def _pattern_extra(pattern):
+    """What a manifest records of the split pattern: nothing for GPT-2's (so the
+    default output is as before), else its name."""
+    name = get_pattern(pattern).name
+    return {} if name == "gpt2" else {"pattern": name}
+
+
+def write_model(dest, fmt, vocab, merges, special_tokens, pattern=None):
     """Write ``(vocab, merges, special_tokens)`` to ``dest`` in format ``fmt``.
+
+    ``pattern`` (a split pattern's name; GPT-2's by default) goes into the
+    refbpe.json manifest (gpt2) or the pre-tokenizer (hf).
 
     gpt2: ``dest`` is a directory (vocab.json, merges.txt, refbpe.json).
     hf: a file, or a directory to hold ``tokenizer.json``.  tiktoken and json:
@@ -152,14 +165,16 @@ def write_model(dest, fmt, vocab, merges, special_tokens):
         if sorted(ids.values()) == list(range(n, len(vocab))) and [ids[t] for t in special_tokens] == list(
             range(n, len(vocab))
         ):
-            write_model_dir(dest, vocab, merges, special_tokens)
+            write_model_dir(dest, vocab, merges, special_tokens, _pattern_extra(pattern) or None)
         else:
             write_gpt2_dir_any_ids(dest, vocab, merges, special_tokens, ids)
         return dest
     if fmt == "hf":
         if os.path.isdir(dest):
             dest = os.path.join(dest, "tokenizer.json")
-        atomic_write(dest, _json_bytes(hf_tokenizer_json(vocab, merges, special_tokens), indent=1))
+        name = get_pattern(pattern).name
+        regex = None if name == "gpt2" else get_pattern(name).regex
+        atomic_write(dest, _json_bytes(hf_tokenizer_json(vocab, merges, special_tokens, regex), indent=1))
         return dest
     if fmt == "tiktoken":
         atomic_write(dest, tiktoken_ranks_text(vocab, merges, special_tokens).encode("ascii"))
@@ -170,15 +185,16 @@ def write_model(dest, fmt, vocab, merges, special_tokens):
     raise FormatError("unknown format %r (expected one of %s)" % (fmt, ", ".join(FORMATS)))
 
 
-def write_model_file_in_dir(directory, fmt, vocab, merges, special_tokens):
+def write_model_file_in_dir(directory, fmt, vocab, merges, special_tokens, pattern=None):
     """``train --format``: write ``directory``/tokenizer.json (hf),
     tokenizer.tiktoken + refbpe.json (tiktoken: the manifest names the special
-    tokens), tokenizer.hex.json (json), or the GPT-2 files (gpt2)."""
+    tokens and the split pattern, ``pat_str``), tokenizer.hex.json (json), or
+    the GPT-2 files (gpt2)."""
     if fmt != "tiktoken":
         if fmt != "gpt2":
             os.makedirs(directory, exist_ok=True)
             directory = os.path.join(directory, FILE_OF[fmt])
-        return write_model(directory, fmt, vocab, merges, special_tokens)
+        return write_model(directory, fmt, vocab, merges, special_tokens, pattern)
     # The ranks and the manifest naming the special tokens are replaced together.
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, FILE_OF[fmt])
@@ -186,9 +202,10 @@ def write_model_file_in_dir(directory, fmt, vocab, merges, special_tokens):
     manifest = {
         "format": "refbpe-tiktoken",
         "file": FILE_OF[fmt],
-        "pat_str": GPT2_PATTERN,
+        "pat_str": get_pattern(pattern).regex,
         "special_tokens": [{"content": t, "id": ids[t]} for t in special_tokens],
     }
+    manifest.update(_pattern_extra(pattern))
     atomic_write_many(
         {
             path: tiktoken_ranks_text(vocab, merges, special_tokens).encode("ascii"),

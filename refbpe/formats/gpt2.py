@@ -37,6 +37,7 @@ __all__ = [
     "write_model_dir",
     "write_gpt2_dir_any_ids",
     "read_manifest_specials",
+    "read_manifest_pattern",
 ]
 
 MANIFEST = "refbpe.json"
@@ -271,6 +272,19 @@ def read_manifest_specials(manifest_path, vocab):
             )
         out.append((content, i))
     return out
+
+
+def read_manifest_pattern(path):
+    """The split pattern a refbpe manifest names (``"pattern"``), or None (GPT-2's)."""
+    if not os.path.isfile(path):
+        return None
+    pairs, text = _load_json(path)
+    manifest = dict(pairs) if isinstance(pairs, _Pairs) else {}
+    pattern = manifest.get("pattern")
+    if pattern is not None and not isinstance(pattern, str):
+        line = _key_line(text, "pattern")
+        raise ModelFileError("%s:%d: 'pattern' must be a pattern name (a string)" % (path, line))
+    return pattern
 
 
 def read_model_dir(directory):

@@ -1,8 +1,10 @@
 """Hugging Face ``tokenizer.json`` (byte-level BPE): write it, read it.
 
 Written: a BPE model over the GPT-2 byte mapping (``bytemap``), the ByteLevel
-pre-tokenizer (no prefix space, GPT-2 regex), the ByteLevel decoder, and the
-special tokens as added tokens (``special: true``).  Read: any byte-level BPE
+pre-tokenizer (no prefix space, GPT-2 regex; for another split pattern, a
+Split on that pattern's regex, ``Isolated``, before a ByteLevel without its
+own regex, as Llama 3's ``tokenizer.json`` has it), the ByteLevel decoder, and
+the special tokens as added tokens (``special: true``).  Read: any byte-level BPE
 ``tokenizer.json``; added tokens keep their ids.
 """
 
@@ -14,13 +16,27 @@ from .model import FormatError, Model, special_ids, with_specials
 __all__ = ["hf_tokenizer_json", "read_hf"]
 
 
-def hf_tokenizer_json(vocab, merges, special_tokens):
+def _pre_tokenizer(pattern_regex):
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    if pattern_regex is None:
+        return byte_level
+    return {
+        "type": "Sequence",
+        "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": pattern_regex}, "behavior": "Isolated", "invert": False},
+            dict(byte_level, use_regex=False),
+        ],
+    }
+
+
+def hf_tokenizer_json(vocab, merges, special_tokens, pattern_regex=None):
     """The ``tokenizer.json`` object (a dict) for a byte-level BPE model.
 
     The ByteLevel pre-tokenizer with ``use_regex`` splits with the GPT-2
     pattern (the same alternatives, ``\\s+(?!\\S)`` included), so no Split
     pre-tokenizer is needed; the Unicode tables are Oniguruma's (older than
     refbpe's pinned table: characters assigned after it may split differently).
+    ``pattern_regex`` (another split pattern's regex) adds a Split before it.
     """
     vocab = with_specials(vocab, special_tokens)
     specials = special_ids(vocab, special_tokens)
@@ -53,7 +69,7 @@ def hf_tokenizer_json(vocab, merges, special_tokens):
         "padding": None,
         "added_tokens": added,
         "normalizer": None,
-        "pre_tokenizer": dict(byte_level),
+        "pre_tokenizer": _pre_tokenizer(pattern_regex),
         "post_processor": None,
         "decoder": dict(byte_level),
         "model": {

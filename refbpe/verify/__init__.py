@@ -29,7 +29,8 @@ Encodings (``refbpe verify --encode TEXT --ids IDS --against MODEL``)
 
 Modules: ``merges`` (the merge comparison), ``encoding`` (the id
 comparison), ``replay`` (merges replayed over word counts), ``ties`` (tie
-rules), ``variants`` (counting variants), ``display`` (bytes shown readably).
+rules), ``variants`` (counting variants), ``display`` (bytes shown readably),
+``profiles`` (``--profile``, and which trainer profile reproduces their model).
 The command line is ``refbpe.cli.verify``.
 """
 

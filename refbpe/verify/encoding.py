@@ -6,7 +6,7 @@ that does not spell the text, one that crosses the pre-token's end
 (pre-tokenization differs) or one inside it (merges applied differently).
 """
 
-from ..pretokenize import pretokenize
+from ..patterns import get_pattern
 from ..specials import special_pattern, split_specials
 from ..tokenizer import Tokenizer
 from .display import show
@@ -14,9 +14,12 @@ from .display import show
 __all__ = ["verify_encoding"]
 
 
-def verify_encoding(model, text, their_ids):
-    """Report comparing ``their_ids`` with refbpe's encoding of ``text`` under ``model``."""
-    tok = Tokenizer(model.vocab, model.merges, model.special_tokens)
+def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None):
+    """Report comparing ``their_ids`` with refbpe's encoding of ``text`` under ``model``
+    (split ``pattern``, GPT-2's by default), or under ``tokenizer`` when given
+    (``Tokenizer.from_tiktoken``: tiktoken's encodings)."""
+    tok = tokenizer or Tokenizer(model.vocab, model.merges, model.special_tokens, pattern)
+    pretokenize = get_pattern(tok.pattern).pretokenize
     ours = tok.encode(text)
     n = min(len(ours), len(their_ids))
     pos = next((i for i in range(n) if ours[i] != their_ids[i]), None)
@@ -27,6 +30,7 @@ def verify_encoding(model, text, their_ids):
         "first_divergence": pos,
         "ours_length": len(ours),
         "theirs_length": len(their_ids),
+        "pattern": tok.pattern,
     }
     if pos is None:
         report["explanation"] = "token ids identical (%d ids)" % len(ours)

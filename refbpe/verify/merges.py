@@ -25,7 +25,14 @@ def _ref_ids(merges, count):
 
 
 def verify_merges(
-    word_counts, vocab_size, special_tokens, theirs, texts=None, hypotheses=True, ignore_ids=False
+    word_counts,
+    vocab_size,
+    special_tokens,
+    theirs,
+    texts=None,
+    hypotheses=True,
+    ignore_ids=False,
+    pattern=None,
 ):
     """The report (a dict) comparing ``theirs`` (a ``formats.Model``) with the
     reference trained on ``word_counts``.  ``texts`` (the corpus, when
@@ -169,7 +176,7 @@ def verify_merges(
             div["tied_examples"] = [show_pair(p) for p in tied[:10]]
             choices = rule_choices(tied, their_ids, ref_ids)
             if texts is not None:
-                first = first_counted(texts, special_tokens, ours[:k], tied)
+                first = first_counted(texts, special_tokens, ours[:k], tied, pattern)
                 if first is not None:
                     choices["first-counted"] = first
             agree = [r for r, _ in TIE_RULES if choices.get(r) == their_pair]
@@ -213,7 +220,7 @@ def verify_merges(
             wc = (
                 word_counts
                 if name == "reference"
-                else count_variant(texts, special_tokens, as_text, line_mode, prefix)
+                else count_variant(texts, special_tokens, as_text, line_mode, prefix, pattern)
             )
             steps, rules, ties = replay_consistency(
                 wc, their_merges, their_ids, _ref_ids(their_merges, len(their_merges))

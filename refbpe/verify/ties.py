@@ -4,7 +4,7 @@ Each rule picks one pair out of the tied set.  ``rule_choices`` gives every
 order-free rule's pick; ``first_counted`` needs the text, scanned in order.
 """
 
-from ..pretokenize import pretokenize
+from ..patterns import get_pattern
 from ..specials import special_pattern, split_specials
 from .replay import bpe
 
@@ -48,9 +48,10 @@ def rule_choices(tied, their_ids, ref_ids):
     return out
 
 
-def first_counted(texts, special_tokens, merges, tied):
+def first_counted(texts, special_tokens, merges, tied, pattern=None):
     """The pair of ``tied`` met first scanning ``texts`` pre-token by pre-token
-    with ``merges`` applied; None when none is met."""
+    (split ``pattern``, GPT-2's by default) with ``merges`` applied; None when none is met."""
+    pretokenize = get_pattern(pattern).pretokenize
     tied = set(tied)
     ranks = {m: r for r, m in enumerate(merges)}
     pattern = special_pattern(special_tokens)

@@ -6,7 +6,7 @@ space).  ``count_variant`` counts the corpus under one such reading;
 ``replay_consistency`` says how many of their merges each reading explains.
 """
 
-from ..pretokenize import pretokenize
+from ..patterns import get_pattern
 from ..specials import special_pattern, split_specials
 from .replay import PairReplay
 from .ties import rule_choices
@@ -52,8 +52,9 @@ VARIANTS = [
 ]
 
 
-def count_variant(texts, special_tokens, specials_as_text, lines, prefix_space):
-    """{bytes: count} of ``texts`` under a counting variant."""
+def count_variant(texts, special_tokens, specials_as_text, lines, prefix_space, pattern=None):
+    """{bytes: count} of ``texts`` under a counting variant (split ``pattern``, GPT-2's by default)."""
+    pretokenize = get_pattern(pattern).pretokenize
     pattern = None if specials_as_text else special_pattern(special_tokens)
     counts = {}
 

@@ -1,0 +1,500 @@
+"""What the tests share: Hypothesis profiles, shared-data paths, the CLI runners, text strategies.
+
+Test modules import from here (``from support import ...``); ``conftest.py``
+holds only pytest fixtures.
+
+Hypothesis profiles: ``default`` (modest example counts, used by ``pytest -n auto``)
+and ``heavy`` (10x), selected with ``REFBPE_HYPOTHESIS_PROFILE=heavy``.  Tests scale
+their own ``max_examples`` with ``examples(n)``.
+
+Shared data (read-only, never copied into the repository) is found through
+``REFBPE_SHARED`` or ``<repo root>/../shared``; tests that need it skip when absent.
+"""
+
+import os
+import platform
+import shutil
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+IS_PYPY = platform.python_implementation() == "PyPy"
+
+_PROFILE = os.environ.get("REFBPE_HYPOTHESIS_PROFILE", "default")
+HEAVY = _PROFILE == "heavy"
+_SCALE = 10 if HEAVY else 1
+
+for _name, _scale in (("default", 1), ("heavy", 10)):
+    settings.register_profile(
+        _name,
+        max_examples=100 * _scale,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+        print_blob=True,
+    )
+settings.load_profile(_PROFILE)
+
+
+def examples(n):
+    """``n`` examples under the default profile, ``10 * n`` under ``heavy``."""
+    return n * _SCALE
+
+
+# -- shared data ---------------------------------------------------------------
+
+
+def shared_root():
+    env = os.environ.get("REFBPE_SHARED")
+    return env if env else os.path.join(REPO_ROOT, "..", "shared")
+
+
+def shared_data_path(*parts):
+    """Path under shared/data, or a pytest skip naming what is missing."""
+    path = os.path.join(shared_root(), "data", *parts)
+    if not os.path.exists(path):
+        pytest.skip("shared data not found: %s (set REFBPE_SHARED to the shared/ directory)" % path)
+    return path
+
+
+def cs336_path(*parts):
+    return shared_data_path("cs336", *parts)
+
+
+def corpus_path(name):
+    return shared_data_path("corpora", name)
+
+
+# -- running the command line ---------------------------------------------------
+
+
+def run_main(capsys, *argv):
+    """The command line in this process: (exit status, stdout, stderr)."""
+    from refbpe.cli import main
+
+    try:
+        status = main([str(a) for a in argv])
+    except SystemExit as e:  # argparse: --help, usage errors
+        status = e.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def run_cli(args, python=None, input=None, env=None, cwd=None):
+    full_env = dict(os.environ)
+    full_env["PYTHONPATH"] = REPO_ROOT + os.pathsep + full_env.get("PYTHONPATH", "")
+    full_env.update(env or {})
+    return subprocess.run(
+        [python or sys.executable, "-m", "refbpe"] + list(args),
+        input=input,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=full_env,
+        cwd=cwd,
+        timeout=300,
+    )
+
+
+def read_outputs(directory):
+    return {
+        name: open(os.path.join(directory, name), "rb").read()
+        for name in ("vocab.json", "merges.txt", "refbpe.json")
+    }
+
+
+def other_interpreter():
+    """A second interpreter (PyPy from CPython, CPython from PyPy) that can import this refbpe."""
+    candidates = []
+    if IS_PYPY:
+        candidates.append(os.path.join(REPO_ROOT, ".venv", "bin", "python"))
+    else:
+        candidates.append(os.path.join(REPO_ROOT, ".venv-pypy", "bin", "python"))
+        candidates.append(shutil.which("pypy3"))
+    for exe in candidates:
+        if not exe or not os.path.exists(exe):
+            continue
+        env = dict(os.environ, PYTHONPATH=REPO_ROOT)
+        r = subprocess.run(
+            [exe, "-c", "import refbpe, os; print(os.path.dirname(refbpe.__file__))"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            timeout=60,
+        )
+        if r.returncode == 0 and os.path.realpath(r.stdout.decode().strip()) == os.path.realpath(
+            os.path.join(REPO_ROOT, "refbpe")
+        ):
+            return exe
+    return None
+
+
+# -- optional modules ------------------------------------------------------------
+
+
+def import_regex_or_skip():
+    """The ``regex`` module, for exact comparisons: CPython only."""
+    if IS_PYPY:
+        pytest.skip(
+            "regex comparisons run on CPython only (regex's Unicode classes are only ASCII-correct on PyPy)"
+        )
+    try:
+        import regex
+    except ImportError:
+        pytest.skip("the regex module is not importable on this interpreter")
+    return regex
+
+
+def _regex_skip_reason():
+    if IS_PYPY:
+        return (
+            "regex comparisons run on CPython only (regex's Unicode classes are only ASCII-correct on PyPy)"
+        )
+    try:
+        import regex  # noqa: F401
+    except ImportError:
+        return "the regex module is not importable on this interpreter"
+    return None
+
+
+REGEX_SKIP_REASON = _regex_skip_reason()
+needs_regex = pytest.mark.skipif(REGEX_SKIP_REASON is not None, reason=REGEX_SKIP_REASON or "")
+
+
+def regex_declared_unicode_version():
+    """The Unicode version regex's own metadata declares ("supports Unicode X"), or None."""
+    try:
+        import re
+        from importlib.metadata import distribution
+
+        text = distribution("regex").read_text("METADATA") or ""
+    except Exception:
+        return None
+    m = re.search(r"supports Unicode (\d+\.\d+\.\d+)", text)
+    return m.group(1) if m else None
+
+
+def regex_unicode_versions():
+    """Every Unicode version the installed regex can be said to implement:
+    refbpe's probe and regex's declared version (when the metadata says)."""
+    from refbpe._gen_unicode_table import regex_unicode_version
+
+    versions = {regex_unicode_version()}
+    declared = regex_declared_unicode_version()
+    if declared:
+        versions.add(declared)
+    return versions
+
+
+def regex_version_mismatch():
+    """A skip reason when regex's Unicode version is not the pinned table's, else None."""
+    from refbpe._unicode_table import UNICODE_VERSION
+
+    versions = regex_unicode_versions()
+    if versions != {UNICODE_VERSION}:
+        return "regex implements Unicode %s but refbpe/_unicode_table.py is pinned to Unicode %s" % (
+            "/".join(sorted(v or "?" for v in versions)),
+            UNICODE_VERSION,
+        )
+    return None
+
+
+# -- text strategies -----------------------------------------------------------------
+
+CONTRACTIONS = [
+    "'s",
+    "'S",
+    "'ll",
+    "'l",
+    "'ve",
+    "'v",
+    "'re",
+    "'r",
+    "'d",
+    "'m",
+    "'t",
+    "'T",
+    "'LL",
+    "''s",
+    " 's",
+    "'",
+    "''",
+]
+
+DIGITS = (
+    "0123456789"
+    "\u0660\u0661\u0669"  # Arabic-Indic
+    "\u06f0\u06f5"  # Extended Arabic-Indic
+    "\u0966\u0967\u096f"  # Devanagari
+    "\uff10\uff11\uff19"  # fullwidth
+    "\u00b2\u00b3\u00b9\u2070\u2074\u2089"  # superscripts / subscripts
+    "\u2160\u216b\u217b\u2169"  # Roman numerals (Nl) incl. XII / xii
+    "\u00bd\u2155\u2460\u0e51\u0f20\U0001d7ce\U0001d7ff\U00010107"  # fractions, circled, Thai, Tibetan, math
+)
+
+EMOJI = [
+    "\U0001f643",  # upside-down face
+    "\U0001f600",
+    "\U0001f44d\U0001f3fd",  # thumbs up + skin tone
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466",  # ZWJ family
+    "\U0001f3f3\ufe0f\u200d\U0001f308",  # rainbow flag
+    "\U0001f1fa\U0001f1f8",  # flag US
+    "\U0001f1ef\U0001f1f5",  # flag JP
+    "\u2764\ufe0f",  # heart + VS16
+    "\u263a\ufe0e",  # VS15
+    "1\ufe0f\u20e3",  # keycap
+    "\U0001f9d1\U0001f3ff\u200d\U0001f4bb",
+    "\U0001faf6",  # heart hands (Unicode 14)
+]
+
+COMBINING = [
+    "\u0301",
+    "\u0308",
+    "\u0327",
+    "\u20dd",
+    "\u094d",
+    "\u0e31",
+    "\u05b7",
+    "\u3099",
+    "e\u0301",
+    "n\u0303",
+    "\u0928\u092e\u0938\u094d\u0924\u0947",
+]
+
+WORDS = [
+    "Hello",
+    "hello",
+    "the",
+    "The",
+    "a",
+    "I",
+    "world",
+    "don",
+    "we",
+    "x",
+    "\u041f\u0440\u0438\u0432\u0435\u0442",  # Russian
+    "\u3053\u3093\u306b\u3061\u306f",  # Japanese
+    "\u4e2d\u6587\u5b57",  # Chinese
+    "\ud55c\uad6d\uc5b4",  # Korean
+    "\u0627\u0644\u0639\u0631\u0628\u064a\u0629",  # Arabic
+    "\u05e2\u05d1\u05e8\u05d9\u05ea",  # Hebrew
+    "\u03b5\u03bb\u03bb\u03b7\u03bd\u03b9\u03ba\u03ac",  # Greek
+    "\u0e44\u0e17\u0e22",  # Thai
+    "Stra\u00dfe",
+    "caf\u00e9",
+    "\u00c5ngstr\u00f6m",
+    "\U0001d518\U0001d52b\U0001d526",  # math fraktur (astral letters)
+    "\U00020b9f\U00020b9e",  # CJK Ext B
+    "\u01c5\u02b0\u3005",  # titlecase, modifier letters
+]
+
+PUNCT = list("!?.,;:-_()[]{}<>|/\\@#$%^&*+=~`\"'") + [
+    "...",
+    "--",
+    "\u2014",
+    "\u00bf",
+    "\u3002",
+    "\uff01",
+    "\u00a7",
+    "\u20ac",
+]
+
+
+def _unicode_whitespace():
+    from refbpe.pretokenize import CLASS_OF, SPACE
+
+    ws, i = [], CLASS_OF.find(SPACE)
+    while i >= 0:
+        ws.append(chr(i))
+        i = CLASS_OF.find(SPACE, i + 1)
+    return ws
+
+
+WHITESPACE = _unicode_whitespace()  # \t \n \v \f \r, space, U+0085, U+00A0, U+1680, U+2000.., U+3000 ...
+NOT_WHITESPACE_BUT_ISSPACE = ["\x1c", "\x1d", "\x1e", "\x1f"]  # str.isspace() is True, regex \s is not
+
+ws_run = st.lists(
+    st.sampled_from(WHITESPACE + NOT_WHITESPACE_BUT_ISSPACE + [" ", " ", "\n", "\t"]), min_size=1, max_size=5
+).map("".join)
+
+wide_char = st.characters(blacklist_categories=("Cs",))  # every plane, incl. astral and unassigned
+bmp_char = st.characters(max_codepoint=0xFFFF, blacklist_categories=("Cs",))
+
+
+def text_atoms(extra=()):
+    """Pieces of text that exercise the GPT-2 pattern's corners."""
+    return st.one_of(
+        st.sampled_from(WORDS),
+        st.sampled_from(CONTRACTIONS),
+        st.text(st.sampled_from(DIGITS), min_size=1, max_size=4),
+        st.sampled_from(EMOJI),
+        st.sampled_from(COMBINING),
+        st.sampled_from(PUNCT),
+        ws_run,
+        st.text(wide_char, min_size=1, max_size=4),
+        st.text(bmp_char, min_size=1, max_size=4),
+        *[st.just(e) for e in extra],
+    )
+
+
+def mixed_text(max_atoms=25, extra=()):
+    """Random text assembled from ``text_atoms`` (whitespace runs at both ends too)."""
+    return st.lists(text_atoms(extra), max_size=max_atoms).map("".join)
+
+
+def repeated_text(extra=()):
+    """Few short words repeated many times: forces ties between pair counts."""
+    vocab = st.lists(
+        st.text(st.sampled_from("abcab \n\u00e9\u4e2d'st"), min_size=1, max_size=5), min_size=1, max_size=4
+    )
+    return st.tuples(
+        vocab,
+        st.lists(st.integers(0, 3), max_size=40),
+        st.lists(st.sampled_from(list(extra) or [""]), max_size=3),
+    ).map(
+        lambda t: "".join(
+            t[0][i % len(t[0])] + (t[2][i % len(t[2])] if t[2] and i % 3 == 0 else "") for i in t[1]
+        )
+    )
+
+
+# -- text for the GPT-4-family patterns: every alternative's edges (tests/test_patterns.py) --
+
+_CONTRACTION_LETTERS = ["s", "S", "\u017f", "t", "T", "d", "D", "m", "M"]
+_CONTRACTION_PAIRS = [a + b for a in "lL" for b in "lL"] + [a + b for a in "vVrR" for b in "eE"]
+CONTRACTIONS_ANY_CASE = (
+    ["'" + x for x in _CONTRACTION_LETTERS + _CONTRACTION_PAIRS]
+    + ["'l", "'v", "'r", "'e", "'", "''", "'x", "' s", "'\u017f\u017f"]
+    + ["\u2019s", "\u02bcs"]  # not an apostrophe for either pattern
+)
+WORDS_ANY_CASE = [
+    "hello",
+    "Hello",
+    "HELLO",
+    "hELLO",
+    "HeLLo",
+    "I",
+    "a",
+    "DON",
+    "we",
+    "Stra\u00dfe",
+    "\u00c9T\u00c9",  # ÉTÉ
+    "\u01c5ungla",  # Lt first
+    "\u1f88\u1f80",  # Lt, Ll
+    "\u02b0ello",  # Lm first
+    "A\u02b0B",
+    "\u3005\u4e2d",  # Lm, Lo
+    "\u4e2d\u6587",  # Lo
+    "\u0e01\u0e32",  # Thai
+    "\u041f\u0420\u0418\u0432\u0435\u0442",  # Cyrillic, case mix
+    "\uff21\uff42",  # fullwidth Lu, Ll
+    "\u0130\u0131",  # I with dot, dotless i
+    "\u2c65\u1d2c",  # Ll, Lm
+    "\U0001d518\U0001d52b",  # astral letters
+]
+MARKS = [
+    "\u0301",  # Mn
+    "\u0308\u0301",
+    "\u0903",  # Mc
+    "\u20dd",  # Me
+    "\u0345",  # Mn, case-ish (iota subscript)
+    "e\u0301",
+    "E\u0301",
+    "A\u0301B",
+    "\u0301A",
+    "\u0301a",
+    "\u0928\u092e\u0938\u094d\u0924\u0947",  # Devanagari with virama
+    "\u05d0\u05b7",  # Hebrew with point
+    "\u3099\u304b",
+]
+NUMBERS = [c for c in DIGITS] + ["\u16ee", "\u00b2", "\u2460"]
+PREFIXES = [
+    "\t",
+    "\x0b",
+    "\x0c",
+    "\u00a0",
+    "\u3000",
+    "\u2028",
+    "\x1c",
+    "'",
+    '"',
+    "(",
+    "$",
+    "_",
+    "-",
+    "\u00bf",
+]
+PUNCT_NEWLINE = [
+    "!\n",
+    ".\r\n",
+    "?\n\n",
+    "/",
+    "//",
+    "/\n/",
+    "!/",
+    "!/\n",
+    " /",
+    " !\r\n/",
+    "...",
+    "\u2014",
+    "\u3002",
+    "\U0001f600\n",
+]
+NEWLINE_RUNS = [
+    "\n",
+    "\r\n",
+    "\r\n\r\n",
+    "\r",
+    " \n",
+    "\n ",
+    "  \n  ",
+    "\t\n",
+    "\n\n\n",
+    " \r\n ",
+    "\u00a0\n",
+    "\n\u3000",
+]
+SPACE_RUNS = st.lists(st.sampled_from(WHITESPACE + [" ", " ", "\n", "\r", "\t"]), min_size=1, max_size=5).map(
+    "".join
+)
+
+
+def edge_atoms():
+    return st.one_of(
+        st.sampled_from(WORDS_ANY_CASE),
+        st.sampled_from(CONTRACTIONS_ANY_CASE),
+        st.sampled_from(MARKS),
+        st.text(st.sampled_from(NUMBERS), min_size=1, max_size=5),  # digit runs of 1-5
+        st.text(st.sampled_from("0123456789"), min_size=1, max_size=5),
+        st.sampled_from(PREFIXES),
+        st.sampled_from(PUNCT_NEWLINE),
+        st.sampled_from(NEWLINE_RUNS),
+        SPACE_RUNS,
+        st.sampled_from(EMOJI),
+        st.text(wide_char, min_size=1, max_size=3),
+    )
+
+
+def edge_text(max_atoms=12):
+    """Atoms joined; lists end (and start) anywhere, so runs at the end of the text come up often."""
+    return st.lists(edge_atoms(), max_size=max_atoms).map("".join)
+
+
+# A small alphabet in which every class meets every other one often.
+SOUP = list("aA'sStTlLvVeErRdDmM1 \t\n\r!/.") + [
+    "\u017f",
+    "\u01c5",
+    "\u02b0",
+    "\u4e2d",
+    "\u0301",
+    "\u0903",
+    "\u0661",
+    "\u00a0",
+    "\u3000",
+    "\u2028",
+    "\x1c",
+    "\U0001f600",
+]
+soup_text = st.lists(st.sampled_from(SOUP), max_size=14).map("".join)
