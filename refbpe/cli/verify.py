@@ -121,6 +121,11 @@ def _is_tiktoken_name(path):
     return path in KNOWN_ENCODINGS and not os.path.exists(path)
 
 
+def _is_tiktoken_encoding(path):
+    """A tiktoken encoding by name, or a ranks file (read with its tiktoken rule)."""
+    return _is_tiktoken_name(path) or (path.endswith(".tiktoken") and os.path.isfile(path))
+
+
 def _their_model(args):
     if not args.against:
         raise CliError("--against PATH is required")
@@ -145,11 +150,11 @@ def _run_encode(args, theirs):
     check_inputs([args.ids])
     try:
         tokenizer = None
-        if _is_tiktoken_name(args.against) or args.against.endswith(".tiktoken"):
+        if theirs is None:
             # tiktoken's rule (the whole piece first, then ranks), with the encoding's own pattern.
             tokenizer = Tokenizer.from_tiktoken(args.against, pattern=args.pattern)
         return verify_encoding(theirs, text, read_ids(args.ids), args.pattern, tokenizer)
-    except ValueError as e:
+    except (ValueError, OSError) as e:
         raise CliError(str(e))
 
 
@@ -198,9 +203,11 @@ def run(args):
     check_special_tokens(args.special_token)
     if args.report:
         check_output_file(args.report, "--report")
-    theirs = _their_model(args)
     if args.encode:
-        return _emit(args, _run_encode(args, theirs))
+        if _is_tiktoken_encoding(args.against or ""):
+            return _emit(args, _run_encode(args, None))  # read once, as a tiktoken encoding
+        return _emit(args, _run_encode(args, _their_model(args)))
+    theirs = _their_model(args)
     if args.vocab_size is None:
         raise CliError("--vocab-size is required")
     figures = {}
