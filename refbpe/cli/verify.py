@@ -224,7 +224,14 @@ def run(args):
             pattern=args.pattern,
         )
         report = profile_verdict(
-            report, theirs, args.vocab_size, args.special_token, word_counts, args.corpus, args.profile
+            report,
+            theirs,
+            args.vocab_size,
+            args.special_token,
+            word_counts,
+            args.corpus,
+            args.profile,
+            args.pattern,
         )
     except ValueError as e:
         raise CliError(str(e))

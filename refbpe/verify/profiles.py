@@ -23,24 +23,31 @@ same bytes.  Cost: one training run per setting tried (at most 2 for rustbpe,
 import json
 import os
 
+from ..count import default_workers
 from ..countfile import is_counts_path
 from ..formats.gpt2 import MANIFEST
+from ..patterns import get_pattern
 from ..profiles import ProfileLimit, get_profile
-from ..sequences import count_texts
+from ..sequences import count_texts_parallel
 from .display import pair_json, show_pair
 from .replay import PairReplay
 
 __all__ = ["profile_verdict", "candidate_settings", "compare_with_profile"]
 
+SMALL_CORPUS = 16 << 20  # below this, counting in-process beats starting workers (as cli.verify)
 
-def profile_verdict(report, theirs, vocab_size, special_tokens, word_counts, sources, profile=None):
+
+def profile_verdict(
+    report, theirs, vocab_size, special_tokens, word_counts, sources, profile=None, pattern=None
+):
     """``report`` (from ``verify_merges``) settled by profiles: with ``profile``,
     replaced by the comparison under that profile; without, extended with the
-    profile that reproduces ``theirs`` when the CS336 reference does not."""
+    profile that reproduces ``theirs`` when the CS336 reference does not.
+    ``word_counts`` were counted with ``pattern`` (None: gpt2) over documents."""
     if profile is None and report.get("identical"):
         return report
     names = [profile] if profile else ["rustbpe", "hf"]
-    tables = _Tables(word_counts, sources, special_tokens)
+    tables = _Tables(word_counts, sources, special_tokens, pattern or "gpt2")
     first = None
     for name in names:
         for settings in candidate_settings(name, theirs):
@@ -193,10 +200,10 @@ def _id_mismatch(vocab, theirs, special_tokens):
 class _Tables(object):
     """Word tables by (pattern, cut, prefix space), counted from ``sources`` on first use."""
 
-    def __init__(self, word_counts, sources, special_tokens):
+    def __init__(self, word_counts, sources, special_tokens, pattern):
         self.sources = [s for s in sources or () if s != "-" and not is_counts_path(s)]
         self.special_tokens = list(special_tokens)
-        self.tables = {("gpt2", "documents", False): word_counts}
+        self.tables = {(get_pattern(pattern).name, "documents", False): word_counts}
         self.texts = None
 
     def get(self, settings):
@@ -207,7 +214,9 @@ class _Tables(object):
             if self.texts is None:
                 self.texts = [open(s, "rb").read().decode("utf-8", "replace") for s in self.sources]
             cuts = self.special_tokens if key[1] == "documents" else ()
-            self.tables[key] = count_texts(self.texts, key[1], cuts, key[0], key[2])
+            big = sum(len(t) for t in self.texts) > SMALL_CORPUS
+            workers = default_workers() if big else 1
+            self.tables[key] = count_texts_parallel(self.texts, key[1], cuts, key[0], key[2], workers)
         return self.tables[key]
 
 
