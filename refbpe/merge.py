@@ -1,7 +1,10 @@
 """The merge engine: BPE merges from word counts, incrementally.
 
 Input is ``{pre-token bytes: count}``; output is the merge list.  Each step
-merges the pair with the greatest ``(count, left_bytes, right_bytes)``.
+merges the pair with the greatest ``(count, left_bytes, right_bytes)``, or,
+under the rustbpe and HF tie rules (``refbpe.profiles``), the greatest count
+and then the smallest pair of ids; the rule is one heap-entry class
+(``_Entry``, ``_IdEntry``), chosen before the loop.
 
 State: all unique words laid end to end in one linked symbol array
     sym[i]       the token id in slot i; SEP in the slot before and after every
@@ -112,11 +115,47 @@ class _Entry(object):
         return self.right > other.right
 
 
-def learn_merges(word_counts, num_merges, progress=None):
+class _IdEntry(object):
+    """A heap entry for the id tie rules (rustbpe, HF): equal counts go to the
+    smallest ``tie``, the pair's ids (in the peer's layout) packed into one int."""
+
+    __slots__ = ("count", "tie", "pair")
+
+    def __init__(self, count, tie, pair):
+        self.count = count
+        self.tie = tie
+        self.pair = pair
+
+    def __lt__(self, other):
+        if self.count != other.count:
+            return self.count > other.count
+        return self.tie < other.tie
+
+
+def _entry_maker(tie, token_bytes, shift, mask):
+    """``make(count, pair)``: the heap entry for ``tie``, chosen once per run.
+
+    ``tie`` is ``"bytes"`` (CS336: the greatest ``(left bytes, right bytes)``),
+    ``"ids"`` (the smallest ``(left id, right id)``, ids as here: the packed pair
+    itself) or a list ``rank`` over every id (the smallest ``(rank[left],
+    rank[right])``).
+    """
+    if tie == "bytes":
+        return lambda c, p: _Entry(c, token_bytes[p >> shift], token_bytes[p & mask], p)
+    if tie == "ids":
+        return lambda c, p: _IdEntry(c, p, p)
+    rank = tie
+    rank_shift = max(rank).bit_length()
+    return lambda c, p: _IdEntry(c, (rank[p >> shift] << rank_shift) | rank[p & mask], p)
+
+
+def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=1):
     """Return up to ``num_merges`` merges ``[(left_bytes, right_bytes), ...]``.
 
-    Fewer are returned when no pair is left.  ``progress(done, total)``, if
-    given, is called now and then.
+    Fewer are returned when no pair is left, or when the best pair occurs
+    fewer than ``min_count`` times (HF's ``min_frequency``).  ``tie`` picks the
+    tie rule (``_entry_maker``; ``refbpe.profiles`` chooses it): the default is
+    CS336's.  ``progress(done, total)``, if given, is called now and then.
 
     >>> learn_merges({b"abab": 2, b"ab": 1}, 2)
     [(b'a', b'b'), (b'ab', b'ab')]
@@ -127,14 +166,15 @@ def learn_merges(word_counts, num_merges, progress=None):
 
     sym, nxt, prv, freq = _link_words(word_counts, 256 + num_merges)
     counts, where = _count_pairs(sym, freq, shift)
-    heap = [_Entry(c, token_bytes[p >> shift], token_bytes[p & mask], p) for p, c in counts.items()]
+    make_entry = _entry_maker(tie, token_bytes, shift, mask)
+    heap = [make_entry(c, p) for p, c in counts.items()]
     heapq.heapify(heap)
     step = _StepTables(256 + num_merges, sym.typecode)
 
     merges = []
     while len(merges) < num_merges:
         best = _pop_best(heap, counts, where)
-        if best is None:
+        if best is None or counts[best] < min_count:
             break
         a, b = best >> shift, best & mask
         z = len(token_bytes)
@@ -144,7 +184,7 @@ def learn_merges(word_counts, num_merges, progress=None):
         fresh = step.collect(counts, where, a, b, z, shift)
         del counts[best]
         for p, c in fresh:
-            heapq.heappush(heap, _Entry(c, token_bytes[p >> shift], token_bytes[p & mask], p))
+            heapq.heappush(heap, make_entry(c, p))
         if progress is not None and len(merges) % 100 == 0:
             progress(len(merges), num_merges)
     if progress is not None:

@@ -5,16 +5,27 @@ applies every merge, in creation order, to every pre-token.  Tokens are kept as
 ``bytes`` (as the CS336 reference does), so nothing here depends on id
 bookkeeping.  It is quadratic and meant for small inputs: the test suite proves
 the fast paths in ``merge`` and ``tokenizer`` equal to it.
+
+The trainer profiles (``refbpe.profiles``) are here as their rules, spelled out
+again without the engine's renumbering trick: ``_ids`` lays out each profile's
+ids (HF's: special tokens, the alphabet by mapped character, merges) and the
+tie goes to the smallest pair of those ids (rustbpe, hf) or to the greatest
+pair of bytes (cs336); ``naive_train_from_texts`` cuts texts into sequences
+with a regular expression of its own.
 """
 
+import re
 from collections import Counter
 
+from .formats.bytemap import decode_token, encode_token
 from .patterns import get_pattern
+from .profiles import ProfileLimit, get_profile
 from .specials import special_pattern, split_specials
 
 __all__ = [
     "naive_train_bpe",
     "naive_train_bpe_from_counts",
+    "naive_train_from_texts",
     "naive_encode",
     "naive_rank_encode",
     "merge_word",
@@ -50,33 +61,110 @@ def naive_train_bpe(text, vocab_size, special_tokens=(), pattern=None):
     return naive_train_bpe_from_counts(counts, vocab_size, special_tokens)
 
 
-def naive_train_bpe_from_counts(word_counts, vocab_size, special_tokens=()):
-    """(vocab, merges) for ``{pre-token bytes: count}``, by full recount every step."""
+def naive_train_bpe_from_counts(
+    word_counts, vocab_size, special_tokens=(), profile="cs336", min_frequency=0, initial_alphabet=()
+):
+    """(vocab, merges) for ``{pre-token bytes: count}``, by full recount every step.
+
+    ``profile`` is ``cs336``, ``rustbpe`` or ``hf``; ``initial_alphabet`` (hf) is a
+    list of byte values; ``min_frequency`` stops before a pair seen fewer times.
+    """
     special_tokens = list(special_tokens)
     words = Counter()
     for piece, n in word_counts.items():
         words[tuple(bytes([b]) for b in piece)] += n
+    ids = _ids(profile, special_tokens, words, initial_alphabet)
+    if profile == "hf":
+        wanted = vocab_size - len(ids)  # HF's vocab_size counts everything in the vocab
+    else:
+        wanted = vocab_size - 256 - len(special_tokens)
     merges = []
-    for _ in range(vocab_size - 256 - len(special_tokens)):
+    for _ in range(wanted):
         pairs = Counter()
         for word, n in words.items():
             for pair in zip(word, word[1:]):
                 pairs[pair] += n
         if not pairs:
             break
-        best = max(pairs, key=lambda p: (pairs[p], p[0], p[1]))
-        merges.append(best)
+        if profile == "cs336":
+            best = max(pairs, key=lambda p: (pairs[p], p[0], p[1]))
+        else:  # rustbpe, hf: the highest count, then the smallest pair of ids
+            best = min(pairs, key=lambda p: (-pairs[p], ids[_name(profile, p[0])], ids[_name(profile, p[1])]))
+        if pairs[best] < min_frequency:
+            break
         merged = best[0] + best[1]
+        if profile == "hf" and _name(profile, merged) in ids:
+            raise ProfileLimit("hf: merge %d makes a token HF already has" % len(merges))
+        ids.setdefault(_name(profile, merged), len(ids))
+        merges.append(best)
         new_words = Counter()
         for word, n in words.items():
             new_words[merge_word(word, best, merged)] += n
         words = new_words
+    if profile == "hf":
+        n_special = len(set(special_tokens))
+        vocab = {i: name.encode("utf-8") if i < n_special else decode_token(name) for name, i in ids.items()}
+        return vocab, merges
     vocab = {i: bytes([i]) for i in range(256)}
     for a, b in merges:
         vocab[len(vocab)] = a + b
     for token in special_tokens:
         vocab[len(vocab)] = token.encode("utf-8")
     return vocab, merges
+
+
+def _ids(profile, special_tokens, words, initial_alphabet):
+    """{token name: id} before the first merge, in ``profile``'s layout."""
+    if profile != "hf":
+        return {bytes([b]): b for b in range(256)}
+    ids = {}
+    for t in special_tokens:
+        ids.setdefault(t, len(ids))
+    alphabet = set(encode_token(bytes([b])) for b in initial_alphabet)
+    for word in words:
+        alphabet.update(encode_token(t) for t in word)
+    for c in sorted(alphabet):
+        ids.setdefault(c, len(ids))
+    return ids
+
+
+def _name(profile, token):
+    """A token's key in ``_ids``: its bytes, or for hf its GPT-2 mapped string (as HF's vocab)."""
+    return encode_token(token) if profile == "hf" else token
+
+
+def naive_train_from_texts(
+    texts,
+    vocab_size,
+    special_tokens=(),
+    profile="cs336",
+    cut=None,
+    pattern=None,
+    add_prefix_space=False,
+    **rest,
+):
+    """(vocab, merges) for ``texts`` as a peer's ``train_from_iterator`` takes them.
+
+    ``cut``: ``items`` (each text one sequence; the default for hf, whose special
+    tokens stay text), ``documents`` (cut at special tokens, dropped; the
+    default otherwise) or ``lines`` (after each newline).  ``rest``: see
+    ``naive_train_bpe_from_counts``.
+    """
+    cut = cut or ("items" if profile == "hf" else "documents")
+    pattern = get_pattern(pattern or get_profile(profile).default_pattern)
+    counts = Counter()
+    for text in texts:
+        if cut == "lines":
+            sequences = re.findall(r"[^\n]*\n|[^\n]+\Z", text)
+        elif cut == "documents" and special_tokens:
+            sequences = re.split("|".join(re.escape(t) for t in sorted(special_tokens, key=len)[::-1]), text)
+        else:
+            sequences = [text]
+        for seq in sequences:
+            if add_prefix_space and seq and not seq.startswith(" "):
+                seq = " " + seq
+            counts.update(pattern.pretokenize(seq.encode("utf-8", "surrogatepass")))
+    return naive_train_bpe_from_counts(counts, vocab_size, special_tokens, profile, **rest)
 
 
 def naive_encode(text, vocab, merges, special_tokens=(), pattern=None):

@@ -40,7 +40,7 @@ from ._unicode_categories import CASE_VARIANTS, RUNS
 from .pretokenize import count_pieces
 from .pretokenize import decode_at as _decode_at
 
-__all__ = ["O200K_PATTERN", "piece_ends", "pretokenize", "count_pretokens", "FLAGS_OF"]
+__all__ = ["O200K_PATTERN", "piece_ends", "pretokenize", "count_pretokens", "FLAGS_OF", "U", "L"]
 
 O200K_PATTERN = "|".join(
     [

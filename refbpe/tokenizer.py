@@ -36,7 +36,14 @@ plus the longest pre-token (plus a 64K-character batch, gathered so that a
 stream of short lines is not scanned once per line).  Why two pre-tokens: a
 piece's extent is decided by at most the two characters after it (a
 contraction reads two ahead, a whitespace run checks the character after the
-next), and every piece is at least one character long.
+next), and every piece is at least one character long.  The GPT-4-family
+patterns look further only inside what the last two pieces hold: a
+whitespace run still open at the end forms at most two pieces (cl100k_base's
+``\\s++$`` makes it one), an o200k word still followed by nothing may yet
+join an L character (with a mark piece before it: two pieces), and a
+contraction or ``[\\r\\n/]*`` only extends the last piece
+(``tests/test_pattern_api.py`` streams every pattern in chunks of 1-7
+characters).
 """
 
 import heapq

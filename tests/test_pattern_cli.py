@@ -7,6 +7,7 @@ import os
 import pytest
 from support import IS_PYPY, run_main, shared_root
 
+from refbpe.alternatives import alternatives
 from refbpe.count import count_words
 from refbpe.countfile import read_counts
 from refbpe.patterns import get_pattern
@@ -156,4 +157,9 @@ def test_encode_and_verify_accept_a_tiktoken_name(capsys, tmp_path):
     )
     report = json.loads(out)
     assert status == 1 and report["first_divergence"] == 3 and report["pattern"] == "cl100k_base"
-    assert "pretoken" in report["divergence"]
+    alt = report["divergence"]["pretoken"]["alternative"]
+    assert alt["regex"] == alternatives("cl100k_base")[alt["index"]]
+    status, out, _ = run_main(
+        capsys, "verify", "--encode", text, "--ids", tmp_path / "bad.json", "--against", "cl100k_base"
+    )
+    assert "cl100k_base alternative %d, %s" % (alt["index"] + 1, alt["regex"]) in out

@@ -23,6 +23,7 @@ from ..cluster import dask_executor
 from ..count import DEFAULT_CHUNK_SIZE, InputError
 from ..io import parse_size
 from ..patterns import pattern_names
+from ..profiles import get_profile, profile_names
 from ..progress import Progress, clear_status_line
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "add_counting_arguments",
     "add_encoding_arguments",
     "add_pattern_argument",
+    "add_profile_argument",
     "add_special_token_argument",
     "check_inputs",
     "check_output_dir",
@@ -138,14 +140,26 @@ def add_special_token_argument(p, help="a special token (repeatable), e.g. '<|en
     p.add_argument("--special-token", action="append", default=[], metavar="TOKEN", help=help)
 
 
+def add_profile_argument(p):
+    """``--profile``: the trainer whose conventions to reproduce (``refbpe.profiles``)."""
+    p.add_argument(
+        "--profile",
+        choices=profile_names(),
+        default=None,
+        help="reproduce this trainer exactly: cs336 (the default), rustbpe (rustbpe %s) or hf "
+        "(HF tokenizers %s): tie rule, id layout, how input is cut, special tokens"
+        % (get_profile("rustbpe").peer[1], get_profile("hf").peer[1]),
+    )
+
+
 def add_pattern_argument(p):
     p.add_argument(
         "--pattern",
         choices=pattern_names(),
         default=None,
         metavar="NAME",
-        help="the split pattern: %s (default gpt2; llama3 is cl100k's original form)"
-        % ", ".join(pattern_names()),
+        help="the split pattern: %s (default gpt2, or the --profile's own: rustbpe's is llama3; "
+        "llama3 is cl100k's original form)" % ", ".join(pattern_names()),
     )
 
 

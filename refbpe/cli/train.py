@@ -1,5 +1,6 @@
 """``refbpe train``: train byte-level BPE on text files (or word-count files) and write the model."""
 
+import argparse
 import glob
 import os
 import sysconfig
@@ -7,11 +8,14 @@ import time
 
 from ..count import InputError
 from ..formats import FORMATS, write_model_dir, write_model_file_in_dir
+from ..formats.peers import PEER_FORMATS, write_peer_model
+from ..profiles import get_profile
 from ..progress import peak_memory_mb
 from ..train import check_training_args, train_bpe, train_from_count_files
 from .common import (
     CliError,
     add_counting_arguments,
+    add_profile_argument,
     add_special_token_argument,
     check_inputs,
     check_output_dir,
@@ -67,13 +71,80 @@ def register(sub):
     t.add_argument(
         "--format",
         choices=FORMATS,
-        default="gpt2",
-        help="the model's format (default gpt2): gpt2 writes DIR/vocab.json, merges.txt, refbpe.json; "
+        default=None,
+        help="the model's format (default gpt2; with --profile rustbpe tiktoken, with --profile hf hf, "
+        "each in its peer's own shape): gpt2 writes DIR/vocab.json, merges.txt, refbpe.json; "
         "hf DIR/tokenizer.json; tiktoken DIR/tokenizer.tiktoken (ranks; special tokens in DIR/refbpe.json); "
         "json DIR/tokenizer.hex.json",
     )
+    add_profile_argument(t)
+    t.add_argument(
+        "--min-frequency",
+        type=int,
+        default=0,
+        metavar="N",
+        help="stop before the first merge whose pair occurs fewer than N times (HF's min_frequency)",
+    )
+    t.add_argument(
+        "--add-prefix-space",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="--profile hf: a space before each sequence that lacks one (ByteLevel's add_prefix_space; "
+        "default: yes, as HF)",
+    )
+    t.add_argument(
+        "--sequences",
+        choices=("documents", "lines"),
+        default=None,
+        help="--profile hf: documents (each file cut at the special tokens: HF's train_from_iterator "
+        "over the documents; the default) or lines (each line with its newline, special tokens kept "
+        "as text: HF's train([files]))",
+    )
+    t.add_argument(
+        "--initial-alphabet",
+        default=None,
+        metavar="CHARS",
+        help="--profile hf: characters always in the vocab (byte-level mapped, as HF's initial_alphabet); "
+        "'bytelevel' for all 256 (ByteLevel.alphabet())",
+    )
     add_counting_arguments(t)
     return t
+
+
+def _profile_options(args, profile):
+    """train_bpe's profile options from the command line (unset ones left to the profile)."""
+    options = {"profile": profile.name, "min_frequency": args.min_frequency}
+    for key, value in (
+        ("pattern", args.pattern),
+        ("cut", args.sequences),
+        ("add_prefix_space", args.add_prefix_space),
+        ("initial_alphabet", args.initial_alphabet),
+    ):
+        if value is not None:
+            options[key] = value
+    if args.initial_alphabet and args.initial_alphabet != "bytelevel":
+        options["initial_alphabet"] = list(args.initial_alphabet)
+    try:
+        profile.settings(**{k: v for k, v in options.items() if k != "profile"})
+    except ValueError as e:
+        raise CliError(str(e))
+    if args.counts:
+        if args.sequences or args.add_prefix_space:
+            raise CliError(
+                "--sequences and --add-prefix-space shape counting; word-count files are counted already"
+            )
+        # What 'refbpe count' did: documents, no prefix space, its pattern.
+        options.update(add_prefix_space=False, pattern=args.pattern or "gpt2")
+        if profile.name == "hf":
+            options["cut"] = "documents"
+    return options
+
+
+def _written(report):
+    settings = report.get("profile")
+    if settings and PEER_FORMATS.get(settings["profile"], (None,))[0] == report["format"]:
+        return PEER_FORMATS[settings["profile"]][1] + ", refbpe.json"
+    return WRITTEN[report["format"]]
 
 
 def stdlib_sources():
@@ -99,8 +170,13 @@ def run(args):
         raise CliError("--executor counts a corpus; with --counts there is nothing to count")
     check_inputs(args.counts or sources)
     check_special_tokens(args.special_token)
+    profile = get_profile(args.profile)
+    fmt = args.format or PEER_FORMATS.get(profile.name, ("gpt2",))[0]
+    profile_options = _profile_options(args, profile)
     try:
-        vocab_size, specials = check_training_args(args.vocab_size, args.special_token)
+        vocab_size, specials = check_training_args(
+            args.vocab_size, args.special_token, profile.minimum_vocab_size(args.special_token)
+        )
     except ValueError as e:
         raise CliError(str(e))
     check_output_dir(args.out)
@@ -112,9 +188,12 @@ def run(args):
     report = {}
     t0 = time.time()
     if args.counts:
-        vocab, merges = train_from_count_files(
-            args.counts, vocab_size, specials, progress=progress, report=report
-        )
+        try:
+            vocab, merges = train_from_count_files(
+                args.counts, vocab_size, specials, progress=progress, report=report, **profile_options
+            )
+        except ValueError as e:
+            raise CliError(str(e))
     else:
         with executor_context(args) as (executor, threads):
             try:
@@ -124,20 +203,26 @@ def run(args):
                     specials,
                     progress=progress,
                     report=report,
-                    **counting_options(args, executor, threads),
+                    **dict(counting_options(args, executor, threads), **profile_options),
                 )
             except (InputError, OSError) as e:
                 raise counting_error(args, e)
+            except ValueError as e:  # a profile's limit (ProfileLimit) or a bad profile option
+                raise CliError(str(e))
 
     # 2. Write the model, then the report.
     t1 = time.time()
-    pattern = args.pattern or "gpt2"
-    if args.format == "gpt2":
-        write_model_dir(
-            args.out, vocab, merges, specials, None if pattern == "gpt2" else {"pattern": pattern}
-        )
-    else:
-        write_model_file_in_dir(args.out, args.format, vocab, merges, specials, pattern)
+    settings = report.get("profile")
+    pattern = settings["pattern"] if settings else (args.pattern or "gpt2")
+    if settings and PEER_FORMATS.get(profile.name, (None,))[0] == fmt:
+        write_peer_model(args.out, settings, vocab, merges, specials)
+    elif fmt == "gpt2" and profile.name != "hf":
+        extra = {"pattern": pattern} if pattern != "gpt2" else {}
+        if settings:
+            extra["profile"] = settings
+        write_model_dir(args.out, vocab, merges, specials, extra or None)
+    else:  # HF's ids in another format: the generic writers keep any id layout
+        write_model_file_in_dir(args.out, fmt, vocab, merges, specials, pattern)
     if pattern != "gpt2":
         report["pattern"] = pattern
     report["write"] = {"seconds": round(time.time() - t1, 3), "directory": args.out}
@@ -147,6 +232,7 @@ def run(args):
     report["inputs"] = len(args.counts or sources)
     report["executor"] = args.executor or "local"
     report["vocab_size"] = len(vocab)
+    report["format"] = fmt
     if args.report:
         write_report(args.report, report)
     if not args.quiet:
@@ -184,5 +270,5 @@ def _summary(args, report, progress):
         )
     progress.line(
         "write: %.2fs, %s/%s (%d tokens)"
-        % (report["write"]["seconds"], args.out, WRITTEN[args.format], report["vocab_size"])
+        % (report["write"]["seconds"], args.out, _written(report), report["vocab_size"])
     )

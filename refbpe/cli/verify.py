@@ -18,9 +18,11 @@ from ..tiktoken_encodings import KNOWN_ENCODINGS, load_tiktoken
 from ..tokenizer import Tokenizer
 from ..train import count_corpus
 from ..verify import verify_encoding, verify_merges
+from ..verify.profiles import profile_verdict
 from .common import (
     CliError,
     add_counting_arguments,
+    add_profile_argument,
     add_special_token_argument,
     check_inputs,
     check_output_file,
@@ -113,6 +115,7 @@ def register(sub):
         help="hold the corpus text for the reading variants and the first-counted tie rule only up to "
         "this size (default 16 MiB)",
     )
+    add_profile_argument(v)
     add_counting_arguments(v, workers_help="processes for counting (default: 1 below 16 MB, else CPU count)")
     return v
 
@@ -132,6 +135,11 @@ def _emit(args, report, rendered=False):
 
 def _is_tiktoken_name(path):
     return path in KNOWN_ENCODINGS and not os.path.exists(path)
+
+
+def _is_tiktoken_encoding(path):
+    """A tiktoken encoding by name, or a ranks file (read with its tiktoken rule)."""
+    return _is_tiktoken_name(path) or (path.endswith(".tiktoken") and os.path.isfile(path))
 
 
 def _their_model(args):
@@ -202,11 +210,11 @@ def _run_encode(args, theirs):
     check_inputs([args.ids])
     try:
         tokenizer = None
-        if _is_tiktoken_name(args.against) or args.against.endswith(".tiktoken"):
+        if theirs is None:
             # tiktoken's rule (the whole piece first, then ranks), with the encoding's own pattern.
             tokenizer = Tokenizer.from_tiktoken(args.against, pattern=args.pattern)
         return verify_encoding(theirs, text, read_ids(args.ids), args.pattern, tokenizer)
-    except ValueError as e:
+    except (ValueError, OSError) as e:
         raise CliError(str(e))
 
 
@@ -256,9 +264,11 @@ def run(args):
     check_special_tokens(args.special_token)
     if args.report:
         check_output_file(args.report, "--report")
-    theirs = _their_model(args)
     if args.encode:
-        return _emit(args, _run_encode(args, theirs))
+        if _is_tiktoken_encoding(args.against or ""):
+            return _emit(args, _run_encode(args, None))  # read once, as a tiktoken encoding
+        return _emit(args, _run_encode(args, _their_model(args)))
+    theirs = _their_model(args)
     if args.vocab_size is None:
         raise CliError("--vocab-size is required")
     figures = {}
@@ -277,6 +287,16 @@ def run(args):
             exact_ids=args.exact_ids,
             setup=setup,
             pattern=args.pattern,
+        )
+        report = profile_verdict(
+            report,
+            theirs,
+            args.vocab_size,
+            args.special_token,
+            word_counts,
+            args.corpus,
+            args.profile,
+            args.pattern,
         )
     except ValueError as e:
         raise CliError(str(e))

@@ -14,7 +14,8 @@ Formats, one module each
     json      ``hexjson``: refbpe's JSON with hex-encoded bytes.
 
 ``bytemap`` is the GPT-2 byte-to-unicode table (gpt2 and hf), ``detect`` tells
-the formats apart, and this module dispatches.  Every file is written
+the formats apart, ``peers`` writes a profile's model in its peer's own shape
+(``train --profile rustbpe|hf``), and this module dispatches.  Every file is written
 atomically (``refbpe.atomic``).
 """
 

@@ -24,7 +24,8 @@ Modules: ``merges`` (the comparison and the verdict), ``explain`` (the
 replay of hypotheses), ``replay`` (merges replayed over word counts),
 ``ties`` (tie rules), ``variants`` (counting, reading and merging variants),
 ``cuts`` (safe places to cut text), ``setup_checks``, ``render`` (the text),
-``encoding`` (the id comparison), ``display`` (bytes shown readably).
+``encoding`` (the id comparison), ``display`` (bytes shown readably),
+``profiles`` (``--profile``, and which trainer profile reproduces their model).
 The command line is ``refbpe.cli.verify``.
 """
 

@@ -1,11 +1,13 @@
 """Comparing another encoder's token ids with the reference: ``verify_encoding``.
 
-The first differing position is located in its pre-token, and the kind of
+The first differing position is located in its pre-token (with the split
+pattern's alternative that produced it, ``alternatives``), and the kind of
 difference is named: their ids end early, an id outside the vocab, a token
 that does not spell the text, one that crosses the pre-token's end
 (pre-tokenization differs) or one inside it (merges applied differently).
 """
 
+from ..alternatives import alternative
 from ..patterns import get_pattern
 from ..specials import special_pattern, split_specials
 from ..tokenizer import Tokenizer
@@ -47,21 +49,21 @@ def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None):
     char_pos = 0
     found = None
     for segment, is_special in split_specials(text, special_pattern(tok.special_tokens)):
+        seg_bytes = segment.encode("utf-8", "surrogatepass")
         pieces = (
-            [segment]
-            if is_special
-            else [
-                p.decode("utf-8", "surrogatepass")
-                for p in pretokenize(segment.encode("utf-8", "surrogatepass"))
-            ]
+            [segment] if is_special else [p.decode("utf-8", "surrogatepass") for p in pretokenize(seg_bytes)]
         )
+        seg_pos = 0
         for piece in pieces:
             ids = tok.encode(piece)  # a special token alone encodes to its id
+            width = len(piece.encode("utf-8", "surrogatepass"))
             if offset + len(ids) > pos or (pos == len(ours) and offset + len(ids) == pos):
-                found = (piece, is_special, ids, offset, char_pos)
+                alt = None if is_special else alternative(tok.pattern, seg_bytes, seg_pos, seg_pos + width)
+                found = (piece, is_special, ids, offset, char_pos, alt)
                 break
             offset += len(ids)
             char_pos += len(piece)
+            seg_pos += width
         if found:
             break
     div = {
@@ -80,7 +82,7 @@ def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None):
         )
     ]
     if found:
-        piece, is_special, ids, start, cpos = found
+        piece, is_special, ids, start, cpos, alt = found
         line_no = text.count("\n", 0, cpos) + 1
         div["pretoken"] = {
             "text": repr(piece),
@@ -90,13 +92,16 @@ def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None):
             "ours_ids": ids,
             "theirs_ids": list(their_ids[start : start + max(len(ids), pos - start + 1)]),
             "first_id_position": start,
+            "alternative": None if alt is None else {"index": alt[0], "regex": alt[1]},
         }
         div["context"] = text[max(0, cpos - 40) : cpos + len(piece) + 40]
         lines.append(
             "in pre-token %r (%s) at character %d, line %d: ours %s, theirs %s"
             % (
                 piece,
-                "special token" if is_special else "text",
+                "special token"
+                if is_special
+                else "%s alternative %d, %s" % (tok.pattern, alt[0] + 1, alt[1]),
                 cpos,
                 line_no,
                 ids,

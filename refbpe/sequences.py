@@ -1,0 +1,145 @@
+"""Input cut into sequences, and the pre-tokens of the sequences counted, in one process.
+
+A trainer pre-tokenizes each *sequence* on its own, so where the input is cut
+changes the word table.  refbpe's own reading (``count``) cuts each file at
+its special tokens; HF's ``tokenizer.train([files])`` reads each line (with its
+newline) as a sequence and leaves special tokens in the text, and HF's
+``ByteLevel(add_prefix_space=True)`` puts a space before every sequence that
+does not start with one.  The cuts:
+
+    documents   each text cut at the special tokens, which are dropped; every
+                piece is a sequence, empty ones included (as ``text.split(T)``)
+    lines       each text cut after every ``\\n``; a last line without one is a
+                sequence too; special tokens stay in the text
+    items       each text is one sequence as it is (an iterator's items)
+
+Cost: one pass over the text per step (cut, then scan); the text of one file
+is in memory at a time.  ``count_texts_parallel`` cuts each text at sequence
+boundaries into about three pieces per worker (a cut between two sequences
+changes nothing: each is counted on its own) and counts the pieces in a
+process pool; refbpe's streaming reader (``count.count_words``) is used
+instead wherever it gives the same table (documents, the GPT-2 pattern, no
+prefix space).
+"""
+
+from .count import make_executor, pack_counts, unpack_counts
+from .patterns import get_pattern
+from .pretokenize import add_small_counts
+from .specials import special_pattern
+
+__all__ = [
+    "SEQUENCE_CUTS",
+    "cut_sequences",
+    "count_sequences",
+    "count_texts",
+    "count_texts_parallel",
+    "count_piece",
+    "pieces_at_sequence_boundaries",
+]
+
+SEQUENCE_CUTS = ("documents", "lines", "items")
+
+
+def cut_sequences(text, cut, special_tokens=()):
+    """The sequences of ``text`` (a str) under ``cut`` (see the module docstring)."""
+    if cut == "items":
+        return [text]
+    if cut == "lines":
+        lines = text.split("\n")
+        last = lines.pop()
+        return [line + "\n" for line in lines] + ([last] if last else [])
+    if cut == "documents":
+        pattern = special_pattern(special_tokens)
+        return [text] if pattern is None else pattern.split(text)
+    raise ValueError("unknown sequence cut %r (known: %s)" % (cut, ", ".join(SEQUENCE_CUTS)))
+
+
+def count_sequences(sequences, pattern=None, add_prefix_space=False, counts=None, small=None):
+    """Add the pre-token counts of every sequence (a str) to ``counts`` (bytes -> int).
+
+    ``add_prefix_space``: a space is put before a sequence that does not start
+    with one (HF's ``ByteLevel``); an empty sequence stays empty, as in HF.
+    Given ``small``, short pieces stay there under int keys
+    (``pretokenize.count_pretokens``).
+    """
+    scanner = get_pattern(pattern)
+    if counts is None:
+        counts = {}
+    keep_small = small is not None
+    if not keep_small:
+        small = {}
+    for seq in sequences:
+        if add_prefix_space and seq and not seq.startswith(" "):
+            seq = " " + seq
+        if seq:
+            scanner.count_pretokens(seq.encode("utf-8", "surrogatepass"), counts, small)
+    return counts if keep_small else add_small_counts(small, counts)
+
+
+def count_texts(texts, cut, special_tokens=(), pattern=None, add_prefix_space=False):
+    """``{pre-token bytes: count}`` of ``texts`` (strs), each cut into sequences by ``cut``."""
+    counts = {}
+    for text in texts:
+        count_sequences(cut_sequences(text, cut, special_tokens), pattern, add_prefix_space, counts)
+    return counts
+
+
+def pieces_at_sequence_boundaries(text, cut, special_tokens, parts):
+    """``text`` cut into up to ``parts`` pieces between sequences (for ``documents``, a
+    special token between two pieces is dropped), so that the pieces' sequences are
+    the text's."""
+    if parts <= 1 or cut == "items" or not text:
+        return [text]
+    if cut == "documents":
+        pattern = special_pattern(special_tokens)
+        if pattern is None:
+            return [text]
+        gaps = [m.span() for m in pattern.finditer(text)]  # the whole text's matches, in order
+    else:
+        gaps = None
+    pieces, start, k = [], 0, 0
+    for i in range(1, parts):
+        target = max(start, len(text) * i // parts)
+        if gaps is None:
+            end = text.find("\n", target)
+            if end == -1:
+                break
+            pieces.append(text[start : end + 1])
+            start = end + 1
+        else:
+            while k < len(gaps) and gaps[k][0] < target:
+                k += 1
+            if k == len(gaps):
+                break
+            pieces.append(text[start : gaps[k][0]])
+            start = gaps[k][1]
+            k += 1
+    pieces.append(text[start:])
+    return pieces
+
+
+def count_piece(piece, cut, special_tokens, pattern, add_prefix_space):
+    """In a worker: the packed counts (``count.pack_counts``) of one piece's sequences."""
+    small, counts = {}, {}
+    count_sequences(cut_sequences(piece, cut, special_tokens), pattern, add_prefix_space, counts, small)
+    return pack_counts(small, counts)
+
+
+def count_texts_parallel(texts, cut, special_tokens=(), pattern=None, add_prefix_space=False, workers=1):
+    """``count_texts`` with ``workers`` processes (each text cut into about three pieces per worker)."""
+    texts = list(texts)
+    if workers <= 1:
+        return count_texts(texts, cut, special_tokens, pattern, add_prefix_space)
+    pieces = []
+    for text in texts:
+        pieces.extend(pieces_at_sequence_boundaries(text, cut, special_tokens, 3 * workers))
+    small, counts = {}, {}
+    with make_executor(workers) as executor:
+        futures = [
+            executor.submit(count_piece, piece, cut, tuple(special_tokens), pattern, add_prefix_space)
+            for piece in pieces
+        ]
+        del pieces
+        for future in futures:
+            unpack_counts(future.result(), small, counts)
+    return add_small_counts(small, counts)

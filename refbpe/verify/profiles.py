@@ -1,0 +1,255 @@
+"""Which trainer profile reproduces their model exactly: ``profile_verdict``.
+
+``refbpe verify --profile P`` trains the reference under profile P
+(``refbpe.profiles``) and compares: "identical to profile P", or the first
+differing merge with both pairs and their counts at that step (replayed over
+the word table P counts, ``replay.PairReplay``) and whether it was a tie.
+Without ``--profile``, when the CS336 reference differs, the rustbpe and hf
+profiles are tried and the report says which one reproduces their model
+exactly, if one does (``reproduced_by_profile``; the exit status stays 1:
+their model is still not the CS336 reference's).
+
+The settings tried per profile (each a training run): the one their files
+name (HF's ``tokenizer.json`` names ``add_prefix_space``; a refbpe manifest
+names its profile settings), otherwise rustbpe with the llama3 (its own) and
+gpt2 patterns, and hf with and without the prefix space, over documents and
+over lines.  A word table is counted once per distinct (pattern, cut, prefix
+space) and reused.  Their model matches when the merge lists are equal and,
+where their format has ids, every id outside the special tokens holds the
+same bytes.  Cost: one training run per setting tried (at most 2 for rustbpe,
+4 for hf), and reading the corpus again for each word table.
+"""
+
+import json
+import os
+
+from ..count import default_workers
+from ..countfile import is_counts_path
+from ..formats.gpt2 import MANIFEST
+from ..patterns import get_pattern
+from ..profiles import ProfileLimit, get_profile
+from ..sequences import count_texts_parallel
+from .display import pair_json, show_pair
+from .replay import PairReplay
+
+__all__ = ["profile_verdict", "candidate_settings", "compare_with_profile"]
+
+SMALL_CORPUS = 16 << 20  # below this, counting in-process beats starting workers (as cli.verify)
+
+
+def profile_verdict(
+    report, theirs, vocab_size, special_tokens, word_counts, sources, profile=None, pattern=None
+):
+    """``report`` (from ``verify_merges``) settled by profiles: with ``profile``,
+    replaced by the comparison under that profile; without, extended with the
+    profile that reproduces ``theirs`` when the CS336 reference does not.
+    ``word_counts`` were counted with ``pattern`` (None: gpt2) over documents."""
+    if profile is None and report.get("identical"):
+        return report
+    names = [profile] if profile else ["rustbpe", "hf"]
+    tables = _Tables(word_counts, sources, special_tokens, pattern or "gpt2")
+    first = None
+    for name in names:
+        for settings in candidate_settings(name, theirs):
+            result = compare_with_profile(name, settings, theirs, vocab_size, special_tokens, tables)
+            if result["identical"]:
+                return _identical(report, result, profile is None)
+            if first is None:
+                first = result
+    if profile is None:
+        report["reproduced_by_profile"] = None
+        return report
+    out = dict(report)
+    out.update(first)
+    out["explanation"] = "different from profile %s (%s): %s" % (
+        profile,
+        _describe(first["settings"]),
+        first["explanation"],
+    )
+    return out
+
+
+def _identical(report, result, detected):
+    """The report for a profile that reproduces their model: with ``--profile``,
+    identical; detected, still different from the reference (exit 1), and says so."""
+    name = result["profile"]
+    text = "identical to profile %s (%s)" % (name, _describe(result["settings"]))
+    out = dict(report)
+    if detected:
+        out["reproduced_by_profile"] = name
+        out["profile_settings"] = result["settings"]
+        out["explanation"] = "%s: verify (or train) with --profile %s\nagainst the cs336 reference: %s" % (
+            text,
+            name,
+            report["explanation"],
+        )
+        return out
+    out.update(result)
+    out["explanation"] = text
+    return out
+
+
+def _describe(settings):
+    parts = ["peer %s" % settings["peer"]] if settings.get("peer") else []
+    parts.append("pattern %s" % settings["pattern"])
+    if settings["profile"] == "hf":
+        parts.append("%s, add_prefix_space=%s" % (settings["sequences"], settings["add_prefix_space"]))
+    if settings["min_frequency"]:
+        parts.append("min_frequency %d" % settings["min_frequency"])
+    return ", ".join(parts)
+
+
+def candidate_settings(name, theirs):
+    """The settings of profile ``name`` to try against ``theirs``, most likely first."""
+    profile = get_profile(name)
+    named = _their_manifest_settings(theirs)
+    if named and named.get("profile") == name:
+        keys = ("pattern", "add_prefix_space", "min_frequency", "initial_alphabet")
+        options = {k: named[k] for k in keys if k in named}
+        options["cut"] = named.get("sequences")
+        return [profile.settings(**options)]
+    if name == "rustbpe":
+        return [profile.settings(pattern=p) for p in ("llama3", "gpt2")]
+    if name == "hf":
+        prefixes = [_their_prefix_space(theirs)]
+        if prefixes[0] is None:
+            prefixes = [True, False]
+        alphabet = "bytelevel" if _has_every_byte(theirs) else None
+        return [
+            profile.settings(cut=cut, add_prefix_space=prefix, initial_alphabet=alphabet)
+            for prefix in prefixes
+            for cut in ("documents", "lines")
+        ]
+    return [profile.settings()]
+
+
+def compare_with_profile(name, settings, theirs, vocab_size, special_tokens, tables):
+    """{identical, profile, settings, first_divergence, explanation, ...} for one setting."""
+    profile = get_profile(name)
+    word_counts = tables.get(settings)
+    result = {"profile": name, "settings": settings, "identical": False}
+    if word_counts is None:
+        result["explanation"] = "the corpus is needed to count it as %s does (word-count files given)" % name
+        result["first_divergence"] = None
+        return result
+    try:
+        vocab, merges = profile.train_counted(word_counts, vocab_size, list(special_tokens), settings)
+    except ProfileLimit as e:
+        result["explanation"] = str(e)
+        result["first_divergence"] = None
+        return result
+    their_merges = [(bytes(a), bytes(b)) for a, b in theirs.merges]
+    k = next((i for i, (m, t) in enumerate(zip(merges, their_merges)) if m != t), None)
+    if k is None and len(merges) != len(their_merges):
+        k = min(len(merges), len(their_merges))
+    result["first_divergence"] = k
+    if k is None:
+        bad = _id_mismatch(vocab, theirs, special_tokens)
+        if bad is None:
+            result["identical"] = True
+            result["explanation"] = "merges and ids identical (%d merges)" % len(merges)
+        else:
+            result["explanation"] = "merges identical; id %d is %r in ours, %r in theirs" % bad
+        return result
+    result["explanation"] = _divergence(word_counts, merges, their_merges, k, result)
+    return result
+
+
+def _divergence(word_counts, ours, theirs, k, result):
+    replay = PairReplay(word_counts)
+    for pair in ours[:k]:
+        replay.apply(pair)
+    mine = ours[k] if k < len(ours) else None
+    other = theirs[k] if k < len(theirs) else None
+    if mine is None or other is None:
+        result["divergence"] = {"index": k, "kind": "length"}
+        return "first divergence at merge %d (0-based): %s stop there" % (k, "we" if mine is None else "they")
+    a, b = replay.count(mine), replay.count(other)
+    kind = "tie" if a == b else "count"
+    result["divergence"] = {
+        "index": k,
+        "kind": kind,
+        "ours": dict(pair_json(mine), count=a),
+        "theirs": dict(pair_json(other), count=b),
+    }
+    return "first divergence at merge %d (0-based): ours %s (count %d), theirs %s (count %d)%s" % (
+        k,
+        show_pair(mine),
+        a,
+        show_pair(other),
+        b,
+        ", a tie broken differently" if kind == "tie" else "",
+    )
+
+
+def _id_mismatch(vocab, theirs, special_tokens):
+    """(id, ours, theirs) of the first id outside the special tokens that differs, or None."""
+    if not theirs.carries_ids:
+        return None
+    specials = {t.encode("utf-8") for t in special_tokens} | {
+        t.encode("utf-8") for t in theirs.special_tokens
+    }
+    mine = {i: b for i, b in vocab.items() if b not in specials}
+    other = {i: b for i, b in theirs.vocab.items() if b not in specials}
+    for i in sorted(set(mine) | set(other)):
+        if mine.get(i) != other.get(i):
+            return i, mine.get(i), other.get(i)
+    return None
+
+
+class _Tables(object):
+    """Word tables by (pattern, cut, prefix space), counted from ``sources`` on first use."""
+
+    def __init__(self, word_counts, sources, special_tokens, pattern):
+        self.sources = [s for s in sources or () if s != "-" and not is_counts_path(s)]
+        self.special_tokens = list(special_tokens)
+        self.tables = {(get_pattern(pattern).name, "documents", False): word_counts}
+        self.texts = None
+
+    def get(self, settings):
+        key = (settings["pattern"], settings["sequences"], settings["add_prefix_space"])
+        if key not in self.tables:
+            if not self.sources:
+                return None
+            if self.texts is None:
+                self.texts = [open(s, "rb").read().decode("utf-8", "replace") for s in self.sources]
+            cuts = self.special_tokens if key[1] == "documents" else ()
+            big = sum(len(t) for t in self.texts) > SMALL_CORPUS
+            workers = default_workers() if big else 1
+            self.tables[key] = count_texts_parallel(self.texts, key[1], cuts, key[0], key[2], workers)
+        return self.tables[key]
+
+
+def _their_manifest_settings(theirs):
+    path = theirs.path
+    if not path:
+        return None
+    manifest = os.path.join(path if os.path.isdir(path) else os.path.dirname(path), MANIFEST)
+    try:
+        with open(manifest, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return None
+    settings = data.get("profile") if isinstance(data, dict) else None
+    return settings if isinstance(settings, dict) else None
+
+
+def _their_prefix_space(theirs):
+    """HF's ``pre_tokenizer.add_prefix_space`` in their ``tokenizer.json``, or None."""
+    if theirs.format != "hf" or not theirs.path:
+        return None
+    path = theirs.path
+    if os.path.isdir(path):
+        path = os.path.join(path, "tokenizer.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            pre = json.load(f).get("pre_tokenizer") or {}
+    except (OSError, ValueError, AttributeError):
+        return None
+    value = pre.get("add_prefix_space") if isinstance(pre, dict) else None
+    return value if isinstance(value, bool) else None
+
+
+def _has_every_byte(theirs):
+    tokens = set(theirs.vocab.values())
+    return all(bytes([b]) in tokens for b in range(256))
