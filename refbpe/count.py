@@ -20,7 +20,7 @@ chunk size and the word table, not by the corpus.  ``count_words`` takes any
 with an explicit start method, or runs in-process for one worker.
 
 Worker results travel as flat arrays and one joined ``bytes`` instead of a
-pickled dict (``pack_counts`` gives the measured reason); in refbpe's own pool
+pickled dict (``pack_counts`` gives the reason, measured by perf/bench_pickle.py); in refbpe's own pool
 they, and stream chunks, go through files so that a killed worker cannot
 leave a torn message in the pool's pipes (``spool`` says why).
 """
@@ -68,8 +68,9 @@ def auto_chunk_size(total, workers):
     """About three units per worker, within 8-16 MiB (8 MiB for streams).
 
     Fewer, larger units mean fewer tables for the main process to add up
-    (measured under PyPy, english_medium with 2 workers: 4 MiB units 2.1 s,
-    12 MiB 1.7 s, 16 MiB 1.9 s, the last from uneven shares), and the cap
+    (measured under PyPy on a quiet machine, english_medium with 2 workers:
+    4 MiB units 2.1 s, 12 MiB 1.7 s, 16 MiB 1.9 s, the last from uneven
+    shares; reproduced by perf/micro.py count-chunk-size), and the cap
     keeps a worker's memory small on huge inputs.  Below 8 MiB an input is
     one unit, counted in-process: a pool's start-up and its workers' JIT
     warm-up cost more than they save (4 MB under PyPy: 0.24 s in-process,

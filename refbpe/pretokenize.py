@@ -24,8 +24,9 @@ callers encode ``str`` or validate bytes); lone surrogates arrive encoded with
 ``surrogatepass`` and classify as "other", as ``regex`` does.
 
 Speed: PyPy's JIT turns the index loop below into machine code; indexing a
-1.1 MB ``bytes`` class table per character was faster than a dict or bisect
-(measured: the lookup is a single bounds-checked load).
+1.1 MB ``bytes`` class table per character is a single bounds-checked load
+(perf/micro.py pretokenize-table under PyPy: a dict is 4-5x slower, bisect
+about 30x).
 """
 
 from ._unicode_table import RUNS, UNICODE_VERSION
@@ -138,7 +139,7 @@ def piece_ends(data):
             j = i + w
         if cls != SPACE:
             # Letters, numbers or "other": the maximal run of that class.
-            # (Inlined rather than a helper: measured ~1.5x faster under PyPy.)
+            # (Inlined rather than a helper: perf/micro.py pretokenize-inline, 1.4x under PyPy.)
             while j < n:
                 b = data[j]
                 if b < 0x80:
@@ -199,9 +200,10 @@ def count_pretokens(data, counts=None, small=None):
 
     A piece shorter than 8 bytes (most of them) is counted under an int key,
     its bytes packed big-endian after a leading 1 bit, built without slicing:
-    no ``bytes`` object is made and an int-keyed dict is cheaper to probe.
-    Measured under PyPy on English: 1.5x faster than counting ``bytes``
-    slices.  Given a dict ``small``, those int keys are left in it (callers
+    no ``bytes`` object is made.  The speed gain is small (perf/micro.py
+    pretokenize-int-keys under PyPy: 0.95-1.08x of counting ``bytes``
+    slices); the int keys matter for the worker results, which travel packed
+    (``count.pack_counts``).  Given a dict ``small``, those int keys are left in it (callers
     that add up many tables convert once, with ``add_small_counts``);
     otherwise they become ``bytes`` keys of ``counts`` at the end.
     """

@@ -155,7 +155,7 @@ def _scan(data, whole_run_at_end):
                 i = j
                 continue
         # A letter run from j (rule 2).
-        # (Inlined rather than a helper: the GPT-2 scanner measured ~1.5x faster so under PyPy.)
+        # (Inlined rather than a helper, as in the GPT-2 scanner: perf/micro.py pretokenize-inline.)
         while j < n:
             b = data[j]
             if b < 0x80:

@@ -115,8 +115,9 @@ class Tokenizer(object):
         """{packed (left id, right id): rank << shift | id} for every token that is two tokens
         joined, in any split (the id of a tiktoken token is its rank).
 
-        Int keys, as ``_merge_ranks``: measured under PyPy on chinese (cl100k_base),
-        looking up byte slices of the piece instead was 2.2x slower per piece."""
+        Int keys, as ``_merge_ranks``, not byte slices of the piece: one hash of
+        an int per lookup instead of a slice and a hash of bytes (the int-key
+        gain of the packed cache keys is measured by perf/micro.py encode-small-key)."""
         rank_of, shift = self._rank_of, self._shift
         pairs = {}
         for token, r in rank_of.items():
@@ -162,9 +163,8 @@ class Tokenizer(object):
         ``_byte_pairs[b1 << 8 | b2]`` is the entry of two single-byte tokens (a
         pre-token's first lookups), and ``_left[i]`` / ``_right[i]`` say whether
         id ``i`` is the left / right part of any pair at all, so most misses
-        cost no lookup.  Measured under PyPy on the unique pre-tokens of 4 MB of
-        chinese with cl100k_base (115,200 pieces): 1.2 s without, 0.65 s with;
-        42% of the lookups after a merge are skipped.
+        cost no lookup.  The encode throughput this serves is measured by
+        perf/encode_patterns.py (cl100k_base and o200k_base against tiktoken).
         """
         shift, table, none = self._shift, self._ranks, _NO_MERGE
         mask = (1 << shift) - 1
@@ -188,9 +188,11 @@ class Tokenizer(object):
         """Ids of one pre-token: lowest-ranked adjacent pair first.
 
         ``ranks[k]`` holds the merge of pair (k, k + 1); after a merge only
-        its two neighbours are looked up again (measured under PyPy: half the
-        time of rescanning every pair after each merge), and only when both
-        can be parts of a pair (``_index_pairs``).  That is O(n) per merge,
+        its two neighbours are looked up again, and only when both can be
+        parts of a pair (``_index_pairs``).  Against rescanning every pair after
+        each merge this is O(1) instead of O(n) lookups per merge, though on
+        ordinary text's short pieces the two are close (perf/micro.py
+        encode-neighbours under PyPy: 1.0-1.1x).  That is O(n) per merge,
         O(n^2) per piece; pieces of ``_LONG_PIECE`` bytes or more go to
         ``_encode_long_piece``, O(n log n).
         """
@@ -358,18 +360,20 @@ class Tokenizer(object):
         """Append the ids of UTF-8 ``data`` (pieces ending at ``ends``) to ``out``.
 
         Short pieces are looked up in the cache under the packed-int key of
-        ``pretokenize.count_pretokens``, built without slicing (measured under
-        PyPy: ~1.4x faster than slicing and hashing ``bytes`` per piece).  A
-        piece that is one token is cached as that int, not a list: one memory
-        access fewer per lookup (~10%).
+        ``pretokenize.count_pretokens``, built without slicing (perf/micro.py
+        encode-small-key under PyPy: 1.2x faster than slicing and hashing
+        ``bytes`` per piece).  A piece that is one token is cached as that int,
+        not a list: one memory access fewer per lookup (perf/micro.py
+        encode-int-cache: 1.1-1.2x).
 
         Each cache has two generations of at most ``_CACHE_LIMIT`` entries: a
         miss looks in the previous one before encoding, and a full cache
         becomes the previous one, so frequent pieces survive and memory stays
-        bounded.  Measured under PyPy (CPU seconds of a second ``encode`` of
-        the same 8 MB of english_medium, after a first): one generation of
-        1 << 15, cleared when full, 0.59 s; two generations of 1 << 15, 0.40 s;
-        one of 1 << 18, 0.36 s but 55 MB more per process.
+        bounded.  Measured under PyPy with perf/encode_corpus.py's warm
+        english_medium figures (CPU seconds of a second ``encode`` of the same
+        8 MB): one generation of 1 << 15, cleared when full, 0.59 s; two
+        generations of 1 << 15, 0.40 s; one of 1 << 18, 0.36 s but 55 MB more
+        per process.
         """
         if ends is None:
             ends = self._piece_ends(data)

@@ -6,6 +6,9 @@ prints it).
 
 import ast
 import importlib
+import io
+import re
+import tokenize
 
 import pytest
 from import_graph import find_cycle, import_graph, modules
@@ -119,3 +122,42 @@ def test_the_readme_module_table_lists_every_module():
         if "`%s`" % rel not in readme and "`%s`" % os.path.basename(rel) not in readme:
             missing.append(rel)
     assert missing == []
+
+
+_MEASURED = re.compile(r"\bmeasured\b|\bprobe under\b", re.I)
+_REPRODUCER = re.compile(r"perf/\w+\.py|python -m |tests/\w+\.py|refbpe \w+ ")
+
+
+def _comment_blocks_and_docstring_paragraphs(path):
+    with open(path, encoding="utf-8") as f:
+        src = f.read()
+    out, run, last = [], [], None
+    for tok in tokenize.generate_tokens(io.StringIO(src).readline):
+        if tok.type == tokenize.COMMENT:
+            if run and tok.start[0] == last + 1:
+                run.append(tok.string)
+            else:
+                if run:
+                    out.append(" ".join(run))
+                run = [tok.string]
+            last = tok.start[0]
+    if run:
+        out.append(" ".join(run))
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node, clean=False)
+            if doc:
+                out.extend(re.split(r"\n\s*\n", doc))
+    return out
+
+
+def test_every_measured_figure_names_the_script_that_reproduces_it():
+    """A comment block or docstring paragraph that says "measured" names a perf/ script or a command."""
+    bare = []
+    for name, path in sorted(modules().items()):
+        if name.endswith("_unicode_table"):
+            continue
+        for text in _comment_blocks_and_docstring_paragraphs(path):
+            if _MEASURED.search(text) and not _REPRODUCER.search(text):
+                bare.append("%s: %s" % (name, " ".join(text.split())[:120]))
+    assert bare == []
