@@ -46,6 +46,7 @@ contraction or ``[\\r\\n/]*`` only extends the last piece
 characters).
 """
 
+import heapq
 import os
 
 from .formats.gpt2 import MANIFEST, read_gpt2, read_manifest_pattern, read_model_dir
@@ -54,6 +55,10 @@ from .specials import special_pattern, split_specials
 from .tiktoken_encodings import load_tiktoken
 
 __all__ = ["Tokenizer"]
+
+# Pieces this long (bytes) or longer take the O(n log n) path: the crossover measured by
+# perf/piece_lengths.py under PyPy is 96-128 bytes for English and random letters, 32-48 for Han.
+_LONG_PIECE = 96
 
 _CACHE_LIMIT = 1 << 18
 _NO_MERGE = 1 << 62  # above every packed rank
@@ -167,6 +172,7 @@ class Tokenizer(object):
             left[key >> shift] = 1
             right[key & mask] = 1
         self._left, self._right = bytes(left), bytes(right)
+        self._ranks_grow = _ranks_grow(table, shift)
         byte_id = [none if i is None else i for i in self._byte_id]
         self._byte_pairs = [
             table.get((byte_id[b1] << shift) | byte_id[b2], none)
@@ -182,12 +188,18 @@ class Tokenizer(object):
         ``ranks[k]`` holds the merge of pair (k, k + 1); after a merge only
         its two neighbours are looked up again (measured under PyPy: half the
         time of rescanning every pair after each merge), and only when both
-        can be parts of a pair (``_index_pairs``).
+        can be parts of a pair (``_index_pairs``).  That is O(n) per merge,
+        O(n^2) per piece; pieces of ``_LONG_PIECE`` bytes or more go to
+        ``_encode_long_piece``, O(n log n).
         """
         byte_id = self._byte_id
         ids = [byte_id[b] for b in piece]
         if None in ids:
             raise ValueError("the vocab lacks a single-byte token needed for %r" % piece)
+        if len(ids) >= _LONG_PIECE:
+            if self._ranks_grow:
+                return self._encode_long_piece(ids)
+            return self._encode_long_piece_by_slot(ids)
         table, shift = self._ranks, self._shift
         can_left, can_right = self._left, self._right
         mask = (1 << shift) - 1
@@ -214,6 +226,117 @@ class Tokenizer(object):
                 b = ids[at + 1]
                 ranks[at] = table.get((new << shift) | b, none) if can_left[new] and can_right[b] else none
         return ids
+
+    def _encode_long_piece(self, ids):
+        """``_encode_piece`` for long pieces: merges by rank over a linked list, O(n log n).
+
+        ``slots[v]`` lists the slots where the pair of packed rank ``v`` starts,
+        and a heap holds the ranks that have slots.  Merges are done rank by
+        rank, lowest first: a merge only makes pairs that contain its new token,
+        which rank later, so no slot is ever added to the rank being done, and
+        doing a whole rank at once is doing its pair's occurrences one at a
+        time.  Its slots are sorted first, so overlapping occurrences
+        (``a a a``) are merged leftmost first, as the loop of ``_encode_piece``
+        does.  A merge kills the right slot (id -1), relinks, and lists the new
+        pairs on its two sides.  Listed slots are not removed but checked when
+        their rank comes: a slot is current when it is live and the pair there
+        still has that rank (a slot's pair never comes back once it changed: a
+        merge only lengthens the tokens on either side).
+
+        Cost for n bytes: at most n - 1 merges, each O(1) plus two listings;
+        sorting the lists and the heap of ranks, O(n log n).  Measured under
+        PyPy (perf/adversarial.py's encode table): one heap entry per slot
+        instead of per rank took twice the time.
+        """
+        table, shift = self._ranks, self._shift
+        mask = (1 << shift) - 1
+        n = len(ids)
+        slots = {}
+        for k in range(n - 1):
+            v = table.get((ids[k] << shift) | ids[k + 1])
+            if v is not None:
+                _list_slot(slots, None, v, k)
+        pending = list(slots)
+        heapq.heapify(pending)
+        nxt = list(range(1, n + 1))  # n: past the end
+        prv = list(range(-1, n - 1))
+        while pending:
+            v = heapq.heappop(pending)
+            at = slots.pop(v)
+            at.sort()
+            z = v & mask
+            for i in at:
+                left = ids[i]
+                j = nxt[i]
+                if left < 0 or j >= n or table.get((left << shift) | ids[j]) != v:
+                    continue  # stale: this slot was merged, or its pair changed
+                ids[i] = z
+                ids[j] = -1
+                r = nxt[j]
+                nxt[i] = r
+                if r < n:
+                    prv[r] = i
+                    w = table.get((z << shift) | ids[r])
+                    if w is not None:
+                        _list_slot(slots, pending, w, i)
+                k = prv[i]
+                if k >= 0:
+                    w = table.get((ids[k] << shift) | z)
+                    if w is not None:
+                        _list_slot(slots, pending, w, k)
+        return [t for t in ids if t >= 0]
+
+    def _encode_long_piece_by_slot(self, ids):
+        """``_encode_piece`` for long pieces when ranks need not grow (tiktoken's tables):
+        a heap of (rank, slot) over a linked list, O(n log n).
+
+        A tiktoken token may rank below one of its parts (cl100k_base: four
+        spaces rank 257, three 262), so a merge can make a pair that ranks
+        below the merge itself, and ``_encode_long_piece``'s rank-by-rank order
+        would be wrong.  Here every slot is its own heap entry, packed as
+        ``rank << 40 | slot``: the smallest is the lowest rank, leftmost first,
+        as the loop of ``_encode_piece`` chooses.  An entry is checked when
+        popped: current when its slot is live and the pair there still has
+        that rank.
+        """
+        table, shift = self._ranks, self._shift
+        mask = (1 << shift) - 1
+        n = len(ids)
+        heap = []
+        for k in range(n - 1):
+            v = table.get((ids[k] << shift) | ids[k + 1])
+            if v is not None:
+                heap.append(((v >> shift) << 40) | k)
+        heapq.heapify(heap)
+        nxt = list(range(1, n + 1))  # n: past the end
+        prv = list(range(-1, n - 1))
+        slot_mask = (1 << 40) - 1
+        while heap:
+            entry = heapq.heappop(heap)
+            i, rank = entry & slot_mask, entry >> 40
+            left = ids[i]
+            j = nxt[i]
+            if left < 0 or j >= n:
+                continue
+            v = table.get((left << shift) | ids[j])
+            if v is None or v >> shift != rank:
+                continue  # stale: the pair at this slot changed
+            z = v & mask
+            ids[i] = z
+            ids[j] = -1
+            r = nxt[j]
+            nxt[i] = r
+            if r < n:
+                prv[r] = i
+                w = table.get((z << shift) | ids[r])
+                if w is not None:
+                    heapq.heappush(heap, ((w >> shift) << 40) | i)
+            k = prv[i]
+            if k >= 0:
+                w = table.get((ids[k] << shift) | z)
+                if w is not None:
+                    heapq.heappush(heap, ((w >> shift) << 40) | k)
+        return [t for t in ids if t >= 0]
 
     def _encode_one(self, piece):
         if self._rank_of is not None:
@@ -380,3 +503,34 @@ class Tokenizer(object):
             bad = next(i for i in ids if not isinstance(i, int) or i not in vocab)
             raise ValueError("unknown token id %r" % (bad,))
         return data.decode("utf-8", "replace")
+
+
+def _ranks_grow(table, shift):
+    """Whether every pair ranks after the pairs that make its parts.
+
+    True for a table built from a merge list (a merge can only use tokens
+    made before it); then a merge never makes a pair that ranks below it,
+    which ``Tokenizer._encode_long_piece`` relies on.  O(size of the table).
+    """
+    mask = (1 << shift) - 1
+    made_at = {}
+    for v in table.values():
+        z, rank = v & mask, v >> shift
+        if rank < made_at.get(z, rank + 1):
+            made_at[z] = rank
+    for key, v in table.items():
+        rank = v >> shift
+        if rank <= made_at.get(key >> shift, -1) or rank <= made_at.get(key & mask, -1):
+            return False
+    return True
+
+
+def _list_slot(slots, pending, v, k):
+    """List slot ``k`` under rank ``v``; a rank listed for the first time joins ``pending``."""
+    at = slots.get(v)
+    if at is None:
+        slots[v] = [k]
+        if pending is not None:
+            heapq.heappush(pending, v)
+    else:
+        at.append(k)

@@ -259,3 +259,27 @@ def test_tables_differ_only_on_characters_new_since_unicode_14():
         ]
         assigned = [cp for cp in differ if unicodedata.category(chr(cp)) != "Cn"]
         assert not assigned, (name, prefix, ["U+%04X" % cp for cp in assigned[:10]])
+
+
+_long_piece = st.integers(96, 400).flatmap(
+    lambda n: st.sampled_from([" \t", " \n", "ab", " a", "-=", "01", " .", "ab ", "\t\n ", "的是"]).flatmap(
+        lambda alphabet: st.text(alphabet=alphabet, min_size=n, max_size=n)
+    )
+)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@settings(max_examples=examples(100))
+@given(text=_long_piece)
+def test_long_pieces_follow_the_plain_tiktoken_rule(name, text):
+    """A tiktoken token may rank below one of its parts (cl100k_base: four spaces
+    rank 257, three 262), so long pieces take the heap of (rank, slot), never the
+    rank-by-rank path that a merge list allows."""
+    tok = _refbpe_only(name)
+    assert not tok._ranks_grow
+    piece = text.encode("utf-8")
+    assert tok._encode_one(piece) == naive_rank_encode(piece, tok._rank_of)
+
+
+def test_a_merge_list_lets_long_pieces_go_rank_by_rank(gpt2_files):
+    assert Tokenizer.from_files(*gpt2_files, ["<|endoftext|>"])._ranks_grow

@@ -1,0 +1,446 @@
+"""Adversarial inputs: long pre-tokens in training and encoding, refbpe against its peers.
+
+    .venv/bin/python perf/adversarial.py            # full sizes (tens of minutes on 2 cores)
+    .venv/bin/python perf/adversarial.py --quick    # sizes / 20, one repeat (~2 minutes)
+
+The driver runs under CPython; refbpe trains and encodes under PyPy (``.venv-pypy``,
+with ``PYTHONPATH`` set to this tree), the peers (rustbpe, HF tokenizers, tiktoken)
+run from the CPython ``.venv``, every system as its own process (``run.measure``:
+whole-process wall time, peak RSS of the process tree), round-robin over the systems
+when ``--repeats`` > 1.
+
+Inputs are generated on the fly from ``--seed`` into a temporary directory (deleted
+afterwards), each at half, once and twice its base size, to show growth:
+
+    run1      one letter, 20 MB: a single pre-token
+    rand2/4/26  random letters over 2, 4 and 26 symbols, 5 MB: a single pre-token
+    spaces    whitespace runs (space, tab, newline mixed) of random lengths up to
+              1 MB, separated by a short word, 10 MB
+    han       random Han characters (U+4E00-U+9FFF), no punctuation, 2 MB: one pre-token
+
+Training: vocab 1,000 with ``<|endoftext|>`` (as perf/run.py: rustbpe gets 999, HF
+1,000 with the special token), refbpe with 2 workers.  Columns: wall seconds (the
+whole process: start-up, reading, counting, merging, writing the model), refbpe's
+in-process count + merge seconds from its ``--report``, peak MB, refbpe / peer
+ratios, and growth = time(size) / time(size / 2).  A peer that does not finish in
+``--timeout`` seconds is shown as ``>T``; its larger sizes are then skipped.
+
+Encoding: one pre-token of random lowercase letters of 100K, 200K, 400K and 1M
+characters (``--quick``: / 10) with the GPT-2 vocab, refbpe (PyPy) against tiktoken,
+encode seconds in-process (``perf/peers/encode_*.py``), ids compared by digest.
+
+A last block checks the issue's targets under PyPy: each base-size input trains in
+at most 2x rustbpe's wall time; doubling a one-piece input multiplies training and
+encoding time by at most 2.3; the 1M-character piece encodes in at most 2 s.
+"""
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+from array import array
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import run  # noqa: E402  (perf/run.py: measure, interpreters, data paths)
+
+MB = 1000 * 1000
+FAMILIES = [
+    # name, base size in bytes, one pre-token?
+    ("run1", 20 * MB, True),
+    ("rand2", 5 * MB, True),
+    ("rand4", 5 * MB, True),
+    ("rand26", 5 * MB, True),
+    ("spaces", 10 * MB, False),
+    ("han", 2 * MB, True),
+]
+SCALES = [0.5, 1, 2]
+ENCODE_CHARS = [100000, 200000, 400000, 1000000]
+TRAIN_SYSTEMS = ["refbpe-pypy", "rustbpe", "hf"]
+ENCODE_SYSTEMS = ["refbpe-pypy", "tiktoken"]
+VOCAB = 1000
+
+
+# -- inputs ----------------------------------------------------------------------
+
+
+def _letters(rng, n, alphabet):
+    """``n`` bytes drawn from ``alphabet`` (bytes), from random bytes by a translation table."""
+    table = bytes(alphabet[i % len(alphabet)] for i in range(256))
+    if 256 % len(alphabet):  # keep it uniform: drop the bytes of the incomplete last round
+        keep = 256 - 256 % len(alphabet)
+        out = bytearray()
+        while len(out) < n:
+            out += bytes(b for b in rng.randbytes(n) if b < keep)
+        return bytes(out[:n]).translate(table)
+    return rng.randbytes(n).translate(table)
+
+
+def generate(family, size, seed, path):
+    """Write ``size`` bytes (about, for Han: whole characters) of ``family`` to ``path``."""
+    rng = random.Random("%s-%d-%d" % (family, size, seed))
+    if family == "run1":
+        data = b"a" * size
+    elif family.startswith("rand"):
+        data = _letters(rng, size, b"abcdefghijklmnopqrstuvwxyz"[: int(family[4:])])
+    elif family == "spaces":
+        parts, total = [], 0
+        while total < size:
+            run_length = min(rng.randint(1, MB), size - total)
+            ws = _letters(rng, run_length, b" \t\n")
+            word = _letters(rng, rng.randint(1, 8), b"abcdefghijklmnopqrstuvwxyz")
+            parts += [ws, word]
+            total += run_length + len(word)
+        data = b"".join(parts)[:size]
+    elif family == "han":
+        codes = array("H")
+        codes.frombytes(rng.randbytes(2 * (size // 3)))
+        data = "".join([chr(0x4E00 + c % 0x5200) for c in codes]).encode("utf-8")
+    else:
+        raise ValueError(family)
+    with open(path, "wb") as f:
+        f.write(data)
+    return len(data)
+
+
+def piece(chars, seed, path):
+    rng = random.Random("piece-%d-%d" % (chars, seed))
+    with open(path, "wb") as f:
+        f.write(_letters(rng, chars, b"abcdefghijklmnopqrstuvwxyz"))
+
+
+# -- commands ----------------------------------------------------------------------
+
+
+def train_cmd(system, path, work):
+    py, pypy = run.INTERPRETERS["cpython"], run.INTERPRETERS["pypy"]
+    if system == "refbpe-pypy":
+        return [
+            pypy,
+            "-m",
+            "refbpe",
+            "train",
+            path,
+            "--vocab-size",
+            str(VOCAB),
+            "--special-token",
+            run.SPECIAL,
+            "--out",
+            os.path.join(work, "model"),
+            "--workers",
+            "2",
+            "--quiet",
+            "--report",
+            os.path.join(work, "report.json"),
+        ], {"PYTHONPATH": run.ROOT}
+    if system == "rustbpe":
+        return [py, run.peer("train_rustbpe.py"), path, str(VOCAB)], {}
+    if system == "hf":
+        return [py, run.peer("train_hf.py"), path, str(VOCAB), os.path.join(work, "hf")], {
+            "TOKENIZERS_PARALLELISM": "true"
+        }
+    raise ValueError(system)
+
+
+def encode_cmd(system, path):
+    gpt2 = [os.path.join(run.CS336, "gpt2_vocab.json"), os.path.join(run.CS336, "gpt2_merges.txt")]
+    if system == "refbpe-pypy":
+        return [run.INTERPRETERS["pypy"], run.peer("encode_refbpe.py"), path] + gpt2, {"PYTHONPATH": run.ROOT}
+    if system == "tiktoken":
+        return [run.INTERPRETERS["cpython"], run.peer("encode_tiktoken.py"), path], {
+            "TIKTOKEN_CACHE_DIR": os.path.join(run.CS336, "tiktoken_cache")
+        }
+    raise ValueError(system)
+
+
+def measure_all(jobs, repeats, timeout, work):
+    """Round-robin repeats of ``jobs`` [(key, cmd, env)]; {key: summary}."""
+    runs = {key: [] for key, _, _ in jobs}
+    for i in range(repeats):
+        for key, cmd, env in jobs:
+            if runs[key] and runs[key][-1]["rc"]:
+                continue  # failed or timed out: not again
+            shutil.rmtree(os.path.join(work, "model"), ignore_errors=True)
+            report = os.path.join(work, "report.json")
+            if os.path.exists(report):
+                os.unlink(report)
+            r = run.measure(cmd, env, timeout=timeout)
+            if r["rc"] == 0 and os.path.exists(report):
+                with open(report) as f:
+                    rep = json.load(f)
+                r["result"]["in_process"] = rep["count"]["seconds"] + rep["merge"]["seconds"]
+                r["result"]["write"] = rep.get("write", {}).get("seconds")
+            runs[key].append(r)
+            status = "timeout" if r["timeout"] else ("rc=%d" % r["rc"] if r["rc"] else "ok")
+            sys.stderr.write(
+                "  %-34s run %d/%d %8.2fs %7.0f MB  load %3.0f%% %s\n"
+                % (
+                    " ".join(map(str, key)),
+                    i + 1,
+                    repeats,
+                    r["wall"],
+                    r["peak_tree_mb"],
+                    100 * r["foreign_cpu"],
+                    status,
+                )
+            )
+            if r["rc"] and not r["timeout"]:
+                sys.stderr.write("    " + r["stderr"].strip()[-600:] + "\n")
+    out = {}
+    for key, rs in runs.items():
+        ok = [r for r in rs if r["rc"] == 0]
+        if not ok:
+            out[key] = {"failed": "timeout" if rs and rs[-1]["timeout"] else "error", "runs": len(rs)}
+            continue
+        out[key] = {
+            "wall": statistics.median(r["wall"] for r in ok),
+            "peak_mb": statistics.median(r["peak_tree_mb"] for r in ok),
+            "foreign_cpu_max": max(r["foreign_cpu"] for r in ok),
+            "result": ok[len(ok) // 2]["result"],
+        }
+        for field in ("in_process", "train_seconds", "encode_seconds", "write"):
+            vals = [r["result"].get(field) for r in ok]
+            if all(isinstance(v, (int, float)) for v in vals):
+                out[key][field] = statistics.median(vals)
+    return out
+
+
+# -- sections ----------------------------------------------------------------------
+
+
+def section_train(args, work):
+    results = {}
+    timed_out = set()  # (system, family): bigger sizes are skipped
+    for family, base, _ in FAMILIES:
+        for scale in SCALES:
+            size = int(base * scale * args.scale)
+            path = os.path.join(work, "%s-%d.txt" % (family, size))
+            size = generate(family, size, args.seed, path)
+            jobs = []
+            for system in TRAIN_SYSTEMS:
+                if (system, family) in timed_out:
+                    results[(family, scale, system)] = {"failed": "skipped", "size": size}
+                    continue
+                cmd, env = train_cmd(system, path, work)
+                jobs.append(((family, scale, system), cmd, env))
+            got = measure_all(jobs, args.repeats, args.timeout, work)
+            for key, s in got.items():
+                s["size"] = size
+                if s.get("failed") == "timeout":
+                    timed_out.add((key[2], family))
+            results.update(got)
+            os.unlink(path)
+    return results
+
+
+def section_encode(args, work):
+    results = {}
+    for chars in ENCODE_CHARS:
+        chars = int(chars * args.encode_scale)
+        path = os.path.join(work, "piece-%d.txt" % chars)
+        piece(chars, args.seed, path)
+        jobs = [((chars, system),) + encode_cmd(system, path) for system in ENCODE_SYSTEMS]
+        results.update(measure_all(jobs, args.repeats, args.timeout, work))
+        os.unlink(path)
+    return results
+
+
+# -- tables ----------------------------------------------------------------------
+
+
+def _secs(s, field="wall"):
+    if s is None or "failed" in s:
+        return None
+    return s.get(field)
+
+
+def _fmt(v, timeout):
+    return "%8.2f" % v if v is not None else "%8s" % (">%d" % timeout)
+
+
+def _ratio(a, b):
+    return "%7.2fx" % (a / b) if a is not None and b else "%8s" % "-"
+
+
+def table_train(res, timeout):
+    lines = [
+        "TRAIN vocab %d (wall s; refbpe in-process count+merge s; peak MB; growth = t / t(half))" % VOCAB,
+        "  %-7s %7s %8s %8s %8s %8s %7s %7s %7s %8s %8s %8s %8s"
+        % (
+            "input",
+            "MB",
+            "refbpe",
+            "in-proc",
+            "rustbpe",
+            "hf",
+            "ref MB",
+            "rust MB",
+            "hf MB",
+            "vs rust",
+            "vs hf",
+            "grow ref",
+            "grow rust",
+        ),
+    ]
+    for family, _, _ in FAMILIES:
+        prev = {}
+        for scale in SCALES:
+            r = {sy: res.get((family, scale, sy)) for sy in TRAIN_SYSTEMS}
+            ref, rust, hf = (_secs(r[s]) for s in TRAIN_SYSTEMS)
+            size = next((v["size"] for v in r.values() if v and "size" in v), 0)
+            mb = [
+                "%7.0f" % r[s]["peak_mb"] if _secs(r[s]) is not None else "%7s" % "-" for s in TRAIN_SYSTEMS
+            ]
+            grow = [
+                _ratio(cur, prev.get(s)) if prev else "%8s" % "" for s, cur in (("ref", ref), ("rust", rust))
+            ]
+            lines.append(
+                "  %-7s %7.1f %s %s %s %s %s %s %s %s %s"
+                % (
+                    family,
+                    size / MB,
+                    _fmt(ref, timeout),
+                    _fmt(_secs(r["refbpe-pypy"], "in_process"), timeout),
+                    _fmt(rust, timeout),
+                    _fmt(hf, timeout),
+                    " ".join(mb),
+                    _ratio(ref, rust),
+                    _ratio(ref, hf),
+                    grow[0],
+                    grow[1],
+                )
+            )
+            prev = {"ref": ref, "rust": rust}
+    return lines
+
+
+def table_encode(res, timeout):
+    lines = [
+        "ENCODE one pre-token of random letters, GPT-2 vocab (in-process encode s; growth = t / t(previous))",
+        "  %9s %9s %9s %8s %9s %9s %s"
+        % ("chars", "refbpe", "tiktoken", "vs tik", "grow ref", "grow tik", "ids"),
+    ]
+    prev = None
+    for chars in sorted({k[0] for k in res}):
+        ref = _secs(res.get((chars, "refbpe-pypy")), "encode_seconds")
+        tik = _secs(res.get((chars, "tiktoken")), "encode_seconds")
+        digests = {
+            res[(chars, s)]["result"].get("ids_digest") for s in ENCODE_SYSTEMS if _secs(res.get((chars, s)))
+        }
+        same = "same" if len(digests) == 1 else "DIFFER"
+        lines.append(
+            "  %9d %s %s %s %s %s %s"
+            % (
+                chars,
+                _fmt(ref, timeout),
+                _fmt(tik, timeout),
+                _ratio(ref, tik),
+                _ratio(ref, prev[0]) if prev else "%8s" % "",
+                _ratio(tik, prev[1]) if prev else "%8s" % "",
+                same,
+            )
+        )
+        prev = (ref, tik)
+    return lines
+
+
+def table_targets(train, encode):
+    lines = ["TARGETS (PyPy)"]
+
+    def check(ok, text):
+        lines.append("  %-5s %s" % ("met" if ok else "MISS", text))
+
+    for family, _, one_piece in FAMILIES:
+        ref, rust = _secs(train.get((family, 1, "refbpe-pypy"))), _secs(train.get((family, 1, "rustbpe")))
+        if ref is not None and rust:
+            check(
+                ref <= 2 * rust,
+                "%s: train %.2fs <= 2x rustbpe %.2fs (%.2fx)" % (family, ref, rust, ref / rust),
+            )
+        if one_piece:
+            for a, b in ((0.5, 1), (1, 2)):
+                ta, tb = (
+                    _secs(train.get((family, a, "refbpe-pypy"))),
+                    _secs(train.get((family, b, "refbpe-pypy"))),
+                )
+                if ta and tb:
+                    check(
+                        tb / ta <= 2.3,
+                        "%s: doubling %gx -> %gx multiplies train time by %.2f" % (family, a, b, tb / ta),
+                    )
+    chars = sorted({k[0] for k in encode})
+    for a, b in zip(chars, chars[1:]):
+        ta = _secs(encode.get((a, "refbpe-pypy")), "encode_seconds")
+        tb = _secs(encode.get((b, "refbpe-pypy")), "encode_seconds")
+        if ta and tb:
+            check(
+                tb / ta <= 2.3 * (b / a) / 2,
+                "encode %d -> %d chars: x%.2f (limit %.2f)" % (a, b, tb / ta, 2.3 * b / a / 2),
+            )
+    if chars:
+        t = _secs(encode.get((chars[-1], "refbpe-pypy")), "encode_seconds")
+        if t is not None:
+            check(
+                chars[-1] < 1000000 or t <= 2.0,
+                "encode %d chars in %.2fs (target 2 s at 1M)" % (chars[-1], t),
+            )
+    return lines
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="sizes / 20 (encode / 10), one repeat")
+    ap.add_argument("--seed", type=int, default=12)
+    ap.add_argument("--repeats", type=int, default=None, help="default 1 (quick) or 3")
+    ap.add_argument("--timeout", type=int, default=None, help="seconds per run; default 30 (quick) or 300")
+    ap.add_argument("--only", default="train,encode", help="train,encode")
+    ap.add_argument(
+        "--families", default=None, help="comma-separated subset of " + ",".join(f[0] for f in FAMILIES)
+    )
+    args = ap.parse_args(argv)
+    args.scale = 0.05 if args.quick else 1.0
+    args.encode_scale = 0.1 if args.quick else 1.0
+    args.repeats = args.repeats or (1 if args.quick else 3)
+    args.timeout = args.timeout or (30 if args.quick else 300)
+    if args.families:
+        wanted = args.families.split(",")
+        FAMILIES[:] = [f for f in FAMILIES if f[0] in wanted]
+    sections = args.only.split(",")
+    work = tempfile.mkdtemp(prefix="refbpe-adversarial-")
+    try:
+        train = section_train(args, work) if "train" in sections else {}
+        encode = section_encode(args, work) if "encode" in sections else {}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    lines = []
+    if train:
+        lines += table_train(train, args.timeout) + [""]
+    if encode:
+        lines += table_encode(encode, args.timeout) + [""]
+    lines += table_targets(train, encode)
+    print("\n".join(lines))
+    out_dir = os.path.join(HERE, "results")
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "adversarial-latest.json"), "w") as f:
+        json.dump(
+            {
+                "train": {" ".join(map(str, k)): v for k, v in train.items()},
+                "encode": {" ".join(map(str, k)): v for k, v in encode.items()},
+                "args": vars(args),
+            },
+            f,
+            indent=1,
+            default=str,
+        )
+    with open(os.path.join(out_dir, "adversarial-latest.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
