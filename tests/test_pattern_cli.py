@@ -163,3 +163,20 @@ def test_encode_and_verify_accept_a_tiktoken_name(capsys, tmp_path):
         capsys, "verify", "--encode", text, "--ids", tmp_path / "bad.json", "--against", "cl100k_base"
     )
     assert "cl100k_base alternative %d, %s" % (alt["index"] + 1, alt["regex"]) in out
+
+
+def test_convert_carries_the_pattern(capsys, tmp_path, corpus):
+    src = tmp_path / "m"
+    _train(capsys, corpus, src, "--pattern", "o200k_base")
+    status, _, err = run_main(capsys, "convert", src, "--to", "hf", "-o", tmp_path / "t.json", "--quiet")
+    assert status == 0, err
+    pre = json.loads((tmp_path / "t.json").read_text())["pre_tokenizer"]
+    assert pre["pretokenizers"][0]["pattern"]["Regex"] == get_pattern("o200k_base").regex
+    status, _, err = run_main(capsys, "convert", src, "--to", "gpt2", "-o", tmp_path / "g", "--quiet")
+    assert status == 0, err
+    assert Tokenizer.from_dir(str(tmp_path / "g")).pattern == "o200k_base"
+    status, _, err = run_main(
+        capsys, "convert", src, "--to", "hf", "-o", tmp_path / "p.json", "--pattern", "gpt2", "--quiet"
+    )
+    assert status == 0, err
+    assert json.loads((tmp_path / "p.json").read_text())["pre_tokenizer"]["type"] == "ByteLevel"

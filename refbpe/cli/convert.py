@@ -3,8 +3,14 @@
 import os
 import sys
 
-from ..formats import FORMATS, FormatError, read_model, write_model
-from .common import CliError, add_special_token_argument, check_output_dir, check_output_file
+from ..formats import FORMATS, MANIFEST, FormatError, read_manifest_pattern, read_model, write_model
+from .common import (
+    CliError,
+    add_pattern_argument,
+    add_special_token_argument,
+    check_output_dir,
+    check_output_file,
+)
 
 __all__ = ["register", "run"]
 
@@ -28,7 +34,17 @@ def register(sub):
     c.add_argument("-o", "--out", required=True, metavar="DEST", help="output directory (gpt2) or file")
     add_special_token_argument(c, help="a special token SRC does not name (tiktoken files carry none)")
     c.add_argument("--quiet", action="store_true", help="no summary line")
+    add_pattern_argument(c)  # default: the one SRC's refbpe.json names, else gpt2
     return c
+
+
+def _source_pattern(src):
+    """The split pattern a refbpe manifest beside SRC names, or None."""
+    manifest = os.path.join(src if os.path.isdir(src) else os.path.dirname(os.path.abspath(src)), MANIFEST)
+    try:
+        return read_manifest_pattern(manifest)
+    except ValueError as e:
+        raise CliError(str(e))
 
 
 def run(args):
@@ -38,7 +54,8 @@ def run(args):
         check_output_file(args.out, "-o")
     try:
         m = read_model(args.src, args.source_format, args.special_token)
-        out = write_model(args.out, args.to, m.vocab, m.merges, m.special_tokens)
+        pattern = args.pattern or _source_pattern(args.src)
+        out = write_model(args.out, args.to, m.vocab, m.merges, m.special_tokens, pattern)
     except FormatError as e:
         raise CliError(str(e))
     if not args.quiet:
