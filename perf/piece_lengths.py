@@ -2,6 +2,7 @@
 
     .venv-pypy/bin/python perf/piece_lengths.py                  # synthetic pieces (CPython works too)
     .venv-pypy/bin/python perf/piece_lengths.py --corpus chinese # real pieces of a shared corpus
+    .venv-pypy/bin/python perf/piece_lengths.py --long           # the two long-piece paths
 
 Times ``Tokenizer._encode_piece`` with the threshold ``_LONG_PIECE`` set above and
 below each length (so each path runs on the same pieces), GPT-2 vocab, on three
@@ -10,7 +11,10 @@ characters.  Each path is warmed up first (JIT), then timed over many distinct
 pieces of that length; prints microseconds per piece and the ratio heap / loop.
 With ``--corpus``, the pieces are the real ones of the corpus's first 8 MB, grouped
 by length (real Chinese pieces have fewer GPT-2 merges than random Han characters,
-so the loop stays cheaper longer: it decides the threshold).
+so the loop stays cheaper longer: it decides the threshold).  With ``--long``, the
+two O(n log n) paths on one piece of 100K and 1M random letters: rank by rank
+(``_encode_long_piece``, used for merge lists) against one heap entry per slot
+(``_encode_long_piece_by_slot``, used for tiktoken tables).
 """
 
 import os
@@ -79,9 +83,28 @@ def corpus_pieces(tok, name):
         print("%-8s %6d %7d %10.2f %10.2f %8.2f" % (name, lo, len(data), loop, heap, heap / loop))
 
 
+def long_paths(tok):
+    rng = random.Random(12)
+    print("%-10s %12s %12s %8s" % ("letters", "by rank s", "by slot s", "slot/rank"))
+    for n in (100000, 1000000):
+        ids = [tok._byte_id[b] for b in pieces("letters", n, 1, rng)[0]]
+        best = {}
+        for _ in range(3):
+            for name, path in (("rank", tok._encode_long_piece), ("slot", tok._encode_long_piece_by_slot)):
+                t0 = time.perf_counter()
+                out = path(list(ids))
+                best[name] = min(best.get(name, 1e9), time.perf_counter() - t0)
+                best[name + " ids"] = out
+        assert best["rank ids"] == best["slot ids"]
+        print("%-10d %12.3f %12.3f %8.2f" % (n, best["rank"], best["slot"], best["slot"] / best["rank"]))
+
+
 def main():
     tok = Tokenizer.from_files(os.path.join(CS336, "gpt2_vocab.json"), os.path.join(CS336, "gpt2_merges.txt"))
     saved = tokenizer_module._LONG_PIECE
+    if "--long" in sys.argv:
+        long_paths(tok)
+        return
     if "--corpus" in sys.argv:
         corpus_pieces(tok, sys.argv[sys.argv.index("--corpus") + 1])
         tokenizer_module._LONG_PIECE = saved
