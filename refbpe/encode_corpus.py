@@ -68,11 +68,11 @@ def auto_chunk_size(total, workers):
     """256 KiB, or less to give each worker about three units.
 
     Smaller than counting's 8-16 MiB: a unit's text, its ids (a list of
-    ints, then an array) and their garbage live in a worker at once
-    (measured under PyPy, english_medium in one process with the GPT-2
-    vocab: peak 172 MB with 4 MiB units, 145 MB with 1 MiB, 127 MB with
-    256 KiB; with 2 workers, perf/encode_corpus.py's sampler: 288 MB for the
-    tree with 256 KiB, 315 MB with 512 KiB, CPU time the same within noise);
+    ints, then an array) and their garbage live in a worker at once.
+    Measured by ``perf/encode_corpus.py whole --workers 2`` (add
+    ``--chunk-size 512K`` for the other figure) under PyPy on english_medium:
+    peak tree RSS about 290 MB with 256 KiB units, 315 MB with 512 KiB, CPU
+    time the same within noise;
     the main process does little per unit.  Below ``_POOL_FROM`` the input
     is one unit, encoded in-process: starting workers would cost more than
     it saves.

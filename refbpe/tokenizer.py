@@ -370,11 +370,11 @@ class Tokenizer(object):
         Each cache has two generations of at most ``_CACHE_LIMIT`` entries: a
         miss looks in the previous one before encoding, and a full cache
         becomes the previous one, so frequent pieces survive and memory stays
-        bounded.  Measured under PyPy with perf/encode_corpus.py's warm
-        english_medium figures (CPU seconds of a second ``encode`` of the same
-        8 MB): one generation of 1 << 15, cleared when full, 0.59 s; two
-        generations of 1 << 15, 0.40 s; one of 1 << 18, 0.36 s but 55 MB more
-        per process.
+        bounded.  Measured under PyPy by ``perf/encode_corpus.py single``
+        (its second-pass column: CPU seconds of a second ``encode`` of the same
+        8 MB of english_medium): one generation of 1 << 15, cleared when full,
+        0.59 s; two generations of 1 << 15, 0.37-0.40 s (tiktoken 0.59 s in
+        the same run); one of 1 << 18, 0.36 s but 55 MB more per process.
         """
         if ends is None:
             ends = self._piece_ends(data)
