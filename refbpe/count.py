@@ -26,19 +26,16 @@ leave a torn message in the pool's pipes (``spool`` says why).
 """
 
 import concurrent.futures
-import gzip
 import itertools
 import multiprocessing
 import os
 import platform
 import signal
-import sys
 import threading
-import zlib
 from array import array
 from concurrent.futures.process import BrokenProcessPool
 
-from .io import cut_points, find_cut_in_file, input_size, iter_chunks, open_input
+from .io import InputError, cut_points, find_cut_in_file, input_size, stream_chunks
 from .patterns import get_pattern
 from .pretokenize import add_small_counts, count_pretokens
 from .shard import shard_spans
@@ -79,10 +76,6 @@ def auto_chunk_size(total, workers):
     if total is None:
         return 8 << 20
     return max(8 << 20, min(16 << 20, total // (3 * max(workers, 1)) + 1))
-
-
-class InputError(ValueError):
-    """Bad input (for example invalid UTF-8 under ``errors="strict"``)."""
 
 
 class WorkerError(RuntimeError):
@@ -348,20 +341,8 @@ def _tasks(spans, chunk_size, special_tokens, errors, read_size, executor_data, 
                         )
                     start = end
             continue
-        stream = open_input(source)
-        try:
-            chunks = iter_chunks(stream, chunk_size, specials, read_size, cuts)
-            while True:
-                try:
-                    offset, chunk = next(chunks)
-                except StopIteration:
-                    break
-                except (EOFError, zlib.error, gzip.BadGzipFile) as e:
-                    raise InputError("%s: corrupt or truncated gzip data (%s)" % (source, e))
-                yield count_chunk, (chunk, offset, source, special_tokens, errors, pattern), len(chunk)
-        finally:
-            if stream is not sys.stdin.buffer:
-                stream.close()
+        for offset, chunk in stream_chunks(source, chunk_size, specials, read_size, cuts):
+            yield count_chunk, (chunk, offset, source, special_tokens, errors, pattern), len(chunk)
 
 
 def count_words(

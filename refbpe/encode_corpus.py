@@ -35,18 +35,15 @@ O(tokens) copying (no per-id Python work when the output dtype matches).
 
 import collections
 import concurrent.futures
-import gzip
 import os
 import platform
-import sys
 import time
-import zlib
 from array import array
 from concurrent.futures.process import BrokenProcessPool
 
 from .count import InputError, WorkerError, default_workers, make_executor, stop_pool
 from .idfile import IdWriter, array_typecode
-from .io import cut_points, find_cut_in_file, input_size, iter_chunks, open_input
+from .io import cut_points, find_cut_in_file, input_size, stream_chunks
 from .spool import SpoolDirectory, run_spooled, take, take_chunk
 
 __all__ = [
@@ -176,20 +173,8 @@ def _units(sources, chunk_size, specials, errors, read_size, pattern=None):
                     start = end
             yield _END
             continue
-        stream = open_input(source)
-        try:
-            chunks = iter_chunks(stream, chunk_size, specials, read_size, cuts)
-            while True:
-                try:
-                    offset, chunk = next(chunks)
-                except StopIteration:
-                    break
-                except (EOFError, zlib.error, gzip.BadGzipFile) as e:
-                    raise InputError("%s: corrupt or truncated gzip data (%s)" % (source, e))
-                yield encode_chunk, (chunk, offset, source, errors), len(chunk)
-        finally:
-            if stream is not sys.stdin.buffer:
-                stream.close()
+        for offset, chunk in stream_chunks(source, chunk_size, specials, read_size, cuts):
+            yield encode_chunk, (chunk, offset, source, errors), len(chunk)
         yield _END
 
 

@@ -40,11 +40,14 @@ import gzip
 import os
 import re
 import sys
+import zlib
 
 __all__ = [
     "open_input",
     "input_size",
     "iter_chunks",
+    "stream_chunks",
+    "InputError",
     "parse_size",
     "next_cut",
     "is_safe_cut",
@@ -171,6 +174,29 @@ def find_cut_in_file(f, offset, size, specials, block=1 << 16, cuts=_WHITESPACE_
         if at_end:
             return size
         block *= 2
+
+
+class InputError(ValueError):
+    """Bad input (for example invalid UTF-8 under ``errors="strict"``)."""
+
+
+def stream_chunks(source, chunk_size, specials=(), read_size=None, cuts=_WHITESPACE_CUT):
+    """``iter_chunks`` of the stream ``source`` (``-`` or ``*.gz``), which is closed at the end;
+    corrupt gzip data is an ``InputError`` naming the source."""
+    stream = open_input(source)
+    try:
+        chunks = iter_chunks(stream, chunk_size, specials, read_size, cuts)
+        while True:
+            try:
+                offset, chunk = next(chunks)
+            except StopIteration:
+                return
+            except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+                raise InputError("%s: corrupt or truncated gzip data (%s)" % (source, e))
+            yield offset, chunk
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
 
 
 def iter_chunks(stream, chunk_size, specials=(), read_size=None, cuts=_WHITESPACE_CUT):
