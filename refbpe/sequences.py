@@ -26,7 +26,7 @@ same table (documents, no prefix space).
 
 from .count import make_executor, pack_counts, unpack_counts
 from .patterns import get_pattern
-from .pretokenize import add_small_counts
+from .pretokenize import add_small_counts, count_pretokens
 from .specials import special_pattern
 
 __all__ = [
@@ -68,6 +68,9 @@ def count_sequences(sequences, pattern=None, add_prefix_space=False, counts=None
     (``pretokenize.count_pretokens``).
     """
     scanner = get_pattern(pattern)
+    # GPT-2's module function, as count.count_chunk uses it (the Pattern method
+    # goes through a generator of piece ends).
+    count = count_pretokens if scanner.name == "gpt2" else scanner.count_pretokens
     if counts is None:
         counts = {}
     keep_small = small is not None
@@ -79,7 +82,7 @@ def count_sequences(sequences, pattern=None, add_prefix_space=False, counts=None
         if add_prefix_space and seq and seq[0] != 0x20:
             seq = b" " + seq
         if seq:
-            scanner.count_pretokens(seq, counts, small)
+            count(seq, counts, small)
     return counts if keep_small else add_small_counts(small, counts)
 
 
