@@ -13,18 +13,20 @@ does not start with one.  The cuts:
                 sequence too; special tokens stay in the text
     items       each text is one sequence as it is (an iterator's items)
 
-Cost: one pass over the text per step (cut, then scan); the text of one file
-is in memory at a time.  ``count_texts_parallel`` cuts each text at sequence
-boundaries into about three pieces per worker (a cut between two sequences
-changes nothing: each is counted on its own) and counts the pieces in a
-process pool; refbpe's streaming reader (``count.count_words``) is used
-instead wherever it gives the same table (documents, the GPT-2 pattern, no
-prefix space).
+Texts are ``str`` or UTF-8 ``bytes`` (the cuts are ASCII, so bytes are cut
+without decoding: under PyPy decoding and re-encoding a 75 MB text cost more
+than the cuts, measured by perf/profiles.py).  Cost: one pass over the text
+per step (cut, then scan); the text of one file is in memory at a time.
+``count_texts_parallel`` cuts each text at sequence boundaries into about
+three pieces per worker (a cut between two sequences changes nothing: each is
+counted on its own) and counts the pieces in a process pool; refbpe's
+streaming reader (``count.count_words``) is used instead wherever it gives the
+same table (documents, no prefix space).
 """
 
 from .count import make_executor, pack_counts, unpack_counts
 from .patterns import get_pattern
-from .pretokenize import add_small_counts
+from .pretokenize import add_small_counts, count_pretokens
 from .specials import special_pattern
 
 __all__ = [
@@ -41,21 +43,24 @@ SEQUENCE_CUTS = ("documents", "lines", "items")
 
 
 def cut_sequences(text, cut, special_tokens=()):
-    """The sequences of ``text`` (a str) under ``cut`` (see the module docstring)."""
+    """The sequences of ``text`` (a str, or UTF-8 bytes) under ``cut`` (see the module docstring)."""
     if cut == "items":
         return [text]
+    as_bytes = isinstance(text, bytes)
     if cut == "lines":
-        lines = text.split("\n")
+        newline = b"\n" if as_bytes else "\n"
+        lines = text.split(newline)
         last = lines.pop()
-        return [line + "\n" for line in lines] + ([last] if last else [])
+        return [line + newline for line in lines] + ([last] if last else [])
     if cut == "documents":
-        pattern = special_pattern(special_tokens)
+        pattern = special_pattern(special_tokens, as_bytes=as_bytes)
         return [text] if pattern is None else pattern.split(text)
     raise ValueError("unknown sequence cut %r (known: %s)" % (cut, ", ".join(SEQUENCE_CUTS)))
 
 
 def count_sequences(sequences, pattern=None, add_prefix_space=False, counts=None, small=None):
-    """Add the pre-token counts of every sequence (a str) to ``counts`` (bytes -> int).
+    """Add the pre-token counts of every sequence (a str, or valid UTF-8 bytes) to
+    ``counts`` (bytes -> int).
 
     ``add_prefix_space``: a space is put before a sequence that does not start
     with one (HF's ``ByteLevel``); an empty sequence stays empty, as in HF.
@@ -63,16 +68,21 @@ def count_sequences(sequences, pattern=None, add_prefix_space=False, counts=None
     (``pretokenize.count_pretokens``).
     """
     scanner = get_pattern(pattern)
+    # GPT-2's module function, as count.count_chunk uses it (the Pattern method
+    # goes through a generator of piece ends).
+    count = count_pretokens if scanner.name == "gpt2" else scanner.count_pretokens
     if counts is None:
         counts = {}
     keep_small = small is not None
     if not keep_small:
         small = {}
     for seq in sequences:
-        if add_prefix_space and seq and not seq.startswith(" "):
-            seq = " " + seq
+        if not isinstance(seq, bytes):
+            seq = seq.encode("utf-8", "surrogatepass")
+        if add_prefix_space and seq and seq[0] != 0x20:
+            seq = b" " + seq
         if seq:
-            scanner.count_pretokens(seq.encode("utf-8", "surrogatepass"), counts, small)
+            count(seq, counts, small)
     return counts if keep_small else add_small_counts(small, counts)
 
 
@@ -91,7 +101,7 @@ def pieces_at_sequence_boundaries(text, cut, special_tokens, parts):
     if parts <= 1 or cut == "items" or not text:
         return [text]
     if cut == "documents":
-        pattern = special_pattern(special_tokens)
+        pattern = special_pattern(special_tokens, as_bytes=isinstance(text, bytes))
         if pattern is None:
             return [text]
         gaps = [m.span() for m in pattern.finditer(text)]  # the whole text's matches, in order
@@ -101,7 +111,7 @@ def pieces_at_sequence_boundaries(text, cut, special_tokens, parts):
     for i in range(1, parts):
         target = max(start, len(text) * i // parts)
         if gaps is None:
-            end = text.find("\n", target)
+            end = text.find(b"\n" if isinstance(text, bytes) else "\n", target)
             if end == -1:
                 break
             pieces.append(text[start : end + 1])

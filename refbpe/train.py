@@ -169,9 +169,13 @@ def _count_in_process(sources, special_tokens, settings, options, report):
             data = f.read()
         total += len(data)
         try:
-            texts.append(data.decode("utf-8", errors))
+            if errors == "strict":
+                data.decode("utf-8")  # checked only: the cuts and the scanners work on the bytes
+            else:
+                data = data.decode("utf-8", errors).encode("utf-8", "surrogatepass")
         except UnicodeDecodeError as e:
             raise InputError("%s: invalid UTF-8 at byte offset %d" % (source, e.start))
+        texts.append(data)
         del data
     workers = options.get("workers") or default_workers()
     counts = count_texts_parallel(

@@ -154,14 +154,17 @@ def test_train_bpe_with_a_profile_reads_files_as_the_texts(tmp_path):
     specials=st.sampled_from([("<s>",), ("<s>", "ss"), ("s",), ()]),
 )
 def test_pieces_at_sequence_boundaries_keep_the_sequences(text, cut, parts, specials):
-    pieces = pieces_at_sequence_boundaries(text, cut, specials, parts)
-    assert len(pieces) <= max(1, parts)
-    if cut == "items":
-        assert pieces == [text]
-    else:
-        assert [q for p in pieces for q in cut_sequences(p, cut, specials)] == cut_sequences(
-            text, cut, specials
-        )
+    for t in (text, text.encode("utf-8")):
+        pieces = pieces_at_sequence_boundaries(t, cut, specials, parts)
+        assert len(pieces) <= max(1, parts)
+        if cut == "items":
+            assert pieces == [t]
+        else:
+            assert [q for p in pieces for q in cut_sequences(p, cut, specials)] == cut_sequences(
+                t, cut, specials
+            )
+    as_bytes = [q.encode("utf-8") for q in cut_sequences(text, cut, specials)]
+    assert cut_sequences(text.encode("utf-8"), cut, specials) == as_bytes
 
 
 def test_parallel_sequence_counting_equals_in_process():
