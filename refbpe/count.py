@@ -26,6 +26,7 @@ leave a torn message in the pool's pipes (``spool`` says why).
 """
 
 import concurrent.futures
+import contextlib
 import itertools
 import multiprocessing
 import os
@@ -56,6 +57,7 @@ __all__ = [
     "default_workers",
     "make_executor",
     "stop_pool",
+    "pool_session",
 ]
 
 DEFAULT_CHUNK_SIZE = None  # chosen per input by auto_chunk_size
@@ -281,6 +283,39 @@ def stop_pool(executor):
         process.join(5)
 
 
+@contextlib.contextmanager
+def pool_session(executor, own, spool, what, in_flight):
+    """How a run over a pool ends, however it ends (counting and encoding alike).
+
+    ``own``: the pool is refbpe's, to be shut down here; ``spool``: its
+    ``SpoolDirectory`` or None; ``what``: the work, for the message when a
+    worker dies; ``in_flight()``: the futures still running.  A dead worker is
+    a ``WorkerError``.  On an error of the run, the units in flight (at most 2
+    per worker) are let finish rather than cancelled: cancelling queued
+    futures and then shutting down can leave the pool's manager thread
+    waiting forever on CPython 3.9 (seen here as an occasional hang after a
+    bad-input error).  On an interrupt (Ctrl-C, SIGTERM, a consumer closing a
+    generator) the workers are stopped at once (``stop_pool``).
+    """
+    try:
+        yield
+    except BrokenProcessPool:
+        raise WorkerError("%s worker process died (killed by a signal, or out of memory)" % what)
+    except Exception:
+        concurrent.futures.wait(list(in_flight()))
+        raise
+    except BaseException:
+        if own:
+            stop_pool(executor)
+            own = False
+        raise
+    finally:
+        if own:
+            executor.shutdown(wait=True)
+        if spool is not None:
+            spool.close()
+
+
 def count_file_range(path, start, end, special_tokens, errors, name=None, pattern=None):
     """Counts of bytes ``[start, end)`` of file ``path`` (both safe cuts).
 
@@ -411,7 +446,7 @@ def count_words(
         executor = make_executor(workers, pattern=pattern)
         spool = SpoolDirectory()
     in_flight = {}
-    try:
+    with pool_session(executor, own, spool, "a counting", lambda: in_flight):
         limit = 2 * workers
         for func, args, covered in tasks:
             if len(in_flight) >= limit:
@@ -424,25 +459,6 @@ def count_words(
             done += _collect(in_flight, small, counts, spool)
             if progress:
                 progress(done, total)
-    except BrokenProcessPool:
-        raise WorkerError("a counting worker process died (killed by a signal, or out of memory)")
-    except Exception:
-        # Let the units in flight finish (there are at most 2 per worker)
-        # rather than cancel them: cancelling queued futures and then shutting
-        # down can leave the pool's manager thread waiting forever on
-        # CPython 3.9 (seen here as an occasional hang after a bad-input error).
-        concurrent.futures.wait(list(in_flight))
-        raise
-    except BaseException:  # KeyboardInterrupt, SIGTERM: stop the workers now
-        if own:
-            stop_pool(executor)
-            own = False
-        raise
-    finally:
-        if own:
-            executor.shutdown(wait=True)
-        if spool is not None:
-            spool.close()
     return add_small_counts(small, counts)
 
 

@@ -34,14 +34,12 @@ O(tokens) copying (no per-id Python work when the output dtype matches).
 """
 
 import collections
-import concurrent.futures
 import os
 import platform
 import time
 from array import array
-from concurrent.futures.process import BrokenProcessPool
 
-from .count import InputError, WorkerError, default_workers, make_executor, stop_pool
+from .count import InputError, default_workers, make_executor, pool_session
 from .idfile import IdWriter, array_typecode
 from .io import cut_points, find_cut_in_file, input_size, stream_chunks
 from .spool import SpoolDirectory, run_spooled, take, take_chunk
@@ -333,7 +331,11 @@ def _pooled(tokenizer, units, workers, executor, finished, end_of_source):
         return [finished(_unit_of(take(result) if own else result, covered))]
 
     pool_full = 2 * pool_workers
-    try:
+
+    def running():
+        return [item[0] for item in queue if item is not _END and type(item[0]) is not _Done]
+
+    with pool_session(executor, own, spool, "an encoding", running):
         for item in units:
             while _ready(queue) or len(queue) >= 2 * workers or (not own and in_flight[0] >= pool_full):
                 for u in oldest():
@@ -351,25 +353,6 @@ def _pooled(tokenizer, units, workers, executor, finished, end_of_source):
         while queue:
             for u in oldest():
                 yield u
-    except BrokenProcessPool:
-        raise WorkerError("an encoding worker process died (killed by a signal, or out of memory)")
-    except Exception:
-        # As in count.count_words: let the units in flight finish rather than
-        # cancel them (cancelling then shutting down can hang CPython 3.9's pool).
-        concurrent.futures.wait(
-            [item[0] for item in queue if item is not _END and type(item[0]) is not _Done]
-        )
-        raise
-    except BaseException:  # KeyboardInterrupt, SIGTERM, the consumer closing us: stop now
-        if own:
-            stop_pool(executor)
-            own = False
-        raise
-    finally:
-        if own:
-            executor.shutdown(wait=True)
-        if spool is not None:
-            spool.close()
 
 
 class DocumentTally(object):
