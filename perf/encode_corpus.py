@@ -36,6 +36,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
+from measure import session_processes  # noqa: E402  (perf/measure.py)
+
 DATA = os.path.abspath(os.environ.get("REFBPE_DATA", os.path.join(ROOT, "..", "shared", "data")))
 CORPORA = os.path.join(DATA, "corpora")
 CS336 = os.path.join(DATA, "cs336")
@@ -114,16 +116,9 @@ def _tree_pss(session):
     """Sum of PSS (bytes) of the processes in ``session``: shared pages (a forked worker's copy of
     its parent) counted once, split between the processes that map them."""
     total = 0
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
+    for pid, _ in session_processes(session):
         try:
-            with open("/proc/%s/stat" % name, "rb") as f:
-                stat = f.read()
-            rest = stat[stat.rindex(b")") + 2 :].split()
-            if int(rest[3]) != session:
-                continue
-            with open("/proc/%s/smaps_rollup" % name, "rb") as f:
+            with open("/proc/%d/smaps_rollup" % pid, "rb") as f:
                 for line in f:
                     if line.startswith(b"Pss:"):
                         total += int(line.split()[1]) * 1024

@@ -33,24 +33,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import systems  # noqa: E402  (interpreters, peers, data paths)
+from measure import session_processes  # noqa: E402
 
 MESSAGES = {"SIGINT": "refbpe: interrupted", "SIGTERM": "refbpe: terminated"}
 
 
 def _session_pids(session):
-    pids = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % name, "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        rest = stat[stat.rindex(b")") + 2 :].split()
-        if int(rest[3]) == session and rest[0] != b"Z":
-            pids.append(int(name))
-    return pids
+    return [pid for pid, _ in session_processes(session)]
 
 
 def _read_until(proc, marker, deadline):

@@ -32,9 +32,10 @@ from systems import ROOT
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
-def _tree_rss(session):
-    """Sum of RSS (bytes) of every process in ``session`` (the run's process tree)."""
-    total = 0
+def session_processes(session):
+    """``[(pid, stat fields after the command name)]`` of the live processes of ``session``
+    (from /proc/PID/stat: field 0 is the state, 3 the session, 21 the RSS in pages)."""
+    found = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -44,9 +45,14 @@ def _tree_rss(session):
         except OSError:
             continue
         rest = stat[stat.rindex(b")") + 2 :].split()
-        if int(rest[3]) == session:
-            total += int(rest[21]) * PAGE
-    return total
+        if int(rest[3]) == session and rest[0] != b"Z":
+            found.append((int(name), rest))
+    return found
+
+
+def _tree_rss(session):
+    """Sum of RSS (bytes) of every process in ``session`` (the run's process tree)."""
+    return sum(int(rest[21]) * PAGE for _, rest in session_processes(session))
 
 
 def _busy_seconds():
