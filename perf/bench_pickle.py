@@ -1,4 +1,4 @@
-"""Pickling a worker's word counts: plain dict vs ``refbpe.count.pack_counts``.
+"""Pickling a worker's word counts: plain dict vs ``refbpe.corpus.count.pack_counts``.
 
     .venv/bin/python perf/bench_pickle.py            # both interpreters, side by side
     .venv-pypy/bin/python perf/bench_pickle.py --here --json   # this interpreter only
@@ -34,8 +34,8 @@ def best(fn, repeats):
 
 
 def measure_here(repeats):
-    from refbpe.count import pack_counts, unpack_counts
-    from refbpe.pretokenize import add_small_counts, count_pretokens
+    from refbpe.corpus.count import pack_counts, unpack_counts
+    from refbpe.pretokenize.gpt2 import add_small_counts, count_pretokens
 
     path = os.path.join(DATA, "corpora", "english_small.txt")
     with open(path, "rb") as f:

@@ -75,9 +75,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
-from refbpe.count import count_chunk, count_words, unpack_counts  # noqa: E402
-from refbpe.io import iter_chunks  # noqa: E402
-from refbpe.pretokenize import add_small_counts  # noqa: E402
+from refbpe.corpus.count import count_chunk, count_words, unpack_counts  # noqa: E402
+from refbpe.corpus.io import iter_chunks  # noqa: E402
+from refbpe.pretokenize.gpt2 import add_small_counts  # noqa: E402
 
 DATA = os.path.abspath(os.environ.get("REFBPE_DATA", os.path.join(ROOT, "..", "shared", "data")))
 CORPORA = os.path.join(DATA, "corpora")
@@ -254,7 +254,7 @@ def peak_kib():
 
 def child_measure(tsv, vocab):
     """Load a word-count file, train, print one JSON line of memory figures (KiB)."""
-    from refbpe.countfile import read_counts
+    from refbpe.corpus.countfile import read_counts
     from refbpe.train import train_from_counts
 
     gc.collect()
@@ -587,7 +587,7 @@ def run_memory(args, tables):
     rows = []
     tmp = tempfile.mkdtemp(prefix="refbpe-heaps-")
     try:
-        from refbpe.countfile import write_counts
+        from refbpe.corpus.countfile import write_counts
 
         for spec in args.memory_tables.split(","):
             names = sorted(tables) if spec == "all" else spec.split("+")

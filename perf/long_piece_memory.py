@@ -5,7 +5,7 @@
 Such a file is one unit of work however many workers there are (``io`` finds no
 cut), so one process holds the whole piece.  For each size, a file of random
 lowercase letters is written to a temporary directory and counted by
-``refbpe.count.count_words`` in a fresh process (``measure.measure``: peak RSS summed
+``refbpe.corpus.count.count_words`` in a fresh process (``measure.measure``: peak RSS summed
 over the process tree, and the largest single process).  Printed: peak MB, the
 same above the interpreter's baseline (an empty file counted), and that divided by
 the piece's size.  The result is checked: one word, count 1.  The figure for the README is the largest
@@ -27,7 +27,7 @@ from measure import measure  # noqa: E402
 
 CHILD = (
     "import sys\n"
-    "from refbpe.count import count_words\n"
+    "from refbpe.corpus.count import count_words\n"
     "c = count_words([sys.argv[1]], ['<|endoftext|>'], workers=int(sys.argv[2]))\n"
     "assert len(c) == (1 if sys.argv[3] != '0' else 0) and sum(c.values()) == len(c), c.keys()\n"
     "print('RESULT {}')\n"

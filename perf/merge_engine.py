@@ -55,7 +55,7 @@ def main(argv=None):
     ap.add_argument("--timeout", type=int, default=120, help="seconds per run (the old engine on long words)")
     args = ap.parse_args(argv)
     sys.path.insert(0, ROOT)
-    from refbpe.count import count_words
+    from refbpe.corpus.count import count_words
 
     engines = [("this", os.path.join(ROOT, "refbpe", "merge.py"))]
     if args.against:

@@ -152,7 +152,7 @@ def encode_rescan(tok, piece):
 
 @case("encode-neighbours", "tokenizer.py _encode_piece, 'half the time': unique pre-tokens, GPT-2 vocab")
 def bench_encode_neighbours(args):
-    from refbpe.pretokenize import pretokenize
+    from refbpe.pretokenize.gpt2 import pretokenize
 
     tok = gpt2()
     for name in ("english_small", "python_code"):
@@ -197,7 +197,7 @@ def encode_lists_only(data, ends, small, cache):
 
 def warm_encode():
     """english_small, its piece ends, the Tokenizer with its caches warm, and the trick's run."""
-    from refbpe.pretokenize import piece_ends
+    from refbpe.pretokenize.gpt2 import piece_ends
 
     tok, data = gpt2(), corpus("english_small")
     ends = piece_ends(data)
@@ -258,7 +258,7 @@ def bench_count_chunk_size(args):
 
 @case("spool-vs-pipe", "spool.py: count_words(english_medium, 2 workers), files vs the pipe", 5, 1, "wall")
 def bench_spool_vs_pipe(args):
-    from refbpe.count import count_words, make_executor
+    from refbpe.corpus.count import count_words, make_executor
 
     path = os.path.join(DATA, "corpora", "english_medium.txt")
 
@@ -468,7 +468,7 @@ _WORDS = {}
 def merge_runs(args, variants, heap_seconds=None):
     """Runs of mini_learn on english_small's word counts (checked once against learn_merges)."""
     if not _WORDS:
-        from refbpe.count import count_words
+        from refbpe.corpus.count import count_words
         from refbpe.merge import learn_merges
 
         path = os.path.join(DATA, "corpora", "english_small.txt")
@@ -514,8 +514,8 @@ def bench_merge_in_place(args):
 
 @case("pretokenize-table", "pretokenize.py CLASS_OF: class per code point, bytes table vs dict vs bisect")
 def bench_pretokenize_table(args):
-    from refbpe._unicode_table import RUNS
-    from refbpe.pretokenize import CLASS_OF
+    from refbpe.pretokenize._unicode_table import RUNS
+    from refbpe.pretokenize.gpt2 import CLASS_OF
 
     as_dict = {cp: CLASS_OF[cp] for cp in range(0x110000) if CLASS_OF[cp]}
     starts, classes = [s for s, _ in RUNS], [c for _, c in RUNS]
@@ -582,7 +582,7 @@ def piece_ends_variants():
     import inspect
     import types
 
-    from refbpe import pretokenize
+    from refbpe.pretokenize import gpt2 as pretokenize
 
     source = inspect.getsource(pretokenize.piece_ends)
     if source.count(RUN_LOOP) != 1:
@@ -608,7 +608,7 @@ def bench_pretokenize_inline(args):
 
 def count_slices(data):
     """The alternative to count_pretokens' int keys: count every piece as a ``bytes`` slice."""
-    from refbpe.pretokenize import piece_ends
+    from refbpe.pretokenize.gpt2 import piece_ends
 
     counts = {}
     start = 0
@@ -621,7 +621,7 @@ def count_slices(data):
 
 @case("pretokenize-int-keys", "pretokenize.py count_pretokens, '1.5x on English': int keys vs bytes slices")
 def bench_pretokenize_int_keys(args):
-    from refbpe.pretokenize import count_pretokens
+    from refbpe.pretokenize.gpt2 import count_pretokens
 
     for name in ("english_small", "mixed_multilingual"):
         data = corpus(name, 4 * MB)

@@ -63,7 +63,7 @@ def time_path(tok, data, threshold):
 
 
 def corpus_pieces(tok, name):
-    from refbpe.pretokenize import piece_ends
+    from refbpe.pretokenize.gpt2 import piece_ends
 
     with open(os.path.join(ROOT, "..", "shared", "data", "corpora", name + ".txt"), "rb") as f:
         data = f.read(8 << 20).decode("utf-8", "ignore").encode("utf-8")

@@ -24,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, REPO)
 
-from refbpe.count import count_words  # noqa: E402
+from refbpe.corpus.count import count_words  # noqa: E402
 from refbpe.merge import learn_merges  # noqa: E402
 
 SPECIAL = "<|endoftext|>"

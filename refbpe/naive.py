@@ -18,7 +18,7 @@ import re
 from collections import Counter
 
 from .formats.bytemap import decode_token, encode_token
-from .patterns import get_pattern
+from .pretokenize.patterns import get_pattern
 from .profiles import ProfileLimit, get_profile
 from .specials import special_pattern, split_specials
 

@@ -43,7 +43,7 @@ engine's (``merge``).
 
 from .formats.bytemap import bytes_to_unicode
 from .merge import learn_merges
-from .patterns import get_pattern
+from .pretokenize.patterns import get_pattern
 
 __all__ = ["Profile", "ProfileLimit", "PROFILES", "get_profile", "profile_names", "DEFAULT_PROFILE"]
 

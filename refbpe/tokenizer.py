@@ -50,9 +50,9 @@ import heapq
 import os
 
 from .formats.gpt2 import MANIFEST, read_gpt2, read_manifest_pattern, read_model_dir
-from .patterns import get_pattern
+from .formats.registry import load_tiktoken
+from .pretokenize.patterns import get_pattern
 from .specials import special_pattern, split_specials
-from .tiktoken_encodings import load_tiktoken
 
 __all__ = ["Tokenizer"]
 

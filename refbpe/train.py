@@ -14,12 +14,12 @@ reproduce another trainer exactly; the options it adds are listed in
 import os
 import time
 
-from .count import DEFAULT_CHUNK_SIZE, InputError, count_words, default_workers
-from .countfile import sum_counts
-from .io import open_input
+from .corpus.count import DEFAULT_CHUNK_SIZE, InputError, count_words, default_workers
+from .corpus.countfile import sum_counts
+from .corpus.io import open_input
+from .corpus.progress import peak_memory_mb
+from .corpus.sequences import count_texts, count_texts_parallel
 from .profiles import get_profile
-from .progress import peak_memory_mb
-from .sequences import count_texts, count_texts_parallel
 
 __all__ = [
     "train_bpe",

@@ -179,7 +179,7 @@ def regex_declared_unicode_version():
 def regex_unicode_versions():
     """Every Unicode version the installed regex can be said to implement:
     refbpe's probe and regex's declared version (when the metadata says)."""
-    from refbpe._gen_unicode_table import regex_unicode_version
+    from refbpe.pretokenize._gen_unicode_table import regex_unicode_version
 
     versions = {regex_unicode_version()}
     declared = regex_declared_unicode_version()
@@ -190,7 +190,7 @@ def regex_unicode_versions():
 
 def regex_version_mismatch():
     """A skip reason when regex's Unicode version is not the pinned table's, else None."""
-    from refbpe._unicode_table import UNICODE_VERSION
+    from refbpe.pretokenize._unicode_table import UNICODE_VERSION
 
     versions = regex_unicode_versions()
     if versions != {UNICODE_VERSION}:
@@ -303,7 +303,7 @@ PUNCT = list("!?.,;:-_()[]{}<>|/\\@#$%^&*+=~`\"'") + [
 
 
 def _unicode_whitespace():
-    from refbpe.pretokenize import CLASS_OF, SPACE
+    from refbpe.pretokenize.gpt2 import CLASS_OF, SPACE
 
     ws, i = [], CLASS_OF.find(SPACE)
     while i >= 0:

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import example, given, settings
 from support import edge_text, examples, import_regex_or_skip, needs_regex, regex_version_mismatch, soup_text
 
-from refbpe.alternatives import alternative, alternatives
-from refbpe.patterns import get_pattern, pattern_names
+from refbpe.pretokenize.alternatives import alternative, alternatives
+from refbpe.pretokenize.patterns import get_pattern, pattern_names
 
 
 @pytest.mark.parametrize("name", pattern_names())

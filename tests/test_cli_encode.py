@@ -9,8 +9,8 @@ import pytest
 from support import cs336_path, run_main
 
 from refbpe import train_bpe
+from refbpe.corpus.idfile import npy_header, read_bin, read_npy
 from refbpe.formats import encode_token, write_model_dir
-from refbpe.idfile import npy_header, read_bin, read_npy
 from refbpe.tokenizer import Tokenizer
 
 EOT = "<|endoftext|>"

@@ -265,7 +265,7 @@ def test_unreachable_scheduler_fails_quickly(tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     code = (
-        "from refbpe.cluster import ExecutorError, dask_executor\n"
+        "from refbpe.corpus.cluster import ExecutorError, dask_executor\n"
         "try:\n"
         "    with dask_executor('dask://127.0.0.1:%d', timeout=2): pass\n"
         "except ExecutorError as e:\n"

@@ -27,7 +27,7 @@ from refbpe.formats import (
     tiktoken_special_tokens,
     write_model,
 )
-from refbpe.pretokenize import GPT2_PATTERN
+from refbpe.pretokenize.gpt2 import GPT2_PATTERN
 from refbpe.train import build_vocab, train_from_counts
 from refbpe.verify.variants import count_variant
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import examples
 
-from refbpe.idfile import (
+from refbpe.corpus.idfile import (
     DTYPES,
     IdFileError,
     IdWriter,

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from support import HEAVY, IS_PYPY, REPO_ROOT, examples, read_outputs, run_cli
 
 from refbpe import Tokenizer
-from refbpe.count import pack_counts, unpack_counts
-from refbpe.countfile import read_counts, write_counts
+from refbpe.corpus.count import pack_counts, unpack_counts
+from refbpe.corpus.countfile import read_counts, write_counts
 from refbpe.naive import naive_train_bpe_from_counts
 from refbpe.train import train_from_counts
 
@@ -115,7 +115,7 @@ def test_huge_counts_train_exactly(counts, extra):
 
 
 def test_huge_counts_survive_packing_between_processes(tmp_path):
-    from refbpe.spool import run_spooled, take
+    from refbpe.corpus.spool import run_spooled, take
 
     counts = {b"the": 2**40, b" longer word": 2**64 + 3}
     small = {1 << 8 | 65: 2**33}

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from support import examples
 
 from refbpe import tokenizer as tokenizer_module
-from refbpe.count import count_words
+from refbpe.corpus.count import count_words
 from refbpe.merge import learn_merges
 from refbpe.naive import naive_encode, naive_train_bpe, naive_train_bpe_from_counts
 from refbpe.tokenizer import Tokenizer

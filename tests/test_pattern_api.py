@@ -14,10 +14,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support import edge_atoms, examples
 
-from refbpe.count import count_words
-from refbpe.io import cut_points, next_cut
+from refbpe.corpus.count import count_words
+from refbpe.corpus.io import cut_points, next_cut
 from refbpe.naive import naive_encode, naive_train_bpe
-from refbpe.patterns import get_pattern, pattern_names
+from refbpe.pretokenize.patterns import get_pattern, pattern_names
 from refbpe.tokenizer import Tokenizer
 from refbpe.train import train_bpe
 

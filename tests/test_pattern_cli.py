@@ -7,10 +7,10 @@ import os
 import pytest
 from support import IS_PYPY, run_main, shared_root
 
-from refbpe.alternatives import alternatives
-from refbpe.count import count_words
-from refbpe.countfile import read_counts
-from refbpe.patterns import get_pattern
+from refbpe.corpus.count import count_words
+from refbpe.corpus.countfile import read_counts
+from refbpe.pretokenize.alternatives import alternatives
+from refbpe.pretokenize.patterns import get_pattern
 from refbpe.tokenizer import Tokenizer
 from refbpe.train import train_bpe
 

@@ -36,7 +36,7 @@ from support import (
     soup_text,
 )
 
-from refbpe.patterns import get_pattern, pattern_names
+from refbpe.pretokenize.patterns import get_pattern, pattern_names
 
 NEW_PATTERNS = ["cl100k_base", "llama3", "o200k_base"]
 
@@ -118,9 +118,9 @@ def _comparable(text):
     if "keep" not in _filter_state:
         keep = None
         if regex_version_mismatch():
-            from refbpe._gen_unicode_table import classify_all, classify_categories
-            from refbpe._unicode_categories import RUNS
-            from refbpe.pretokenize import CLASS_OF
+            from refbpe.pretokenize._gen_unicode_table import classify_all, classify_categories
+            from refbpe.pretokenize._unicode_categories import RUNS
+            from refbpe.pretokenize.gpt2 import CLASS_OF
 
             now, cats = classify_categories(), classify_all()
             pinned = bytearray(0x110000)
@@ -199,8 +199,8 @@ def test_category_table_is_current():
     reason = regex_version_mismatch()
     if reason:
         pytest.skip(reason)
-    import refbpe._unicode_categories as table
-    from refbpe._gen_unicode_table import (
+    import refbpe.pretokenize._unicode_categories as table
+    from refbpe.pretokenize._gen_unicode_table import (
         case_variants,
         classify_categories,
         regex_unicode_version,
@@ -218,8 +218,7 @@ def test_category_table_is_current():
 def test_categories_collapse_to_the_gpt2_classes():
     """Ll, Lu/Lt, Lm/Lo together are GPT-2's letters; marks are its "other"; numbers
     and whitespace agree: one Unicode reading for every pattern."""
-    from refbpe import pretokenize as gpt2
-    from refbpe import pretokenize_o200k as o200k
+    from refbpe.pretokenize import gpt2, o200k
 
     collapse = {0: gpt2.OTHER, 6: gpt2.LETTER, 5: gpt2.LETTER, 7: gpt2.LETTER, 3: gpt2.OTHER}
     collapse.update({8: gpt2.NUMBER, 16: gpt2.SPACE})
@@ -229,7 +228,7 @@ def test_categories_collapse_to_the_gpt2_classes():
 
 
 def test_case_variants_are_the_ascii_pair_and_long_s():
-    from refbpe._unicode_categories import CASE_VARIANTS
+    from refbpe.pretokenize._unicode_categories import CASE_VARIANTS
 
     for letter, cps in CASE_VARIANTS.items():
         extra = {0x17F} if letter == "s" else set()
@@ -266,7 +265,7 @@ def test_count_pretokens_equals_counter(name, text):
     assert pattern.count_pretokens(data) == dict(Counter(pattern.pretokenize(data)))
     small, counts = {}, {}
     pattern.count_pretokens(data, counts, small)
-    from refbpe.pretokenize import add_small_counts
+    from refbpe.pretokenize.gpt2 import add_small_counts
 
     assert add_small_counts(small, counts) == dict(Counter(pattern.pretokenize(data)))
 
@@ -308,12 +307,12 @@ mode = sys.argv[1]
 out = {}
 if mode == "regex":
     import regex
-    from refbpe.patterns import get_pattern
+    from refbpe.pretokenize.patterns import get_pattern
     for name in sys.argv[2:]:
         pat = regex.compile(get_pattern(name).regex)
         out[name] = [pat.findall(t) for t in texts]
 else:
-    from refbpe.patterns import get_pattern
+    from refbpe.pretokenize.patterns import get_pattern
     for name in sys.argv[2:]:
         out[name] = [get_pattern(name).pretokenize_str(t) for t in texts]
 sys.stdout.write(json.dumps(out))

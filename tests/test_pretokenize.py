@@ -18,7 +18,7 @@ from support import (
     wide_char,
 )
 
-from refbpe.pretokenize import (
+from refbpe.pretokenize.gpt2 import (
     CLASS_OF,
     GPT2_PATTERN,
     LETTER,
@@ -132,7 +132,7 @@ def test_class_table_equals_regex():
     reason = regex_version_mismatch()
     if reason:
         pytest.skip(reason)
-    from refbpe._gen_unicode_table import classify_all
+    from refbpe.pretokenize._gen_unicode_table import classify_all
 
     expected = classify_all()
     bad = [cp for cp in range(0x110000) if CLASS_OF[cp] != expected[cp]]
@@ -151,8 +151,8 @@ def test_generated_table_is_current():
         pytest.skip(reason)
     import os
 
-    import refbpe._unicode_table as table
-    from refbpe._gen_unicode_table import classify_all, regex_unicode_version, render, runs
+    import refbpe.pretokenize._unicode_table as table
+    from refbpe.pretokenize._gen_unicode_table import classify_all, regex_unicode_version, render, runs
 
     # GENERATED_WITH_REGEX records which regex release wrote the file; the table
     # itself must be reproduced exactly by the installed one (same Unicode version).
@@ -170,7 +170,7 @@ def test_regex_unicode_version_probe_is_exact():
     import_regex_or_skip()
     from support import regex_declared_unicode_version
 
-    from refbpe._gen_unicode_table import regex_unicode_version
+    from refbpe.pretokenize._gen_unicode_table import regex_unicode_version
 
     declared = regex_declared_unicode_version()
     if declared is None:

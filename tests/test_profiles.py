@@ -14,11 +14,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import HEAVY, IS_PYPY, corpus_path, examples, run_main
 
+from refbpe.corpus.sequences import (
+    count_texts,
+    count_texts_parallel,
+    cut_sequences,
+    pieces_at_sequence_boundaries,
+)
 from refbpe.formats.bytemap import encode_token
 from refbpe.naive import naive_train_bpe_from_counts, naive_train_from_texts
-from refbpe.pretokenize import GPT2_PATTERN
+from refbpe.pretokenize.gpt2 import GPT2_PATTERN
 from refbpe.profiles import ProfileLimit, get_profile, profile_names
-from refbpe.sequences import count_texts, count_texts_parallel, cut_sequences, pieces_at_sequence_boundaries
 from refbpe.train import train_bpe, train_from_counts, train_from_texts
 
 PROFILES = ("cs336", "rustbpe", "hf")

@@ -557,8 +557,8 @@ def test_killed_worker_fails_fast_with_a_clear_message(tmp_path, big_corpus):
 
 def test_spool_directory_is_removed_however_counting_ends(tmp_path, monkeypatch):
     """Worker results travel through files (refbpe/spool.py); none outlives the run."""
-    from refbpe import spool
-    from refbpe.count import InputError, count_words
+    from refbpe.corpus import spool
+    from refbpe.corpus.count import InputError, count_words
 
     spool_root = str(tmp_path / "spool")
     os.mkdir(spool_root)

@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import EMOJI, WORDS, corpus_path, cs336_path, examples, mixed_text, run_main, ws_run
 
-from refbpe.count import count_words
-from refbpe.countfile import counts_tsv, gzip_bytes, read_counts, sum_counts, write_counts
-from refbpe.pretokenize import count_pretokens
-from refbpe.shard import ShardError, parse_shard, shard_spans
+from refbpe.corpus.count import count_words
+from refbpe.corpus.countfile import counts_tsv, gzip_bytes, read_counts, sum_counts, write_counts
+from refbpe.corpus.shard import ShardError, parse_shard, shard_spans
+from refbpe.pretokenize.gpt2 import count_pretokens
 from refbpe.specials import special_pattern, split_specials
 from refbpe.train import train_from_counts
 
@@ -422,7 +422,7 @@ def test_verify_reads_gzipped_count_files(tmp_path, capsys, two_files):
 
 
 def test_executor_url():
-    from refbpe.cluster import ExecutorError, scheduler_address
+    from refbpe.corpus.cluster import ExecutorError, scheduler_address
 
     assert scheduler_address("dask://10.0.0.5:8786") == "tcp://10.0.0.5:8786"
     assert scheduler_address("dask://[::1]:8786") == "tcp://[::1]:8786"

@@ -1,4 +1,4 @@
-"""refbpe.stats against figures computed directly from Tokenizer.encode; refbpe.show's units."""
+"""refbpe.analysis.stats against figures computed from Tokenizer.encode; refbpe.analysis.show's units."""
 
 import collections
 import statistics
@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from support import EMOJI, examples, mixed_text
 from test_tokenizer import EOT, small_tokenizer
 
-from refbpe.show import render, render_plain, units
-from refbpe.stats import corpus_stats, format_table, format_top_tokens, percentile
+from refbpe.analysis.show import render, render_plain, units
+from refbpe.analysis.stats import corpus_stats, format_table, format_top_tokens, percentile
 
 
 def test_percentile_is_nearest_rank():
@@ -86,7 +86,7 @@ def test_plain_and_colour_rendering():
     assert "\x1b[" in colour and "↵" in colour and colour.count("\n") == 2
 
 
-@pytest.mark.parametrize("module", ["refbpe.show", "refbpe.stats", "refbpe.idfile"])
+@pytest.mark.parametrize("module", ["refbpe.analysis.show", "refbpe.analysis.stats", "refbpe.corpus.idfile"])
 def test_docstring_examples(module):
     import doctest
     import importlib

@@ -70,7 +70,7 @@ def pair(name):
 def test_known_encoding_matches_tiktokens_definition(name):
     tok, enc = pair(name)
     assert tok.pattern == name
-    from refbpe.patterns import get_pattern
+    from refbpe.pretokenize.patterns import get_pattern
 
     assert get_pattern(name).regex == enc._pat_str
     assert {t: tok._special_id[t] for t in tok.special_tokens} == enc._special_tokens
@@ -90,7 +90,7 @@ def test_from_tiktoken_by_path_is_the_same_encoding():
 
 
 def test_unknown_name_says_where_it_looked(tmp_path, monkeypatch):
-    import refbpe.tiktoken_encodings as encodings
+    import refbpe.formats.registry as encodings
 
     monkeypatch.setattr(encodings, "_search_dirs", lambda: [str(tmp_path)])
     with pytest.raises(FileNotFoundError, match="o200k_base.tiktoken not found"):
@@ -197,7 +197,7 @@ _piece_text = st.lists(
 def test_piece_encoding_equals_the_plain_tiktoken_rule(name, text):
     """The fast pair table (every split of every token) merges as ``naive_rank_encode``
     does, on pieces of any length and script (no tiktoken needed: runs on PyPy too)."""
-    from refbpe.patterns import get_pattern
+    from refbpe.pretokenize.patterns import get_pattern
 
     tok = _refbpe_only(name)
     for piece in get_pattern(name).pretokenize(text.encode("utf-8")) + [text.encode("utf-8")]:
@@ -236,7 +236,7 @@ def test_tables_differ_only_on_characters_new_since_unicode_14():
     only multi-byte tokens are the probes (a probe comes out as one id exactly when
     the pattern keeps it one piece), against refbpe's scanners."""
     tiktoken = pytest.importorskip("tiktoken")
-    from refbpe.patterns import get_pattern
+    from refbpe.pretokenize.patterns import get_pattern
 
     cps = [cp for cp in range(0x110000) if not 0xD800 <= cp < 0xE000]
     for name, prefix in (

@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support import EMOJI, HEAVY, IS_PYPY, WORDS, cs336_path, examples, mixed_text, shared_root
 
-from refbpe.count import count_words
+from refbpe.corpus.count import count_words
 from refbpe.naive import naive_encode
 from refbpe.tokenizer import Tokenizer
 from refbpe.train import train_from_counts

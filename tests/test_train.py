@@ -25,11 +25,11 @@ from support import (
 )
 
 from refbpe import train_bpe
-from refbpe.count import InputError, count_words, make_executor
+from refbpe.corpus.count import InputError, count_words, make_executor
+from refbpe.corpus.io import iter_chunks
 from refbpe.formats import decode_token
-from refbpe.io import iter_chunks
 from refbpe.naive import naive_train_bpe
-from refbpe.pretokenize import CLASS_OF, SPACE, count_pretokens
+from refbpe.pretokenize.gpt2 import CLASS_OF, SPACE, count_pretokens
 from refbpe.specials import special_pattern, split_specials
 from refbpe.tokenizer import Tokenizer
 from refbpe.train import build_vocab, train_from_counts

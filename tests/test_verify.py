@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import REPO_ROOT, examples, run_main, shared_root
 
-from refbpe.countfile import counts_tsv, escape_word, read_counts, unescape_word
+from refbpe.corpus.countfile import counts_tsv, escape_word, read_counts, unescape_word
+from refbpe.corpus.idfile import read_ids
 from refbpe.formats import Model, read_model, write_model
-from refbpe.idfile import read_ids
-from refbpe.pretokenize import pretokenize
+from refbpe.pretokenize.gpt2 import pretokenize
 from refbpe.specials import special_pattern, split_specials
 from refbpe.tokenizer import Tokenizer
 from refbpe.train import build_vocab, train_from_counts

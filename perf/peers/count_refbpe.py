@@ -1,4 +1,4 @@
-"""refbpe pre-tokenize + count throughput: ``refbpe.count.count_words``.
+"""refbpe pre-tokenize + count throughput: ``refbpe.corpus.count.count_words``.
 
 usage: count_refbpe.py CORPUS WORKERS [--chunk-size BYTES]
 Times ``count_words`` in-process (reading, process pool start-up and merging of
@@ -10,7 +10,7 @@ import sys
 
 from _common import SPECIAL, arg, emit, now
 
-from refbpe.count import DEFAULT_CHUNK_SIZE, count_words
+from refbpe.corpus.count import DEFAULT_CHUNK_SIZE, count_words
 
 
 def main(argv):

@@ -19,12 +19,12 @@ import sys
 import tempfile
 
 from ..atomic import atomic_write
-from ..cluster import dask_executor
-from ..count import DEFAULT_CHUNK_SIZE, InputError
-from ..io import parse_size
-from ..patterns import pattern_names
+from ..corpus.cluster import dask_executor
+from ..corpus.count import DEFAULT_CHUNK_SIZE, InputError
+from ..corpus.io import parse_size
+from ..corpus.progress import Progress, clear_status_line
+from ..pretokenize.patterns import pattern_names
 from ..profiles import get_profile, profile_names
-from ..progress import Progress, clear_status_line
 
 __all__ = [
     "EXIT_BAD_INPUT",

@@ -2,10 +2,10 @@
 
 import time
 
-from ..count import InputError
-from ..countfile import write_counts
-from ..io import input_size
-from ..shard import parse_shard
+from ..corpus.count import InputError
+from ..corpus.countfile import write_counts
+from ..corpus.io import input_size
+from ..corpus.shard import parse_shard
 from ..train import count_corpus
 from .common import (
     CliError,

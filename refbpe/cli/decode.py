@@ -2,7 +2,7 @@
 
 import sys
 
-from ..idfile import DTYPES, IdFileError, file_kind, read_bin, read_npy, read_text_ids
+from ..corpus.idfile import DTYPES, IdFileError, file_kind, read_bin, read_npy, read_text_ids
 from .common import CliError, check_inputs, write_stdout
 from .model import add_model_argument, load_tokenizer
 

@@ -11,9 +11,9 @@ atomically.
 
 import sys
 
-from ..encode_corpus import encode_to_file
-from ..idfile import DTYPES, file_kind
-from ..progress import peak_memory_mb
+from ..corpus.encode import encode_to_file
+from ..corpus.idfile import DTYPES, file_kind
+from ..corpus.progress import peak_memory_mb
 from .common import (
     CliError,
     add_encoding_arguments,

@@ -13,7 +13,7 @@ pattern (default: the one a refbpe manifest names, else GPT-2's).
 import os
 
 from ..formats import FORMATS, MANIFEST, FormatError, read_manifest_pattern, read_model
-from ..tiktoken_encodings import KNOWN_ENCODINGS
+from ..formats.registry import KNOWN_ENCODINGS
 from ..tokenizer import Tokenizer
 from .common import CliError, add_pattern_argument, add_special_token_argument, check_special_tokens
 

@@ -2,7 +2,7 @@
 
 import sys
 
-from ..show import render
+from ..analysis.show import render
 from .common import CliError, read_text_arg, write_stdout
 from .model import add_model_argument, load_tokenizer
 

@@ -3,7 +3,7 @@
 import json
 import sys
 
-from ..stats import corpus_stats, format_table, format_top_tokens
+from ..analysis.stats import corpus_stats, format_table, format_top_tokens
 from .common import (
     CliError,
     add_encoding_arguments,

@@ -6,11 +6,11 @@ import os
 import sysconfig
 import time
 
-from ..count import InputError
+from ..corpus.count import InputError
+from ..corpus.progress import peak_memory_mb
 from ..formats import FORMATS, write_model_dir, write_model_file_in_dir
 from ..formats.peers import PEER_FORMATS, write_peer_model
 from ..profiles import get_profile
-from ..progress import peak_memory_mb
 from ..train import check_training_args, train_bpe, train_from_count_files
 from .common import (
     CliError,

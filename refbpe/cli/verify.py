@@ -10,15 +10,15 @@ import json
 import os
 import sys
 
-from ..count import InputError
-from ..countfile import is_counts_path, sum_counts
+from ..corpus.count import InputError
+from ..corpus.countfile import is_counts_path, sum_counts
+from ..corpus.idfile import read_ids
 from ..formats import FORMATS, FormatError, Model, read_model
-from ..idfile import read_ids
-from ..tiktoken_encodings import KNOWN_ENCODINGS, load_tiktoken
+from ..formats.registry import KNOWN_ENCODINGS, load_tiktoken
 from ..tokenizer import Tokenizer
 from ..train import count_corpus
 from ..verify import verify_encoding, verify_merges
-from ..verify.profiles import profile_verdict
+from ..verify.profile_rules import profile_verdict
 from .common import (
     CliError,
     add_counting_arguments,

@@ -15,7 +15,8 @@ Formats, one module each
 
 ``bytemap`` is the GPT-2 byte-to-unicode table (gpt2 and hf), ``detect`` tells
 the formats apart, ``peers`` writes a profile's model in its peer's own shape
-(``train --profile rustbpe|hf``), and this module dispatches.  Every file is written
+(``train --profile rustbpe|hf``), ``registry`` finds tiktoken's named encodings
+(``cl100k_base``, ``o200k_base``), and this module dispatches.  Every file is written
 atomically (``refbpe.atomic``).
 """
 
@@ -23,7 +24,7 @@ import json
 import os
 
 from ..atomic import atomic_write, atomic_write_many
-from ..patterns import get_pattern
+from ..pretokenize.patterns import get_pattern
 from .bytemap import decode_token, encode_token
 from .detect import FILE_OF, detect_format, gpt2_paths
 from .gpt2 import (

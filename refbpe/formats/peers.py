@@ -22,7 +22,7 @@ import json
 import os
 
 from ..atomic import atomic_write_many
-from ..patterns import get_pattern
+from ..pretokenize.patterns import get_pattern
 from .bytemap import encode_token
 from .gpt2 import MANIFEST
 from .hf import hf_tokenizer_json

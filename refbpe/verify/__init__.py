@@ -25,7 +25,7 @@ replay of hypotheses), ``replay`` (merges replayed over word counts),
 ``ties`` (tie rules), ``variants`` (counting, reading and merging variants),
 ``cuts`` (safe places to cut text), ``setup_checks``, ``render`` (the text),
 ``encoding`` (the id comparison), ``display`` (bytes shown readably),
-``profiles`` (``--profile``, and which trainer profile reproduces their model).
+``profile_rules`` (``--profile``, and which trainer profile reproduces their model).
 The command line is ``refbpe.cli.verify``.
 """
 

@@ -24,7 +24,7 @@ perf/verify_cost.py: reading_delta of english_small's lines, 1.4 s as str).
 import bisect
 import re
 
-from ..pretokenize import SPACE, char_class
+from ..pretokenize.gpt2 import SPACE, char_class
 
 __all__ = ["Cutter", "is_space"]
 

@@ -7,8 +7,8 @@ that does not spell the text, one that crosses the pre-token's end
 (pre-tokenization differs) or one inside it (merges applied differently).
 """
 
-from ..alternatives import alternative
-from ..patterns import get_pattern
+from ..pretokenize.alternatives import alternative
+from ..pretokenize.patterns import get_pattern
 from ..specials import special_pattern, split_specials
 from ..tokenizer import Tokenizer
 from .display import show

@@ -18,7 +18,7 @@ makes the text from it, so the text carries every conclusion the JSON holds.
 """
 
 from ..merge import learn_merges
-from ..patterns import get_pattern
+from ..pretokenize.patterns import get_pattern
 from ..train import build_vocab, check_training_args
 from .display import pair_json, show
 from .explain import replay_hypotheses

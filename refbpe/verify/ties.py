@@ -20,7 +20,7 @@ as far as the first tied pair (the text prefix is pre-tokenized once, on
 demand, and kept as word indices).
 """
 
-from ..pretokenize import pretokenize
+from ..pretokenize.gpt2 import pretokenize
 from ..specials import special_pattern, split_specials
 from .cuts import Cutter
 

@@ -29,7 +29,7 @@ delta is nonzero, and the reference heap for all others.
 import bisect
 import heapq
 
-from ..pretokenize import pretokenize
+from ..pretokenize.gpt2 import pretokenize
 from ..specials import special_pattern, split_specials
 from .cuts import Cutter, is_space
 from .replay import SHIFT, merge_ids

@@ -16,7 +16,9 @@ bytes.  (Importing this module builds the scanners' class tables, 1.1 MB
 each: about 50 ms on CPython.)
 """
 
-from . import pretokenize, pretokenize_cl100k, pretokenize_o200k
+from . import cl100k as pretokenize_cl100k
+from . import gpt2 as pretokenize
+from . import o200k as pretokenize_o200k
 
 __all__ = ["Pattern", "get_pattern", "pattern_names", "DEFAULT_PATTERN"]
 

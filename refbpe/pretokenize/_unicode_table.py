@@ -1,6 +1,6 @@
 """Code point classes for the GPT-2 pre-tokenizer: GENERATED, do not edit.
 
-Regenerate with ``python -m refbpe._gen_unicode_table`` (CPython + regex).
+Regenerate with ``python -m refbpe.pretokenize._gen_unicode_table`` (CPython + regex).
 RUNS lists (first code point, class) of each maximal run; a run lasts until
 the next start.  Classes: 0 other, 1 letter (\\p{L}), 2 number (\\p{N}),
 3 whitespace (\\s), as the ``regex`` module defines them.

@@ -1,7 +1,7 @@
-"""Regenerate ``refbpe/_unicode_table.py`` and ``refbpe/_unicode_categories.py``
+"""Regenerate ``refbpe/pretokenize/_unicode_table.py`` and ``refbpe/pretokenize/_unicode_categories.py``
 from the ``regex`` module (run on CPython).
 
-    python -m refbpe._gen_unicode_table
+    python -m refbpe.pretokenize._gen_unicode_table
 
 Every code point U+0000..U+10FFFF is put in one of four classes, exactly as the
 ``regex`` module's GPT-2 pattern sees it:
@@ -108,7 +108,7 @@ def render_categories(version, regex_version, run_list, variants):
     lines = [
         '"""Code point classes for the GPT-4 / GPT-4o pre-tokenizers: GENERATED, do not edit.',
         "",
-        "Regenerate with ``python -m refbpe._gen_unicode_table`` (CPython + regex).",
+        "Regenerate with ``python -m refbpe.pretokenize._gen_unicode_table`` (CPython + regex).",
         "RUNS lists (first code point, class) of each maximal run; a run lasts until",
         "the next start.  Classes: 0 other, 1 \\\\p{Ll}, 2 \\\\p{Lu} or \\\\p{Lt}, 3 \\\\p{Lm} or",
         "\\\\p{Lo}, 4 \\\\p{M}, 5 \\\\p{N}, 6 whitespace (\\\\s), as the ``regex`` module defines",
@@ -155,7 +155,7 @@ def render(version, regex_version, run_list):
     lines = [
         '"""Code point classes for the GPT-2 pre-tokenizer: GENERATED, do not edit.',
         "",
-        "Regenerate with ``python -m refbpe._gen_unicode_table`` (CPython + regex).",
+        "Regenerate with ``python -m refbpe.pretokenize._gen_unicode_table`` (CPython + regex).",
         "RUNS lists (first code point, class) of each maximal run; a run lasts until",
         "the next start.  Classes: 0 other, 1 letter (\\\\p{L}), 2 number (\\\\p{N}),",
         "3 whitespace (\\\\s), as the ``regex`` module defines them.",

@@ -21,10 +21,10 @@ scanners decide it:
 in a capturing group.  Cost: O(length of the piece).
 """
 
+from .gpt2 import CLASS_OF, LETTER, NUMBER, OTHER, SPACE
+from .o200k import FLAGS_OF, U
+from .o200k import L as L_FLAG
 from .patterns import get_pattern
-from .pretokenize import CLASS_OF, LETTER, NUMBER, OTHER, SPACE
-from .pretokenize_o200k import FLAGS_OF, U
-from .pretokenize_o200k import L as L_FLAG
 
 __all__ = ["alternatives", "alternative"]
 

@@ -36,11 +36,11 @@ import threading
 from array import array
 from concurrent.futures.process import BrokenProcessPool
 
+from ..pretokenize.gpt2 import add_small_counts, count_pretokens
+from ..pretokenize.patterns import get_pattern
+from ..specials import special_pattern
 from .io import InputError, cut_points, find_cut_in_file, input_size, stream_chunks
-from .patterns import get_pattern
-from .pretokenize import add_small_counts, count_pretokens
 from .shard import shard_spans
-from .specials import special_pattern
 from .spool import SpoolDirectory, run_spooled, take, take_chunk
 
 __all__ = [

@@ -37,8 +37,8 @@ O(n) for ``n`` bytes.
 """
 
 from ._unicode_categories import CASE_VARIANTS, RUNS
-from .pretokenize import count_pieces
-from .pretokenize import decode_at as _decode_at
+from .gpt2 import count_pieces
+from .gpt2 import decode_at as _decode_at
 
 __all__ = ["O200K_PATTERN", "piece_ends", "pretokenize", "count_pretokens", "FLAGS_OF", "U", "L"]
 

@@ -29,8 +29,8 @@ behind.  Cost: one pass, each byte read O(1) times, O(n) for ``n`` bytes.
 """
 
 from ._unicode_categories import CASE_VARIANTS
-from .pretokenize import CLASS_OF, LETTER, NUMBER, OTHER, SPACE, count_pieces
-from .pretokenize import decode_at as _decode_at
+from .gpt2 import CLASS_OF, LETTER, NUMBER, OTHER, SPACE, count_pieces
+from .gpt2 import decode_at as _decode_at
 
 __all__ = [
     "CL100K_PATTERN",

@@ -22,7 +22,7 @@ checks that every token is the merge of two lower-ranked ones.
 import json
 import os
 
-from .formats.tiktoken import read_tiktoken
+from .tiktoken import read_tiktoken
 
 __all__ = ["KNOWN_ENCODINGS", "locate_ranks", "load_tiktoken"]
 
@@ -48,7 +48,7 @@ def _search_dirs():
     dirs = []
     if os.environ.get("REFBPE_TIKTOKEN_DIR"):
         dirs.append(os.environ["REFBPE_TIKTOKEN_DIR"])
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     for shared in (os.environ.get("REFBPE_SHARED"), os.path.join(repo, "..", "shared")):
         if shared:
             dirs.append(os.path.join(shared, "data", "tiktoken"))

@@ -20,7 +20,7 @@ memory for the counts, O(documents) floats and one sort of them.
 import time
 from array import array
 
-from .encode_corpus import DocumentTally, iter_encoded
+from ..corpus.encode import DocumentTally, iter_encoded
 
 __all__ = ["corpus_stats", "format_table", "format_top_tokens", "percentile"]
 

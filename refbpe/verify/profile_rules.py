@@ -23,12 +23,12 @@ same bytes.  Cost: one training run per setting tried (at most 2 for rustbpe,
 import json
 import os
 
-from ..count import default_workers
-from ..countfile import is_counts_path
+from ..corpus.count import default_workers
+from ..corpus.countfile import is_counts_path
+from ..corpus.sequences import count_texts_parallel
 from ..formats.gpt2 import MANIFEST
-from ..patterns import get_pattern
+from ..pretokenize.patterns import get_pattern
 from ..profiles import ProfileLimit, get_profile
-from ..sequences import count_texts_parallel
 from .display import pair_json, show_pair
 from .replay import PairReplay
 

@@ -22,7 +22,7 @@ import gzip
 import io
 import zlib
 
-from .atomic import atomic_write
+from ..atomic import atomic_write
 
 __all__ = [
     "escape_word",

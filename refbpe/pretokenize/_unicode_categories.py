@@ -1,6 +1,6 @@
 """Code point classes for the GPT-4 / GPT-4o pre-tokenizers: GENERATED, do not edit.
 
-Regenerate with ``python -m refbpe._gen_unicode_table`` (CPython + regex).
+Regenerate with ``python -m refbpe.pretokenize._gen_unicode_table`` (CPython + regex).
 RUNS lists (first code point, class) of each maximal run; a run lasts until
 the next start.  Classes: 0 other, 1 \\p{Ll}, 2 \\p{Lu} or \\p{Lt}, 3 \\p{Lm} or
 \\p{Lo}, 4 \\p{M}, 5 \\p{N}, 6 whitespace (\\s), as the ``regex`` module defines

@@ -24,10 +24,10 @@ streaming reader (``count.count_words``) is used instead wherever it gives the
 same table (documents, no prefix space).
 """
 
+from ..pretokenize.gpt2 import add_small_counts, count_pretokens
+from ..pretokenize.patterns import get_pattern
+from ..specials import special_pattern
 from .count import make_executor, pack_counts, unpack_counts
-from .patterns import get_pattern
-from .pretokenize import add_small_counts, count_pretokens
-from .specials import special_pattern
 
 __all__ = [
     "SEQUENCE_CUTS",

@@ -1,0 +1,18 @@
+"""Pre-tokenization: split text into the pieces that BPE merges inside.
+
+Each split pattern is a hand-written scanner over UTF-8 bytes that classifies
+code points with a pinned Unicode table, so the pieces are the same on every
+interpreter:
+
+    ``patterns``       the registry: ``Pattern`` objects by name (``get_pattern``)
+    ``gpt2``           GPT-2's pattern, the CS336 default (also the shared helpers)
+    ``cl100k``         GPT-4's pattern and Llama 3's form of it
+    ``o200k``          GPT-4o's pattern (case classes)
+    ``alternatives``   which alternative of a pattern produced a piece
+    ``_unicode_table``, ``_unicode_categories``   the generated, pinned tables
+    ``_gen_unicode_table``                        their generator (CPython + ``regex``)
+"""
+
+from .patterns import DEFAULT_PATTERN, Pattern, get_pattern, pattern_names
+
+__all__ = ["DEFAULT_PATTERN", "Pattern", "get_pattern", "pattern_names"]
