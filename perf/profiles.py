@@ -30,12 +30,11 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
-from harness import INTERPRETERS, PEERS, corpus, tree_env
+from harness import INTERPRETERS, PEERS, corpus, run_result, tree_env
 from harness import SPECIAL as EOT
 
 sys.path.insert(0, PEERS)
@@ -55,9 +54,7 @@ def run_refbpe(python, corpus, vocab, options, out, workers):
     report = out + ".report.json"
     argv = [python, "-m", "refbpe", "train", corpus, "--vocab-size", str(vocab), "--special-token", EOT]
     argv += options + ["--workers", str(workers), "--out", out, "--report", report, "--quiet"]
-    t0 = time.time()
-    subprocess.run(argv, check=True, env=tree_env())
-    wall = time.time() - t0
+    wall = run_result(argv, tree_env())["wall"]
     with open(report) as f:
         r = json.load(f)
     return {"wall": wall, "count": r["count"]["seconds"], "merge": r["merge"]["seconds"]}

@@ -1,7 +1,7 @@
 """What verify's explanations cost: ``refbpe verify`` against ``refbpe train`` on one corpus.
 
 For each interpreter, times (whole-process wall seconds) and peak RSS (MB,
-``wait4`` rusage) of a plain ``refbpe train`` and of ``refbpe verify`` (its
+``wait4`` rusage, by ``harness.measure``) of a plain ``refbpe train`` and of ``refbpe verify`` (its
 default, explanations included) against models that differ in several ways,
 all in the same run, and the ratio verify / train::
 
@@ -21,9 +21,8 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
-from harness import INTERPRETERS, corpus, tree_env
+from harness import INTERPRETERS, corpus, measure, tree_env
 from harness import SPECIAL as EOT
 
 from refbpe.formats import write_model
@@ -32,19 +31,9 @@ from refbpe.verify import PairReplay, count_variant
 
 
 def run(argv, python):
-    t0 = time.time()
-    p = subprocess.Popen(
-        [python, "-m", "refbpe"] + argv,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=tree_env(),
-    )
-    _, status, usage = os.wait4(p.pid, 0)
-    wall = time.time() - t0
-    out = p.stdout.read().decode("utf-8", "replace")
-    p.stdout.close()
-    p.stderr.close()
-    return wall, usage.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status), out
+    """(wall seconds, peak MB of the process, exit status, stdout) of ``python -m refbpe ARGV``."""
+    r = measure([python, "-m", "refbpe"] + argv, tree_env(), cwd=None)
+    return r["wall"], r["max_process_mb"], r["rc"], r["stdout"]
 
 
 def models(corpus, vocab, tmp):
