@@ -8,7 +8,10 @@
 
 ``--before`` is a directory holding a source tree, or a git revision of this repository
 (``git archive REV``, unpacked into a temporary directory, removed afterwards); ``--after``
-defaults to this tree.  Every child imports refbpe from its tree (``PYTHONPATH``); runs go
+defaults to this tree.  Every child imports refbpe from its tree: ``PYTHONPATH`` names it, and
+the child runs in a scratch directory (``python -m`` and ``-c`` put the working directory
+first on ``sys.path``, so a child started in this tree would import this tree's refbpe
+whatever ``PYTHONPATH`` says); ``run`` runs its command in each tree's directory.  Runs go
 round-robin over the trees (before, after, before, ...) so that load from elsewhere hits both
 alike; ``--interpreter`` (default pypy) runs the children.  Each mode prints both trees' medians
 (fastest, for ``encode-inline`` and ``merge``) and the ratio after / before, and checks that
@@ -24,8 +27,8 @@ both trees give the same output:
 - ``merge``: the merge phase alone (``perf/merge_engine.py``'s inputs and child: word tables of
   shared corpora, ``--long`` generated long words), a fresh process per (input, tree) for its
   own ``ru_maxrss``.
-- ``run -- CMD...``: any command, run from the repository root: wall seconds, peak MB of the
-  process tree; stdout compared.
+- ``run -- CMD...``: any command, run in each tree's directory (give data paths absolute):
+  wall seconds, peak MB of the process tree; stdout compared.
 """
 
 import argparse
@@ -108,7 +111,7 @@ def mode_train(args, trees, work):
             shutil.rmtree(out, ignore_errors=True)
             cmd = [python, "-m", "refbpe", "train", CORPUS_FILES[corpus], "--vocab-size", str(args.vocab)]
             cmd += ["--special-token", SPECIAL, "--out", out, "--workers", str(args.workers)]
-            r = run_result(cmd + ["--report", report, "--quiet"], tree_env(tree))
+            r = run_result(cmd + ["--report", report, "--quiet"], tree_env(tree), cwd=work)
             rep = _json(report)
             with open(os.path.join(out, "merges.txt"), "rb") as f:
                 merges[name] = f.read()
@@ -148,7 +151,8 @@ def mode_encode(args, trees, work):
 
         def one(name, tree, corpus=corpus, digests=digests):
             cmd = [python, os.path.join(PEERS, "encode_refbpe.py"), CORPUS_FILES[corpus]] + GPT2_FILES
-            result = run_result(cmd + ["--max-bytes", str(args.mb << 20)], tree_env(tree))["result"]
+            cmd += ["--max-bytes", str(args.mb << 20)]
+            result = run_result(cmd, tree_env(tree), cwd=work)["result"]
             digests[name] = result["ids_digest"]
             return result["encode_seconds"], result.get("warm_seconds", float("nan"))
 
@@ -199,7 +203,7 @@ def encode_inline_child(before, after, corpora, rounds, mb):
 def mode_encode_inline(args, trees, work):
     cmd = [INTERPRETERS[args.interpreter], os.path.abspath(__file__), "--encode-inline-child"]
     cmd += [trees["before"], trees["after"], args.corpora, str(args.repeats), str(args.mb)]
-    subprocess.run(cmd, check=True, env=tree_env())
+    subprocess.run(cmd, check=True, env=tree_env(), cwd=work)
     return []
 
 
@@ -209,7 +213,8 @@ def mode_encode_inline(args, trees, work):
 def mode_merge(args, trees, work):
     inputs = merge_engine.inputs(args.corpora, args.vocab, args.long, work)
     engines = [(name, trees[name]) for name in TREES]
-    return merge_engine.race(engines, inputs, args.repeats, args.timeout, INTERPRETERS[args.interpreter])
+    python = INTERPRETERS[args.interpreter]
+    return merge_engine.race(engines, inputs, args.repeats, args.timeout, python, cwd=work)
 
 
 # -- run: any command ----------------------------------------------------------------------
@@ -222,7 +227,7 @@ def mode_run(args, trees, work):
     outputs = {}
 
     def one(name, tree):
-        r = run_result(cmd, tree_env(tree))
+        r = run_result(cmd, tree_env(tree), cwd=tree)
         outputs[name] = r["stdout"]
         return r["wall"], r["peak_tree_mb"]
 

@@ -26,8 +26,9 @@ interpreters are, how a process is measured from outside, and the memory readers
   hit one system only, and ``summarise`` takes the medians; ``timed`` is the in-process
   counterpart (best or median of repeats).
 
-Importing it puts this tree first on ``sys.path``, so that a script measures this tree's
-refbpe whatever is installed.  Cost: a sample reads ``/proc/PID/stat`` of every process on the
+Importing it puts this tree on ``sys.path`` before site-packages, so that a script measures
+this tree's refbpe whatever is installed, unless ``PYTHONPATH`` names another tree (as
+``tree_env`` and ``perf/compare.py`` do).  Cost: a sample reads ``/proc/PID/stat`` of every process on the
 machine (and ``smaps_rollup`` of the session's, for PSS).  Python 3.9 syntax, standard library
 only: PyPy and the tests import it.
 """
@@ -49,9 +50,18 @@ PERF = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(PERF)
 PEERS = os.path.join(PERF, "peers")
 RESULTS = os.path.join(PERF, "results")
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 SPECIAL = "<|endoftext|>"
+
+
+def _after_pythonpath():
+    """The index in ``sys.path`` after the script's directory and the ``PYTHONPATH`` entries."""
+    named = {os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    found = [i for i, p in enumerate(sys.path) if p and os.path.abspath(p) in named]
+    return max(found) + 1 if found else 1
+
+
+if ROOT not in sys.path:
+    sys.path.insert(_after_pythonpath(), ROOT)
 
 
 def shared_root():

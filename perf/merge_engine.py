@@ -59,8 +59,9 @@ def inputs(corpora, vocab, long_words, work):
     return found
 
 
-def race(engines, inputs, repeats, timeout, python):
-    """Lines of the table: every input on every engine ``(label, tree)``, round-robin."""
+def race(engines, inputs, repeats, timeout, python, cwd=None):
+    """Lines of the table: every input on every engine ``(label, tree)``, round-robin, the children
+    started in ``cwd`` (not in another tree: ``-c`` puts the working directory first on ``sys.path``)."""
     lines = [
         "MERGE PHASE (%s; fastest of %d, peak RSS of the process)" % (python, repeats),
         "  %-16s %6s %-7s %9s %9s %s" % ("input", "vocab", "engine", "seconds", "peak MB", "merges"),
@@ -73,7 +74,10 @@ def race(engines, inputs, repeats, timeout, python):
                     continue  # timed out before
                 try:
                     out = subprocess.check_output(
-                        [python, "-c", CHILD, source, str(vocab)], timeout=timeout, env=tree_env(tree)
+                        [python, "-c", CHILD, source, str(vocab)],
+                        timeout=timeout,
+                        env=tree_env(tree),
+                        cwd=cwd,
                     )
                 except subprocess.TimeoutExpired:
                     best[label] = (None, None, "timeout > %d s" % timeout)
