@@ -150,13 +150,17 @@ def _entry_maker(tie, token_bytes, shift, mask):
     return lambda c, p: _IdEntry(c, (rank[p >> shift] << rank_shift) | rank[p & mask], p)
 
 
-def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=1):
+def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=1, trace=None):
     """Return up to ``num_merges`` merges ``[(left_bytes, right_bytes), ...]``.
 
     Fewer are returned when no pair is left, or when the best pair occurs
     fewer than ``min_count`` times (HF's ``min_frequency``).  ``tie`` picks the
     tie rule (``_entry_maker``; ``refbpe.profiles`` chooses it): the default is
     CS336's.  ``progress(done, total)``, if given, is called now and then.
+    ``trace``, a list, receives ``(count, ties, runner_up)`` per merge: the
+    merged pair's count, how many pairs had that count (it included), and the
+    greatest count among the other pairs (``_TracedTables`` keeps a histogram
+    of counts for ``ties``: O(1) more per changed pair, only when tracing).
 
     >>> learn_merges({b"abab": 2, b"ab": 1}, 2)
     [(b'a', b'b'), (b'ab', b'ab')]
@@ -170,13 +174,18 @@ def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=
     make_entry = _entry_maker(tie, token_bytes, shift, mask)
     heap = [make_entry(c, p) for p, c in counts.items()]
     heapq.heapify(heap)
-    step = _StepTables(256 + num_merges, sym.typecode)
+    if trace is None:
+        step = _StepTables(256 + num_merges, sym.typecode)
+    else:
+        step = _TracedTables(256 + num_merges, sym.typecode, counts)
 
     merges = []
     while len(merges) < num_merges:
         best = _pop_best(heap, counts, where)
         if best is None or counts[best] < min_count:
             break
+        if trace is not None:
+            trace.append(step.observe(best, heap, counts, where))
         a, b = best >> shift, best & mask
         z = len(token_bytes)
         token_bytes.append(token_bytes[a] + token_bytes[b])
@@ -323,6 +332,68 @@ class _StepTables(object):
             fresh.append((p, c))
             self.right_at[y] = None
         del self.left_touched[:], self.right_touched[:]
+        return fresh
+
+
+def _peek_best(heap, counts, where):
+    """The greatest current count on the heap without taking it (0 when empty)."""
+    while heap:
+        entry = heap[0]
+        current = counts.get(entry.pair, 0)
+        if current == entry.count:
+            return current
+        if current > 0:
+            entry.count = current
+            heapq.heapreplace(heap, entry)
+        else:
+            heapq.heappop(heap)
+            where.pop(entry.pair, None)
+    return 0
+
+
+class _TracedTables(_StepTables):
+    """``_StepTables`` that also keep ``histogram[count]``: how many pairs have
+    that count now, for the trace's ``ties``; updated wherever a count changes."""
+
+    def __init__(self, vocab_size, code, counts):
+        _StepTables.__init__(self, vocab_size, code)
+        self.histogram = histogram = {}
+        for c in counts.values():
+            histogram[c] = histogram.get(c, 0) + 1
+
+    def observe(self, best, heap, counts, where):
+        """(count, ties, runner-up) of ``best``, just popped; its count leaves the histogram."""
+        c = counts[best]
+        ties = self.histogram[c]
+        self._move(c, 0)
+        return (c, ties, _peek_best(heap, counts, where))
+
+    def _move(self, old, new):
+        h = self.histogram
+        if old > 0:
+            left = h[old] - 1
+            if left:
+                h[old] = left
+            else:
+                del h[old]
+        if new > 0:
+            h[new] = h.get(new, 0) + 1
+
+    def collect(self, counts, where, a, b, z, shift):
+        merged = (a << shift) | b  # left the histogram in ``observe``
+        old = {}
+        for x in self.left_touched:
+            old[((b if x == z else x) << shift) | a] = 0
+        for y in self.right_touched:
+            old[(b << shift) | y] = 0
+        old.pop(merged, None)
+        for p in old:
+            old[p] = counts[p]
+        fresh = _StepTables.collect(self, counts, where, a, b, z, shift)
+        for p, c in old.items():
+            self._move(c, counts[p])
+        for _, c in fresh:
+            self._move(0, c)
         return fresh
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "build_vocab",
     "check_training_args",
     "train_from_texts",
+    "count_with_profile",
     "PROFILE_OPTIONS",
 ]
 
@@ -72,17 +73,18 @@ def train_from_counts(word_counts, vocab_size, special_tokens=(), progress=None,
     """(vocab, merges) from ``{pre-token bytes: count}``; ``options``: ``profile``
     and its merge options (``min_frequency``, ``initial_alphabet``)."""
     profile, settings = _profile_settings(options)
+    trace = options.pop("trace", None)
     if options:
         raise TypeError("unexpected options: %s" % ", ".join(sorted(options)))
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
-    return _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings)
+    return _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
 
 
-def _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings):
+def _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None):
     t0 = time.time()
-    vocab, merges = profile.train_counted(word_counts, vocab_size, special_tokens, settings, progress)
+    vocab, merges = profile.train_counted(word_counts, vocab_size, special_tokens, settings, progress, trace)
     if report is not None:
         wanted = profile.merges_wanted(word_counts, vocab_size, special_tokens, settings)
         report["merge"] = {
@@ -119,14 +121,25 @@ def train_bpe(input_path, vocab_size, special_tokens, **options):
     )
     progress = options.pop("progress", None)
     report = options.pop("report", None)
+    trace = options.pop("trace", None)
     sources = input_path if isinstance(input_path, (list, tuple)) else [input_path]
+    word_counts = _count_for(sources, special_tokens, settings, progress, report, options)
+    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
+
+
+def count_with_profile(sources, special_tokens, progress=None, report=None, **options):
+    """The word counts ``train_bpe`` trains on: ``sources`` counted as the
+    ``profile`` option's trainer counts them (its pattern, cuts and prefix space)."""
+    profile, settings = _profile_settings(options)
+    return _count_for(sources, special_tokens, settings, progress, report, options)
+
+
+def _count_for(sources, special_tokens, settings, progress, report, options):
     if settings["sequences"] == "documents" and not settings["add_prefix_space"]:
-        word_counts = count_corpus(
+        return count_corpus(
             sources, special_tokens, progress=progress, report=report, pattern=settings["pattern"], **options
         )
-    else:
-        word_counts = _count_in_process(sources, special_tokens, settings, options, report)
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings)
+    return _count_in_process(sources, special_tokens, settings, options, report)
 
 
 def train_from_texts(texts, vocab_size, special_tokens=(), progress=None, report=None, **options):
@@ -136,6 +149,7 @@ def train_from_texts(texts, vocab_size, special_tokens=(), progress=None, report
     ``cut`` option cuts each text further (``sequences``)."""
     options.setdefault("cut", "items" if options.get("profile") == "hf" else "documents")
     profile, settings = _profile_settings(options)
+    trace = options.pop("trace", None)
     if options:
         raise TypeError("unexpected options: %s" % ", ".join(sorted(options)))
     vocab_size, special_tokens = check_training_args(
@@ -145,7 +159,7 @@ def train_from_texts(texts, vocab_size, special_tokens=(), progress=None, report
     word_counts = count_texts(
         texts, settings["sequences"], cuts, settings["pattern"], settings["add_prefix_space"]
     )
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings)
+    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
 
 
 def _profile_settings(options):
@@ -240,6 +254,7 @@ def train_from_count_files(paths, vocab_size, special_tokens=(), progress=None, 
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
+    trace = options.pop("trace", None)
     paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     t0 = time.time()
     word_counts = sum_counts(paths)
@@ -253,15 +268,15 @@ def train_from_count_files(paths, vocab_size, special_tokens=(), progress=None, 
             "peak_memory_mb": round(peak_memory_mb()[0], 1),
             "peak_worker_memory_mb": 0.0,
         }
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings)
+    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
 
 
-def _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings):
+def _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None):
     if progress is not None:
         progress.finish()
         progress.start()
     merge_progress = progress.merges if progress is not None else None
-    result = _learn(word_counts, vocab_size, special_tokens, merge_progress, report, profile, settings)
+    result = _learn(word_counts, vocab_size, special_tokens, merge_progress, report, profile, settings, trace)
     if progress is not None:
         progress.finish()
     return result
