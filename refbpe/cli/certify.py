@@ -29,8 +29,8 @@ def register(sub):
     c = sub.add_parser(
         "certify",
         help="check another trainer's merges step by step against the word counts",
-        description="Replay the merges of MODEL over the word counts of CORPUS (or --counts FILE...) and check "
-        "each step: their pair occurs, has the maximum count, and is the tie rule's choice among equal "
+        description="Replay the merges of MODEL over the word counts of CORPUS (or --counts FILE...) "
+        "and check each step: their pair occurs, has the maximum count, and is the tie rule's choice among equal "
         "counts. Every failing step is listed. Exit 0 certified, 1 not, 2 bad input.",
     )
     c.add_argument("model", metavar="MODEL", help="their model, in any format refbpe reads")
