@@ -30,8 +30,8 @@ def register(sub):
         "certify",
         help="check another trainer's merges step by step against the word counts",
         description="Replay the merges of MODEL over the word counts of CORPUS (or --counts FILE...) "
-        "and check each step: their pair occurs, has the maximum count, and is the tie rule's choice among equal "
-        "counts. Every failing step is listed. Exit 0 certified, 1 not, 2 bad input.",
+        "and check each step: their pair occurs, has the maximum count, and is the tie rule's choice "
+        "among equal counts. Every failing step is listed. Exit 0 certified, 1 not, 2 bad input.",
     )
     c.add_argument("model", metavar="MODEL", help="their model, in any format refbpe reads")
     c.add_argument("corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files, or word-count files")
