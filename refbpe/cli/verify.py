@@ -9,12 +9,15 @@ import json
 import sys
 
 from ..corpus.idfile import read_ids
+from ..corpus.io import InputError
+from ..corpus.split import iter_segments
 from ..formats import FORMATS, FormatError, read_model
 from ..formats.trace import read_trace
 from ..tokenizer import Tokenizer
 from ..train import train_from_counts
 from ..verify import verify_encoding, verify_merges
 from ..verify.profile_rules import profile_verdict
+from ..verify.split import compare_split, render_split_comparison
 from ..verify.trace import compare_traces, render_trace_comparison
 from .common import (
     CliError,
@@ -115,6 +118,13 @@ def register(sub):
         help="compare their training trace (the format of 'train --trace') with the reference's, step by "
         "step: the first step whose count or pair differs, and the words that hold the pair",
     )
+    v.add_argument(
+        "--split",
+        metavar="PIECES",
+        help="compare their pre-tokenizer's pieces of CORPUS (the format of 'refbpe split': one JSON string "
+        "per line) with the pattern's: the first differing piece, the alternative and the code point",
+    )
+    v.add_argument("--hex", action="store_true", help="with --split: their pieces are hex (as 'split --hex')")
     add_profile_argument(v)
     add_counting_arguments(v, workers_help="processes for counting (default: 1 below 16 MB, else CPU count)")
     return v
@@ -165,6 +175,36 @@ def _run_encode(args, theirs):
         raise CliError(str(e))
 
 
+def _their_pieces(path, as_hex):
+    """Their pieces, read lazily: JSON strings (or ``[offset, piece]``), one per line."""
+    with open(path, "rb") as f:
+        for n, line in enumerate(f, 1):
+            try:
+                item = json.loads(line)
+                piece = item[1] if isinstance(item, list) else item
+                yield bytes.fromhex(piece) if as_hex else piece.encode("utf-8", "surrogatepass")
+            except (ValueError, TypeError, IndexError, AttributeError) as e:
+                raise CliError("%s:%d: not a piece (%s)" % (path, n, e))
+
+
+def _run_split(args):
+    """``verify --split``: their pieces of CORPUS against the pattern's."""
+    check_inputs(args.corpus + [args.split])
+    segments = (
+        (at, data)
+        for _, at, data in iter_segments(args.corpus, args.special_token, args.pattern, errors=args.errors)
+    )
+    try:
+        report = compare_split(segments, _their_pieces(args.split, args.hex), args.pattern)
+    except InputError as e:
+        raise CliError(str(e))
+    if args.json:
+        sys.stdout.write(json.dumps(report, sort_keys=True, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(render_split_comparison(report) + "\n")
+    return EXIT_IDENTICAL if report["identical"] else EXIT_DIFFERENT
+
+
 def _run_trace(args):
     """``verify --trace``: their trace against the reference's, trained on the same counts."""
     if args.vocab_size is None:
@@ -203,6 +243,8 @@ def run(args):
         return _emit(args, _run_encode(args, their_model(args)))
     if args.trace:
         return _run_trace(args)
+    if args.split:
+        return _run_split(args)
     theirs = their_model(args)
     if args.vocab_size is None:
         raise CliError("--vocab-size is required")

@@ -28,7 +28,8 @@ replay of hypotheses), ``replay`` (merges replayed over word counts),
 ``profile_rules`` (``--profile``, and which trainer profile reproduces their model).
 Certificates and traces: ``certify`` checks their merge list step by step
 against the word counts without training (``refbpe certify``); ``trace``
-compares their training trace with the reference's (``verify --trace``).
+compares their training trace with the reference's (``verify --trace``);
+``split`` compares their pre-tokenizer's pieces with the pattern's (``verify --split``).
 The command line is ``refbpe.cli.verify``.
 """
 
