@@ -88,7 +88,7 @@ Lazy deletion (the heapq docs' "priority queue implementation notes")
 import heapq
 from array import array
 
-__all__ = ["learn_merges"]
+__all__ = ["learn_merges", "MergeCheck"]
 
 SEP = -1  # the slot between two words
 DEAD = -2  # a slot merged into its left neighbour
@@ -200,6 +200,98 @@ def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=
     if progress is not None:
         progress(len(merges), num_merges)
     return merges
+
+
+class MergeCheck(object):
+    """Another trainer's merges applied in their order on the engine's state, with
+    the rule's choice read before each (``verify.certify``'s fast path).
+
+    ``merges`` must make a new token each and use only tokens made before
+    (``valid``); ``tie`` is the engine's (``"bytes"``, ``"ids"`` or a rank
+    list over every id the merges make).  ``choice()`` is the pair the rule
+    takes now, ``apply(k)`` merges their k-th pair, whatever it is.  Costs as
+    ``learn_merges``: their merge list is the one the engine would take when
+    they agree, so a certified run is one merge phase.
+    """
+
+    def __init__(self, word_counts, merges, tie="bytes"):
+        self.token_bytes = [bytes([i]) for i in range(256)]
+        self.shift = max(16, (256 + len(merges)).bit_length())
+        self.mask = (1 << self.shift) - 1
+        self.sym, self.nxt, self.prv, self.freq = _link_words(word_counts, 256 + len(merges))
+        self.counts, self.where = _count_pairs(self.sym, self.freq, self.shift)
+        self.make_entry = _entry_maker(tie, self.token_bytes, self.shift, self.mask)
+        self.heap = [self.make_entry(c, p) for p, c in self.counts.items()]
+        heapq.heapify(self.heap)
+        self.step = _StepTables(256 + len(merges), self.sym.typecode)
+        self.merges = merges
+        self.id_of = {b: i for i, b in enumerate(self.token_bytes)}
+
+    @staticmethod
+    def valid(merges):
+        """True when every merge makes a new token out of tokens made before."""
+        made = set(bytes([i]) for i in range(256))
+        for a, b in merges:
+            if a not in made or b not in made or a + b in made:
+                return False
+            made.add(a + b)
+        return True
+
+    def pair_of(self, k):
+        """The packed pair of their k-th merge (both sides are tokens by then)."""
+        a, b = self.merges[k]
+        return (self.id_of[a] << self.shift) | self.id_of[b]
+
+    def bytes_of(self, p):
+        return (self.token_bytes[p >> self.shift], self.token_bytes[p & self.mask])
+
+    def count(self, p):
+        return self.counts.get(p, 0)
+
+    def choice(self):
+        """The packed pair the tie rule takes now, or None when no pair is left."""
+        heap, counts = self.heap, self.counts
+        while heap:
+            entry = heap[0]
+            current = counts.get(entry.pair, 0)
+            if current == entry.count:
+                return entry.pair
+            if current > 0:
+                entry.count = current
+                heapq.heapreplace(heap, entry)
+            else:
+                heapq.heappop(heap)
+                self.where.pop(entry.pair, None)
+        return None
+
+    def tied(self, count):
+        """Every packed pair whose count is ``count`` (a scan: for reports only)."""
+        return [p for p, c in self.counts.items() if c == count]
+
+    def runner_up(self, p):
+        """The greatest count among the pairs other than ``p``."""
+        best = 0
+        for q, c in self.counts.items():
+            if q != p and c > best:
+                best = c
+        return best
+
+    def apply(self, k):
+        """Merge their k-th pair everywhere it occurs (nowhere: only its token is made)."""
+        a, b = self.merges[k]
+        p = self.pair_of(k)
+        x, y = p >> self.shift, p & self.mask
+        z = len(self.token_bytes)
+        self.token_bytes.append(a + b)
+        self.id_of[a + b] = z
+        slots = self.where.pop(p, None)
+        if slots is None or self.counts.get(p, 0) <= 0:
+            return
+        _apply_merge(self.sym, self.nxt, self.prv, self.freq, slots, x, y, z, self.step)
+        fresh = self.step.collect(self.counts, self.where, x, y, z, self.shift)
+        del self.counts[p]
+        for q, c in fresh:
+            heapq.heappush(self.heap, self.make_entry(c, q))
 
 
 def _index_type(largest):

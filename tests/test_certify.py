@@ -4,6 +4,7 @@ traces (``train --trace``, ``verify --trace``), each held to a brute-force recou
 import json
 import os
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import cs336_path, examples, run_main
@@ -108,9 +109,10 @@ def test_certify_lists_the_failing_steps_a_recount_lists(counts, bug, k):
     report = certify(counts, merges, "greatest-bytes", limit=1000, merges_wanted=40)
     assert failing_steps(report) == naive_step_checks(counts, merges, greatest_bytes)
     assert report["failing"] == len(report["failures"])
-    full = learn_merges(counts, 40)
-    if len(merges) < len(full):
-        assert report["early_stop"] is not None and report["early_stop"]["after"] == len(merges)
+    left = naive_trace(counts, merges + [(b"", b"")])[-1][2]  # the greatest count after their merges
+    assert (report["early_stop"] is not None) == (len(merges) < 40 and left > 0)
+    if report["early_stop"]:
+        assert report["early_stop"]["after"] == len(merges) and report["early_stop"]["count"] == left
 
 
 @settings(max_examples=examples(40), deadline=None)
@@ -264,3 +266,19 @@ def test_certify_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     assert not os.path.exists(str(tmp_path / "nothing"))
     code, _, err = run_main(capsys, "certify", "m", "c.txt", "--tie-rule", "first-counted")
     assert code == 2 and "--tie-rule" in err
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    word_counts,
+    st.sampled_from(["swap", "early-stop", "tie-rule", "none"]),
+    st.integers(0, 99),
+    st.sampled_from(["greatest-bytes", "smallest-ids-refbpe-layout"]),
+)
+def test_the_engine_state_and_the_replay_state_give_the_same_report(counts, bug, k, rule):
+    merges = _planted(counts, bug, k)
+    fast = certify(counts, merges, rule, merges_wanted=40, limit=1000)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr("refbpe.verify.certify.MergeCheck.valid", staticmethod(lambda merges: False))
+        slow = certify(counts, merges, rule, merges_wanted=40, limit=1000)
+    assert fast == slow

@@ -13,11 +13,15 @@ wrong step is listed, not only the first.  After the last merge, if the
 vocab size asked for wanted more merges and a pair still occurs, the trainer
 stopped early.
 
-The rule's choice is the top of a heap ordered by (count, the rule's order),
-with lazy deletion: each changed pair gets a fresh entry, and an entry whose
-count is no longer current is dropped when it reaches the top.  So a step
-costs the replay's own work (O(length) per word holding the pair) plus
-O(log H) per changed pair; the tied set is listed only for a failing step.
+Two states hold the replay.  When their merges each make a new token from
+tokens made before and the rule is one the engine orders by (greatest bytes,
+smallest ids in refbpe's layout or in theirs), the merge engine's own state
+does (``merge.MergeCheck``): the rule's choice is its heap's top, their pair is
+applied whether or not it is that choice, and a certified run costs one merge
+phase.  Otherwise (any other order-free rule, a merge list that spells a token
+twice) a ``PairReplay`` does, with the rule's order on a lazily cleaned heap
+beside it: O(length) per word holding each pair.  The tied set and the
+runner-up are read (a scan of the counts) only for the failing steps listed.
 
     >>> certify({b"abab": 2, b"ab": 1}, [(b"a", b"b"), (b"ab", b"ab")])["certified"]
     True
@@ -27,6 +31,7 @@ O(log H) per changed pair; the tied set is listed only for a failing step.
 
 import heapq
 
+from ..merge import MergeCheck
 from .display import pair_json, show_pair
 from .replay import SHIFT, PairReplay
 from .ties import ORDER_FREE, RULE_TEXT
@@ -88,47 +93,70 @@ def _rule_order(rule, tokens, their_ids):
     return entry, lambda p: (their_ids.get(tokens[p >> SHIFT], far), their_ids.get(tokens[p & _MASK], far))
 
 
-class _Choice(object):
-    """The rule's choice among the current pairs: a lazily cleaned heap beside a ``PairReplay``."""
+class _ReplayState(object):
+    """Any merge list over a ``PairReplay``, the rule's choice on a heap beside it.
 
-    def __init__(self, replay, entry, key):
-        self.replay, self.entry, self.key = replay, entry, key
-        self.heap = [entry(c, key(p), p) for p, c in replay.counts.items() if c > 0]
+    The same interface as ``merge.MergeCheck`` (the fast path): ``choice``,
+    ``count``, ``pair_of``, ``bytes_of``, ``tied``, ``runner_up``, ``apply``.
+    """
+
+    def __init__(self, word_counts, merges, rule, their_ids):
+        self.replay = replay = PairReplay(word_counts)
+        self.merges = merges
+        self.entry, self.key = _rule_order(rule, replay.tokens, their_ids)
+        self.heap = [self.entry(c, self.key(p), p) for p, c in replay.counts.items() if c > 0]
         heapq.heapify(self.heap)
 
-    def top(self):
-        """The entry of the pair the rule picks now, or None when no pair occurs."""
+    def choice(self):
         heap, counts = self.heap, self.replay.counts
         while heap:
             e = heap[0]
             if counts.get(e.pair, 0) == e.count:
-                return e
+                return e.pair
             heapq.heappop(heap)
         return None
 
-    def runner_up(self, pair):
-        """The greatest count among the pairs other than ``pair``."""
-        heap, counts = self.heap, self.replay.counts
-        kept, best = [], 0
-        while heap:
-            e = heap[0]
-            if counts.get(e.pair, 0) != e.count:
-                heapq.heappop(heap)
-                continue
-            if e.pair != pair:
-                best = e.count
-                break
-            kept.append(heapq.heappop(heap))
-        for e in kept:
-            heapq.heappush(heap, e)
-        return best
+    def pair_of(self, k):
+        return self.replay.key(tuple(self.merges[k]))
 
-    def apply(self, pair):
+    def bytes_of(self, p):
+        return self.replay.pair(p)
+
+    def count(self, p):
+        return self.replay.count_key(p)
+
+    def tied(self, count):
+        return self.replay.tied_keys(count)
+
+    def runner_up(self, p):
+        return max([c for q, c in self.replay.counts.items() if q != p and c > 0] or [0])
+
+    def apply(self, k):
         replay = self.replay
-        for p in replay.apply(pair, track=True):
+        for p in replay.apply(tuple(self.merges[k]), track=True):
             c = replay.counts.get(p, 0)
             if c > 0:
                 heapq.heappush(self.heap, self.entry(c, self.key(p), p))
+
+
+_ENGINE_RULES = ("greatest-bytes", "smallest-ids-refbpe-layout", "smallest-ids")
+
+
+def _state(word_counts, merges, rule, their_ids):
+    """The engine's state (``merge.MergeCheck``) when it can hold the rule and the
+    merges, else the replay's (any merge list, any order-free rule)."""
+    if rule in _ENGINE_RULES and MergeCheck.valid(merges) and (rule != "smallest-ids" or their_ids):
+        if rule == "greatest-bytes":
+            tie = "bytes"
+        elif rule == "smallest-ids-refbpe-layout":
+            tie = "ids"
+        else:
+            far = 1 << 62
+            tie = [their_ids.get(bytes([i]), far) for i in range(256)]
+            tie += [their_ids.get(a + b, far) for a, b in merges]
+        return MergeCheck(word_counts, merges, tie)
+    _rule_order(rule, None, their_ids)  # refuse an unknown rule or missing ids now
+    return _ReplayState(word_counts, merges, rule, their_ids)
 
 
 def certify(word_counts, merges, tie_rule="greatest-bytes", their_ids=None, merges_wanted=None, limit=20):
@@ -139,27 +167,31 @@ def certify(word_counts, merges, tie_rule="greatest-bytes", their_ids=None, merg
     vocab size asked for) enables the early-stop check; ``limit`` bounds the
     failures listed (``failing`` counts them all).
     """
-    replay = PairReplay(word_counts)
-    entry, key = _rule_order(tie_rule, replay.tokens, their_ids)
-    choice = _Choice(replay, entry, key)
+    merges = [tuple(m) for m in merges]
+    state = _state(word_counts, merges, tie_rule, their_ids)
     failures, failing = [], 0
-    for step, pair in enumerate(merges):
-        failure = _check_step(step, tuple(pair), replay, choice)
-        if failure is not None:
+    for step in range(len(merges)):
+        best = state.choice()
+        theirs = state.pair_of(step)
+        if best is None or theirs != best:
             failing += 1
             if len(failures) < limit:
-                failures.append(failure)
-        choice.apply(tuple(pair))
+                failures.append(_failure(state, step, theirs, best))
+        state.apply(step)
     early = None
     if merges_wanted is not None and len(merges) < merges_wanted:
-        top = choice.top()
-        if top is not None:
-            early = {"after": len(merges), "pair": pair_json(replay.pair(top.pair)), "count": top.count}
+        best = state.choice()
+        if best is not None:
+            early = {
+                "after": len(merges),
+                "pair": pair_json(state.bytes_of(best)),
+                "count": state.count(best),
+            }
     return {
         "certified": failing == 0 and early is None,
         "merges": len(merges),
         "merges_wanted": merges_wanted,
-        "words": len(replay.words),
+        "words": len(word_counts),
         "tie_rule": tie_rule,
         "failing": failing,
         "failures": failures,
@@ -167,28 +199,26 @@ def certify(word_counts, merges, tie_rule="greatest-bytes", their_ids=None, merg
     }
 
 
-def _check_step(step, pair, replay, choice):
-    """The failure at ``step`` (a dict), or None when their pair is the rule's choice."""
-    key = replay.key(pair)
-    count = replay.count_key(key)
-    top = choice.top()
-    if top is not None and top.pair == key:
-        return None
-    if count == 0:
-        kind = "absent"
-    elif count < top.count:
-        kind = "not-maximum"
-    else:
-        kind = "tie"
-    failure = {"step": step, "kind": kind, "theirs": pair_json(pair), "count": count, "maximum": 0}
-    if top is not None:
-        tied = replay.tied_keys(top.count)
+def _failure(state, step, theirs, best):
+    """The report of a failing step: their pair is absent, below the maximum, or lost the tie."""
+    count = 0 if theirs is None else state.count(theirs)
+    maximum = 0 if best is None else state.count(best)
+    kind = "absent" if count == 0 else "not-maximum" if count < maximum else "tie"
+    failure = {
+        "step": step,
+        "kind": kind,
+        "theirs": pair_json(state.merges[step]),
+        "count": count,
+        "maximum": 0,
+    }
+    if best is not None:
+        tied = sorted(state.bytes_of(k) for k in state.tied(maximum))
         failure.update(
-            maximum=top.count,
-            choice=pair_json(replay.pair(top.pair)),
-            runner_up=choice.runner_up(top.pair),
+            maximum=maximum,
+            choice=pair_json(state.bytes_of(best)),
+            runner_up=state.runner_up(best),
             tied=len(tied),
-            tied_pairs=[pair_json(p) for p in sorted(replay.pair(k) for k in tied)[:SHOWN_TIES]],
+            tied_pairs=[pair_json(p) for p in tied[:SHOWN_TIES]],
         )
     return failure
 
