@@ -69,7 +69,7 @@ _BATCH = 1 << 16  # characters gathered before a scan: bounds memory, amortises 
 class Tokenizer(object):
     """Byte-level BPE tokenizer with the CS336 ``Tokenizer`` interface."""
 
-    def __init__(self, vocab, merges, special_tokens=None, pattern=None):
+    def __init__(self, vocab, merges, special_tokens=None, *, pattern=None):
         self.pattern = get_pattern(pattern).name
         self._piece_ends = get_pattern(pattern).piece_ends
         self.vocab = dict(vocab)
@@ -96,14 +96,14 @@ class Tokenizer(object):
         self._rank_of = None  # tiktoken's {token bytes: rank}, set by from_tiktoken
 
     @classmethod
-    def from_tiktoken(cls, path_or_name, special_tokens=None, pattern=None):
+    def from_tiktoken(cls, path_or_name, special_tokens=None, *, pattern=None):
         """A tiktoken encoding: ``cl100k_base``, ``o200k_base`` (by name, found as
         ``tiktoken_encodings`` says) or a ``.tiktoken`` ranks file's path.
 
         ``special_tokens`` ({token: id}) and ``pattern`` (a name) replace the
         known encoding's.  Ids equal tiktoken's (see the module docstring)."""
         vocab, merges, specials, pattern = load_tiktoken(path_or_name, special_tokens, pattern)
-        tok = cls(vocab, merges, sorted(specials, key=specials.get), pattern)
+        tok = cls(vocab, merges, sorted(specials, key=specials.get), pattern=pattern)
         special_bytes = {t.encode("utf-8") for t in specials}
         tok._rank_of = {t: i for i, t in vocab.items() if t not in special_bytes}
         tok._byte_id = [tok._rank_of.get(bytes([b])) for b in range(256)]
@@ -134,12 +134,12 @@ class Tokenizer(object):
         return cls(vocab, merges, special_tokens)
 
     @classmethod
-    def from_dir(cls, directory, pattern=None):
+    def from_dir(cls, directory, *, pattern=None):
         """Load a directory written by ``refbpe train`` (special tokens included);
         the split pattern is ``pattern``, else the one its manifest names, else GPT-2's."""
         vocab, merges, special_tokens = read_model_dir(directory)
         pattern = pattern or read_manifest_pattern(os.path.join(directory, MANIFEST))
-        return cls(vocab, merges, special_tokens, pattern)
+        return cls(vocab, merges, special_tokens, pattern=pattern)
 
     def _merge_ranks(self):
         """{packed (left id, right id): rank << shift | merged id}.
@@ -420,7 +420,7 @@ class Tokenizer(object):
         self._cache[piece] = ids
         return ids
 
-    def encode(self, text, allowed_special=None, disallowed_special=None):
+    def encode(self, text, *, allowed_special=None, disallowed_special=None):
         """Token ids of ``text``.
 
         Without keywords every special token in ``text`` is matched (CS336).

@@ -383,6 +383,7 @@ def _tasks(spans, chunk_size, special_tokens, errors, read_size, executor_data, 
 def count_words(
     sources,
     special_tokens=(),
+    *,
     workers=None,
     chunk_size=DEFAULT_CHUNK_SIZE,
     errors="strict",

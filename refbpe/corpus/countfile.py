@@ -115,7 +115,7 @@ def write_counts(path, word_counts):
     atomic_write(str(path), gzip_bytes(data) if is_gzip_path(path) else data)
 
 
-def read_counts(path, into=None):
+def read_counts(path, *, into=None):
     """{bytes: count} from a word-count file, added to ``into`` when given.
 
     ValueError naming the file and line when malformed (or not gzip data

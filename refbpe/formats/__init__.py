@@ -71,7 +71,7 @@ __all__ = [
 ]
 
 
-def read_model(path, fmt="auto", special_tokens=(), strict=True):
+def read_model(path, fmt="auto", special_tokens=(), *, strict=True):
     """A ``Model`` from ``path`` in format ``fmt`` (``auto`` detects it).
 
     ``special_tokens`` (given by the caller) are added to those the file
@@ -148,7 +148,7 @@ def _pattern_extra(pattern):
     return {} if name == "gpt2" else {"pattern": name}
 
 
-def write_model(dest, fmt, vocab, merges, special_tokens, pattern=None):
+def write_model(dest, fmt, vocab, merges, special_tokens, *, pattern=None):
     """Write ``(vocab, merges, special_tokens)`` to ``dest`` in format ``fmt``.
 
     ``pattern`` (a split pattern's name; GPT-2's by default) goes into the
@@ -195,7 +195,7 @@ def write_model_file_in_dir(directory, fmt, vocab, merges, special_tokens, patte
         if fmt != "gpt2":
             os.makedirs(directory, exist_ok=True)
             directory = os.path.join(directory, FILE_OF[fmt])
-        return write_model(directory, fmt, vocab, merges, special_tokens, pattern)
+        return write_model(directory, fmt, vocab, merges, special_tokens, pattern=pattern)
     # The ranks and the manifest naming the special tokens are replaced together.
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, FILE_OF[fmt])
