@@ -10,17 +10,26 @@ changes the tie rule, the id layout and how input is cut into sequences, to
 reproduce another trainer exactly; its options (``pattern``, ``cut``,
 ``add_prefix_space``, ``min_frequency``, ``initial_alphabet``) are keyword-only
 parameters of every trainer here, as are the counting options.
+
+Cost: counting is linear in the input (``corpus.count``: split over
+``workers`` processes, memory bounded by the chunk size and the word table),
+merging is the engine's (``merge``: O(total symbols + changed occurrences +
+heap pushes * log H)), and the vocab is O(vocab_size).
 """
+
+from __future__ import annotations
 
 import os
 import time
+from concurrent.futures import Executor
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from .corpus.count import DEFAULT_CHUNK_SIZE, InputError, count_words, default_workers
 from .corpus.countfile import sum_counts
 from .corpus.io import open_input
-from .corpus.progress import peak_memory_mb
+from .corpus.progress import Progress, peak_memory_mb
 from .corpus.sequences import count_texts, count_texts_parallel
-from .profiles import get_profile
+from .profiles import Profile, get_profile
 
 __all__ = [
     "train_bpe",
@@ -33,7 +42,9 @@ __all__ = [
 ]
 
 
-def check_training_args(vocab_size, special_tokens, minimum=None):
+def check_training_args(
+    vocab_size: int, special_tokens: Optional[Iterable[str]], minimum: Optional[int] = None
+) -> Tuple[int, List[str]]:
     """Validated (vocab_size, special tokens without duplicates); ValueError if bad.
 
     ``minimum``: the smallest vocab size allowed (default: 256 bytes + special tokens)."""
@@ -55,7 +66,7 @@ def check_training_args(vocab_size, special_tokens, minimum=None):
     return vocab_size, specials
 
 
-def build_vocab(merges, special_tokens):
+def build_vocab(merges: Iterable[Tuple[bytes, bytes]], special_tokens: Iterable[str]) -> Dict[int, bytes]:
     """{id: bytes} in the refbpe id layout."""
     vocab = {i: bytes([i]) for i in range(256)}
     for a, b in merges:
@@ -66,25 +77,33 @@ def build_vocab(merges, special_tokens):
 
 
 def train_from_counts(
-    word_counts,
-    vocab_size,
-    special_tokens=(),
+    word_counts: Dict[bytes, int],
+    vocab_size: int,
+    special_tokens: Iterable[str] = (),
     *,
-    profile=None,
-    pattern=None,
-    cut=None,
-    add_prefix_space=None,
-    min_frequency=0,
-    initial_alphabet=None,
-    progress=None,
-    report=None,
-):
+    profile: Union[str, Profile, None] = None,
+    pattern: Optional[str] = None,
+    cut: Optional[str] = None,
+    add_prefix_space: Optional[bool] = None,
+    min_frequency: int = 0,
+    initial_alphabet: Union[str, Iterable[str], None] = None,
+    progress: Optional[Progress] = None,
+    report: Optional[Dict[str, Any]] = None,
+) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """(vocab, merges) from ``{pre-token bytes: count}``.
 
     ``profile`` and its merge options (``min_frequency``, ``initial_alphabet``)
     as in ``train_bpe``; ``pattern``, ``cut`` and ``add_prefix_space`` say how
     the counts were made (checked against the profile, recorded in
-    ``report["profile"]``)."""
+    ``report["profile"]``).  Cost: the merge engine's (``merge``), O(total
+    symbols + changed occurrences + heap pushes * log H), H the heap's size.
+
+    The word counts of the CS336 handout's example, six merges:
+
+    >>> vocab, merges = train_from_counts({b"low": 5, b"lower": 2, b"widest": 3, b"newest": 6}, 262)
+    >>> merges
+    [(b's', b't'), (b'e', b'st'), (b'o', b'w'), (b'l', b'ow'), (b'w', b'est'), (b'n', b'e')]
+    """
     profile, settings = _profile_settings(
         profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
     )
@@ -113,25 +132,25 @@ def _learn(word_counts, vocab_size, special_tokens, progress, report, profile, s
 
 
 def train_bpe(
-    input_path,
-    vocab_size,
-    special_tokens,
+    input_path: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]],
+    vocab_size: int,
+    special_tokens: Iterable[str],
     *,
-    workers=None,
-    chunk_size=DEFAULT_CHUNK_SIZE,
-    errors="strict",
-    executor=None,
-    executor_data="path",
-    read_size=None,
-    pattern=None,
-    profile=None,
-    cut=None,
-    add_prefix_space=None,
-    min_frequency=0,
-    initial_alphabet=None,
-    progress=None,
-    report=None,
-):
+    workers: Optional[int] = None,
+    chunk_size: Optional[int] = DEFAULT_CHUNK_SIZE,
+    errors: str = "strict",
+    executor: Optional[Executor] = None,
+    executor_data: str = "path",
+    read_size: Optional[int] = None,
+    pattern: Optional[str] = None,
+    profile: Union[str, Profile, None] = None,
+    cut: Optional[str] = None,
+    add_prefix_space: Optional[bool] = None,
+    min_frequency: int = 0,
+    initial_alphabet: Union[str, Iterable[str], None] = None,
+    progress: Optional[Progress] = None,
+    report: Optional[Dict[str, Any]] = None,
+) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """The CS336 adapter: ``(vocab {id: bytes}, merges [(bytes, bytes)])``.
 
     ``input_path`` is a path (or a list of paths; ``-`` is stdin, ``*.gz`` is
@@ -147,6 +166,18 @@ def train_bpe(
     ``add_prefix_space``, ``min_frequency``, ``initial_alphabet``, and
     ``pattern``; ``refbpe.profiles``) reproduce another trainer;
     ``report["profile"]`` then records the settings.
+
+    Cost: counting O(input bytes), split over ``workers`` processes, in memory
+    bounded by the chunk size and the word table; then ``train_from_counts``'s.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, "corpus.txt")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write("low low lower<|endoftext|>lowest")
+    ...     vocab, merges = train_bpe(path, 260, ["<|endoftext|>"], workers=1)
+    >>> merges, vocab[259]
+    ([(b'o', b'w'), (b'l', b'ow'), (b'low', b'e')], b'<|endoftext|>')
     """
     profile, settings = _profile_settings(
         profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
@@ -175,24 +206,30 @@ def train_bpe(
 
 
 def train_from_texts(
-    texts,
-    vocab_size,
-    special_tokens=(),
+    texts: Iterable[str],
+    vocab_size: int,
+    special_tokens: Iterable[str] = (),
     *,
-    profile=None,
-    pattern=None,
-    cut=None,
-    add_prefix_space=None,
-    min_frequency=0,
-    initial_alphabet=None,
-    progress=None,
-    report=None,
-):
+    profile: Union[str, Profile, None] = None,
+    pattern: Optional[str] = None,
+    cut: Optional[str] = None,
+    add_prefix_space: Optional[bool] = None,
+    min_frequency: int = 0,
+    initial_alphabet: Union[str, Iterable[str], None] = None,
+    progress: Optional[Progress] = None,
+    report: Optional[Dict[str, Any]] = None,
+) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """(vocab, merges) for ``texts`` (strs), each one sequence, as a peer's
     ``train_from_iterator`` takes them: the default cut is ``items`` (the
     ``hf`` profile keeps special tokens in the text there, as HF does); the
     ``cut`` option cuts each text further (``sequences``).  The other options
-    are ``train_bpe``'s."""
+    are ``train_bpe``'s.  Cost: counting O(text length), in this process, then
+    ``train_from_counts``'s.
+
+    >>> vocab, merges = train_from_texts(["low low lower<|endoftext|>lowest"], 260, ["<|endoftext|>"])
+    >>> merges, vocab[259]
+    ([(b'o', b'w'), (b'l', b'ow'), (b'low', b'e')], b'<|endoftext|>')
+    """
     if cut is None:
         cut = "items" if get_profile(profile).name == "hf" else "documents"
     profile, settings = _profile_settings(
@@ -259,20 +296,20 @@ def _count_in_process(sources, special_tokens, settings, workers, errors, report
 
 
 def count_corpus(
-    sources,
-    special_tokens,
+    sources: Sequence[Union[str, os.PathLike]],
+    special_tokens: Iterable[str],
     *,
-    workers=None,
-    chunk_size=DEFAULT_CHUNK_SIZE,
-    errors="strict",
-    executor=None,
-    executor_data="path",
-    read_size=None,
-    shard=None,
-    pattern=None,
-    progress=None,
-    report=None,
-):
+    workers: Optional[int] = None,
+    chunk_size: Optional[int] = DEFAULT_CHUNK_SIZE,
+    errors: str = "strict",
+    executor: Optional[Executor] = None,
+    executor_data: str = "path",
+    read_size: Optional[int] = None,
+    shard: Optional[Tuple[int, int]] = None,
+    pattern: Optional[str] = None,
+    progress: Optional[Progress] = None,
+    report: Optional[Dict[str, Any]] = None,
+) -> Dict[bytes, int]:
     """Phase 1 of training: ``count.count_words`` over ``sources``, with progress
     and ``report["count"]`` (seconds, bytes, MB/s, unique words, peak memory).
     The options are ``train_bpe``'s counting options (and ``shard``)."""
@@ -309,23 +346,35 @@ def count_corpus(
 
 
 def train_from_count_files(
-    paths,
-    vocab_size,
-    special_tokens=(),
+    paths: Union[str, os.PathLike, Iterable[Union[str, os.PathLike]]],
+    vocab_size: int,
+    special_tokens: Iterable[str] = (),
     *,
-    profile=None,
-    pattern=None,
-    cut=None,
-    add_prefix_space=None,
-    min_frequency=0,
-    initial_alphabet=None,
-    progress=None,
-    report=None,
-):
-    """``(vocab, merges)`` from word-count files (``refbpe.countfile``), added up.
+    profile: Union[str, Profile, None] = None,
+    pattern: Optional[str] = None,
+    cut: Optional[str] = None,
+    add_prefix_space: Optional[bool] = None,
+    min_frequency: int = 0,
+    initial_alphabet: Union[str, Iterable[str], None] = None,
+    progress: Optional[Progress] = None,
+    report: Optional[Dict[str, Any]] = None,
+) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
+    """``(vocab, merges)`` from word-count files (``corpus.countfile``), added up.
 
     The same result as ``train_bpe`` on the corpus the files were counted
-    from (with the same special tokens).  The options are ``train_from_counts``'s."""
+    from (with the same special tokens).  The options are ``train_from_counts``'s.
+    Cost: reading O(total file size), then ``train_from_counts``'s.
+
+    >>> import os, tempfile
+    >>> from refbpe import write_counts
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     paths = [os.path.join(d, "a.counts.tsv"), os.path.join(d, "b.counts.tsv")]
+    ...     write_counts(paths[0], {b"low": 3, b"lower": 2})
+    ...     write_counts(paths[1], {b"low": 2, b"widest": 3, b"newest": 6})
+    ...     vocab, merges = train_from_count_files(paths, 262)
+    >>> merges
+    [(b's', b't'), (b'e', b'st'), (b'o', b'w'), (b'l', b'ow'), (b'w', b'est'), (b'n', b'e')]
+    """
     profile, settings = _profile_settings(
         profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
     )
