@@ -52,7 +52,7 @@ import heapq
 import os
 from typing import AbstractSet, Collection, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
-from .formats.gpt2 import MANIFEST, read_gpt2, read_manifest_pattern, read_model_dir
+from .formats.gpt2_files import MANIFEST, read_gpt2, read_manifest_pattern, read_model_dir
 from .formats.registry import load_tiktoken
 from .pretokenize.patterns import Pattern, get_pattern
 from .specials import special_pattern, split_specials

@@ -1,4 +1,5 @@
-"""The package's shape: no import cycle, the command line a layer on top, accurate ``__all__``.
+"""The package's shape: no import cycle, the command line a layer on top, accurate ``__all__``,
+and one idea per module name.
 
 The graph comes from ``tests/import_graph.py`` (``python tests/import_graph.py``
 prints it).
@@ -7,6 +8,7 @@ prints it).
 import ast
 import importlib
 import io
+import os
 import re
 import tokenize
 
@@ -110,8 +112,6 @@ def test_each_package_docstring_names_its_modules(package):
 
 
 def test_the_module_map_lists_every_module():
-    import os
-
     with open(
         os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "modules.md")
     ) as f:
@@ -163,3 +163,29 @@ def test_every_measured_figure_names_the_script_that_reproduces_it():
             if _MEASURED.search(text) and not _REPRODUCER.search(text):
                 bare.append("%s: %s" % (name, " ".join(text.split())[:120]))
     assert bare == []
+
+
+def test_no_two_modules_share_a_file_name_for_two_ideas():
+    """A file name means one thing in the tree.  The one exception: a command-line module is named
+    after its subcommand (``refbpe count`` is ``cli/count.py``), and may share that name with the
+    library module it fronts (``corpus/count.py``), which it must import: one idea, two layers."""
+    import refbpe.cli
+
+    subcommands = {m.__name__.rsplit(".", 1)[1] for m in refbpe.cli.SUBCOMMANDS}
+    graph = import_graph()
+    by_file = {}
+    for name, path in modules().items():
+        if os.path.basename(path) not in ("__init__.py", "__main__.py"):
+            by_file.setdefault(os.path.basename(path), []).append(name)
+    clashes = []
+    for file_name, names in sorted(by_file.items()):
+        library = [n for n in names if not n.startswith("refbpe.cli.")]
+        cli = [n for n in names if n.startswith("refbpe.cli.")]
+        fronting = (
+            len(library) == 1
+            and file_name[: -len(".py")] in subcommands
+            and all(library[0] in graph[c] for c in cli)
+        )
+        if len(names) > 1 and not fronting:
+            clashes.append(names)
+    assert clashes == []

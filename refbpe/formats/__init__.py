@@ -4,7 +4,7 @@ Every reader returns a ``Model`` (``model``): vocab {id: bytes}, merges in
 rank order, special tokens, the format read, and whether the file had ids.
 
 Formats, one module each
-    gpt2      ``gpt2``: a directory with ``vocab.json`` + ``merges.txt``
+    gpt2      ``gpt2_files``: a directory with ``vocab.json`` + ``merges.txt``
               (``#version`` line optional) and, when written by refbpe,
               ``refbpe.json`` (special tokens).
     hf        ``hf``: a Hugging Face ``tokenizer.json`` (byte-level BPE).
@@ -30,7 +30,7 @@ from ..atomic import atomic_write, atomic_write_many
 from ..pretokenize.patterns import get_pattern
 from .bytemap import decode_token, encode_token
 from .detect import FILE_OF, detect_format, gpt2_paths
-from .gpt2 import (
+from .gpt2_files import (
     MANIFEST,
     ModelFileError,
     read_gpt2,

@@ -26,7 +26,7 @@ import os
 from ..corpus.count import default_workers
 from ..corpus.countfile import is_counts_path
 from ..corpus.sequences import count_texts_parallel
-from ..formats.gpt2 import MANIFEST
+from ..formats.gpt2_files import MANIFEST
 from ..pretokenize.patterns import get_pattern
 from ..profiles import ProfileLimit, get_profile
 from .display import pair_json, show_pair
