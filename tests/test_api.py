@@ -4,9 +4,11 @@ once, by name; the docstring examples run; the annotations resolve on every inte
 import doctest
 import importlib
 import inspect
+import os
 import typing
 
 import pytest
+from support import REPO_ROOT
 
 import refbpe
 from refbpe.analysis.stats import corpus_stats
@@ -98,6 +100,12 @@ DOCTEST_MODULES = sorted({obj.__module__ for obj in _public_objects().values()} 
 @pytest.mark.parametrize("module", DOCTEST_MODULES)
 def test_docstring_examples_run(module):
     failed, attempted = doctest.testmod(importlib.import_module(module), verbose=False, report=True)
+    assert attempted > 0 and failed == 0
+
+
+def test_the_examples_of_docs_api_md_run():
+    path = os.path.join(REPO_ROOT, "docs", "api.md")
+    failed, attempted = doctest.testfile(path, module_relative=False, verbose=False, report=True)
     assert attempted > 0 and failed == 0
 
 

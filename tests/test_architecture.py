@@ -1,12 +1,14 @@
 """The package's shape: no import cycle, the command line a layer on top, accurate ``__all__``,
-and one idea per module name.
+one idea per module name, and a public API that is documented, annotated and exemplified.
 
 The graph comes from ``tests/import_graph.py`` (``python tests/import_graph.py``
 prints it).
 """
 
 import ast
+import glob
 import importlib
+import inspect
 import io
 import os
 import re
@@ -189,3 +191,72 @@ def test_no_two_modules_share_a_file_name_for_two_ideas():
         if len(names) > 1 and not fronting:
             clashes.append(names)
     assert clashes == []
+
+
+def _documentation():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    texts = []
+    for path in [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md"))):
+        with open(path, encoding="utf-8") as f:
+            texts.append(f.read())
+    return "\n".join(texts)
+
+
+def test_every_public_name_is_documented():
+    """Each name of ``refbpe.__all__`` appears, as code, in README.md or a page under docs/."""
+    import refbpe
+
+    docs = _documentation()
+    assert [n for n in refbpe.__all__ if "`%s`" % n not in docs and "`%s(" % n not in docs] == []
+
+
+def _public_functions():
+    """(qualified name, function) for the functions and classes of ``refbpe.__all__``: a
+    class's ``__init__`` and its public methods."""
+    import refbpe
+
+    out = []
+    for name in refbpe.__all__:
+        obj = getattr(refbpe, name)
+        if inspect.isfunction(obj):
+            out.append((name, obj))
+        elif inspect.isclass(obj):
+            for attr, member in vars(obj).items():
+                if attr.startswith("_") and attr != "__init__":
+                    continue
+                if isinstance(member, (staticmethod, classmethod)):
+                    member = member.__func__
+                if inspect.isfunction(member):
+                    out.append(("%s.%s" % (name, attr), member))
+    return out
+
+
+def test_every_public_function_is_annotated_with_keyword_only_options():
+    bare = []
+    for qualname, function in _public_functions():
+        signature = inspect.signature(function)
+        for p in signature.parameters.values():
+            if p.kind == p.VAR_KEYWORD:
+                bare.append("%s takes **%s: options are named, keyword-only parameters" % (qualname, p.name))
+            elif p.annotation is p.empty and p.name not in ("self", "cls"):
+                bare.append("%s: %s has no annotation" % (qualname, p.name))
+        if signature.return_annotation is signature.empty:
+            bare.append("%s has no return annotation" % qualname)
+    assert bare == []
+
+
+def test_every_public_function_and_class_has_an_example_and_its_cost():
+    """The docstring of each function and class of ``refbpe.__all__`` holds a ``>>>`` example
+    (``tests/test_api.py`` runs them) and the cost, as big-O."""
+    import refbpe
+
+    missing = []
+    for name in refbpe.__all__:
+        obj = getattr(refbpe, name)
+        if inspect.isfunction(obj) or inspect.isclass(obj):
+            doc = obj.__doc__ or ""
+            if ">>> " not in doc:
+                missing.append("%s: no example" % name)
+            if "O(" not in doc:
+                missing.append("%s: no cost" % name)
+    assert missing == []
