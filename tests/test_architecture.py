@@ -260,3 +260,66 @@ def test_every_public_function_and_class_has_an_example_and_its_cost():
             if "O(" not in doc:
                 missing.append("%s: no cost" % name)
     assert missing == []
+
+
+def _imported_from(tree, current, is_package, known):
+    """{module alias: refbpe module} and {refbpe module: names taken from it} of one parsed file."""
+    aliases, taken = {}, {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            aliases.update((a.asname or a.name, a.name) for a in node.names if a.name in known)
+        elif isinstance(node, ast.ImportFrom):
+            target = node.module
+            if node.level:
+                base = current if is_package else current.rsplit(".", 1)[0]
+                for _ in range(node.level - 1):
+                    base = base.rsplit(".", 1)[0]
+                target = base + "." + node.module if node.module else base
+            if target not in known:
+                continue
+            for a in node.names:
+                if target + "." + a.name in known:
+                    aliases[a.asname or a.name] = target + "." + a.name
+                else:
+                    taken.setdefault(target, set()).add(a.name)
+    return aliases, taken
+
+
+def _names_used_from_outside():
+    """{refbpe module: the names that another module, a test or a perf script takes from it},
+    by ``from M import name`` or ``M.name`` on an imported module."""
+    known = modules()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    files = {path: name for name, path in known.items()}
+    for folder in ("tests", "perf"):
+        for d, _, names in os.walk(os.path.join(root, folder)):
+            files.update((os.path.join(d, f), None) for f in names if f.endswith(".py"))
+    used = {}
+    for path, current in files.items():
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), path)
+        aliases, taken = _imported_from(tree, current, path.endswith("__init__.py"), known)
+        for module, names in taken.items():
+            used.setdefault(module, set()).update(names)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and getattr(node.value, "id", None) in aliases:
+                used.setdefault(aliases[node.value.id], set()).add(node.attr)
+    return used
+
+
+def test_all_lists_only_what_is_used_outside_the_module():
+    """``__all__`` is a module's interface: a name nothing else takes is internal.  Exempt: the
+    package's own ``__all__`` (the public API, for users) and the ``register``/``run`` of each
+    subcommand module (``cli.SUBCOMMANDS`` calls them)."""
+    import refbpe.cli
+
+    used = _names_used_from_outside()
+    exempt = {m.__name__ + "." + f for m in refbpe.cli.SUBCOMMANDS for f in ("register", "run")}
+    unused = []
+    for name in sorted(modules()):
+        if name in ("refbpe", "refbpe.__main__"):
+            continue
+        for attr in getattr(importlib.import_module(name), "__all__", ()):
+            if attr not in used.get(name, ()) and name + "." + attr not in exempt:
+                unused.append("%s.%s" % (name, attr))
+    assert unused == []

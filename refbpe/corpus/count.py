@@ -49,17 +49,13 @@ from .spool import SpoolDirectory, run_spooled, take, take_chunk
 __all__ = [
     "count_words",
     "count_chunk",
-    "count_file_range",
-    "input_spans",
     "pack_counts",
     "unpack_counts",
     "InputError",
     "WorkerError",
     "DEFAULT_CHUNK_SIZE",
-    "auto_chunk_size",
     "default_workers",
     "make_executor",
-    "stop_pool",
     "pool_session",
 ]
 

@@ -44,15 +44,7 @@ from .idfile import IdWriter, array_typecode
 from .io import cut_points, find_cut_in_file, input_size, stream_chunks
 from .spool import SpoolDirectory, run_spooled, take, take_chunk
 
-__all__ = [
-    "Unit",
-    "iter_encoded",
-    "encode_to_file",
-    "encode_chunk",
-    "auto_chunk_size",
-    "work_plan",
-    "DocumentTally",
-]
+__all__ = ["iter_encoded", "encode_to_file", "DocumentTally"]
 
 _UINT16, _UINT32 = array_typecode("uint16"), array_typecode("uint32")
 # Inputs below this are encoded in-process: a pool's start-up, the tokenizer

@@ -24,7 +24,7 @@ from . import cl100k as pretokenize_cl100k
 from . import gpt2 as pretokenize
 from . import o200k as pretokenize_o200k
 
-__all__ = ["Pattern", "get_pattern", "pattern_names", "DEFAULT_PATTERN"]
+__all__ = ["Pattern", "get_pattern", "pattern_names"]
 
 DEFAULT_PATTERN = "gpt2"
 

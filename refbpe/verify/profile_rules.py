@@ -32,7 +32,7 @@ from ..profiles import ProfileLimit, get_profile
 from .display import pair_json, show_pair
 from .replay import PairReplay
 
-__all__ = ["profile_verdict", "candidate_settings", "compare_with_profile"]
+__all__ = ["profile_verdict"]
 
 SMALL_CORPUS = 16 << 20  # below this, counting in-process beats starting workers (as cli.verify)
 
