@@ -11,7 +11,7 @@ file behind.
 import os
 import tempfile
 
-__all__ = ["WriteError", "atomic_write", "atomic_write_many"]
+__all__ = ["atomic_write", "atomic_write_many"]
 
 
 class WriteError(OSError):

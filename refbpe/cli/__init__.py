@@ -2,7 +2,7 @@
 
 A layer on top of the library: the library never imports it.  ``common``
 holds what every subcommand shares (argument types, option groups, checks,
-errors) and ``model`` the MODEL argument; each subcommand is one module with
+errors) and ``model_argument`` the MODEL argument; each subcommand is one module with
 ``register(subparsers)`` and ``run(args)``: ``train``, ``count``, ``encode``,
 ``decode``, ``stats``, ``show``, ``convert``, ``verify``.
 

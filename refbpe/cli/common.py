@@ -49,7 +49,6 @@ __all__ = [
     "positive_int",
     "read_text_arg",
     "silence_stdout",
-    "size",
     "write_report",
     "write_stdout",
 ]

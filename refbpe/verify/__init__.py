@@ -32,15 +32,6 @@ The command line is ``refbpe.cli.verify``.
 from .encoding import verify_encoding
 from .merges import CAUSES, verify_merges
 from .replay import PairReplay
-from .ties import TIE_RULES
-from .variants import VARIANTS, count_variant
+from .variants import count_variant
 
-__all__ = [
-    "CAUSES",
-    "PairReplay",
-    "TIE_RULES",
-    "VARIANTS",
-    "count_variant",
-    "verify_encoding",
-    "verify_merges",
-]
+__all__ = ["CAUSES", "PairReplay", "count_variant", "verify_encoding", "verify_merges"]
