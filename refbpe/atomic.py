@@ -12,7 +12,7 @@ import contextlib
 import os
 import tempfile
 
-__all__ = ["WriteError", "atomic_write", "atomic_write_many", "atomic_stream"]
+__all__ = ["atomic_write", "atomic_write_many", "atomic_stream"]
 
 
 class WriteError(OSError):

@@ -57,14 +57,14 @@ def merge_word(word, pair, merged):
     return tuple(out)
 
 
-def naive_train_bpe(text, vocab_size, special_tokens=(), pattern=None):
+def naive_train_bpe(text, vocab_size, special_tokens=(), *, pattern=None):
     """(vocab, merges) for ``text`` (a str), by full recount every step."""
     counts = _pretoken_counts(text, special_tokens, pattern)
     return naive_train_bpe_from_counts(counts, vocab_size, special_tokens)
 
 
 def naive_train_bpe_from_counts(
-    word_counts, vocab_size, special_tokens=(), profile="cs336", min_frequency=0, initial_alphabet=()
+    word_counts, vocab_size, special_tokens=(), *, profile="cs336", min_frequency=0, initial_alphabet=()
 ):
     """(vocab, merges) for ``{pre-token bytes: count}``, by full recount every step.
 
@@ -139,18 +139,20 @@ def naive_train_from_texts(
     texts,
     vocab_size,
     special_tokens=(),
+    *,
     profile="cs336",
     cut=None,
     pattern=None,
     add_prefix_space=False,
-    **rest,
+    min_frequency=0,
+    initial_alphabet=(),
 ):
     """(vocab, merges) for ``texts`` as a peer's ``train_from_iterator`` takes them.
 
     ``cut``: ``items`` (each text one sequence; the default for hf, whose special
     tokens stay text), ``documents`` (cut at special tokens, dropped; the
-    default otherwise) or ``lines`` (after each newline).  ``rest``: see
-    ``naive_train_bpe_from_counts``.
+    default otherwise) or ``lines`` (after each newline).  ``min_frequency`` and
+    ``initial_alphabet``: see ``naive_train_bpe_from_counts``.
     """
     cut = cut or ("items" if profile == "hf" else "documents")
     pattern = get_pattern(pattern or get_profile(profile).default_pattern)
@@ -166,10 +168,17 @@ def naive_train_from_texts(
             if add_prefix_space and seq and not seq.startswith(" "):
                 seq = " " + seq
             counts.update(pattern.pretokenize(seq.encode("utf-8", "surrogatepass")))
-    return naive_train_bpe_from_counts(counts, vocab_size, special_tokens, profile, **rest)
+    return naive_train_bpe_from_counts(
+        counts,
+        vocab_size,
+        special_tokens,
+        profile=profile,
+        min_frequency=min_frequency,
+        initial_alphabet=initial_alphabet,
+    )
 
 
-def naive_encode(text, vocab, merges, special_tokens=(), pattern=None):
+def naive_encode(text, vocab, merges, special_tokens=(), *, pattern=None):
     """Token ids of ``text``: every merge applied in order to every pre-token.
 
     A special token takes the largest id holding its bytes (appended at the

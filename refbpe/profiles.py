@@ -45,7 +45,7 @@ from .formats.bytemap import bytes_to_unicode
 from .merge import learn_merges
 from .pretokenize.patterns import get_pattern
 
-__all__ = ["Profile", "ProfileLimit", "PROFILES", "get_profile", "profile_names", "DEFAULT_PROFILE"]
+__all__ = ["Profile", "ProfileLimit", "get_profile", "profile_names"]
 
 DEFAULT_PROFILE = "cs336"
 

@@ -14,7 +14,7 @@ from refbpe.merge import learn_merges
 from refbpe.naive import naive_step_checks, naive_trace
 from refbpe.train import train_from_counts
 from refbpe.verify.certify import PROFILE_TIE_RULES, certify, render_certificate
-from refbpe.verify.trace import compare_traces, render_trace_comparison
+from refbpe.verify.traces import compare_traces, render_trace_comparison
 
 EOT = "<|endoftext|>"
 

@@ -17,10 +17,10 @@ from support import (
     soup_text,
 )
 
-from refbpe.corpus.split import iter_pieces
+from refbpe.corpus.pretokens import iter_pieces
 from refbpe.pretokenize.patterns import get_pattern, pattern_names
 from refbpe.specials import special_pattern, split_specials
-from refbpe.verify.split import compare_split
+from refbpe.verify.pieces import compare_split
 
 EOT = "<|endoftext|>"
 texts = st.lists(st.one_of(mixed_text(12), soup_text, st.just(EOT)), max_size=6).map("".join)

@@ -2,10 +2,10 @@
 
 A layer on top of the library: the library never imports it.  ``common``
 holds what every subcommand shares (argument types, option groups, checks,
-errors), ``model`` the MODEL argument and ``reference`` what verify and
-certify read (their model, the reference word counts); each subcommand is one
-module with ``register(subparsers)`` and ``run(args)``: ``train``, ``count``,
-``encode``, ``decode``, ``stats``, ``show``, ``split``, ``convert``,
+errors), ``model_argument`` the MODEL argument and ``reference`` what verify
+and certify read (their model, the reference word counts); each subcommand is
+one module with ``register(subparsers)`` and ``run(args)``: ``train``,
+``count``, ``encode``, ``decode``, ``stats``, ``show``, ``split``, ``convert``,
 ``verify``, ``certify``.
 
 Exit status: 0 success; 1 a run that failed for another reason than its

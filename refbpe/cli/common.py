@@ -47,9 +47,9 @@ __all__ = [
     "fail",
     "make_progress",
     "positive_int",
+    "size",
     "read_text_arg",
     "silence_stdout",
-    "size",
     "write_report",
     "write_stdout",
 ]

@@ -11,7 +11,7 @@ from ..formats.registry import KNOWN_ENCODINGS, load_tiktoken
 from ..train import count_corpus, count_with_profile
 from .common import CliError, check_inputs, counting_error, counting_options, executor_context, make_progress
 
-__all__ = ["is_tiktoken_name", "is_tiktoken_encoding", "their_model", "word_counts", "SMALL_CORPUS"]
+__all__ = ["is_tiktoken_encoding", "their_model", "word_counts", "SMALL_CORPUS"]
 
 SMALL_CORPUS = 16 << 20  # below this, counting in-process beats starting workers
 

@@ -14,7 +14,7 @@ import sys
 from ..atomic import atomic_stream
 from ..corpus.count import InputError, make_executor, pool_session
 from ..corpus.io import cut_points, stream_chunks
-from ..corpus.split import CHUNK_SIZE, split_chunk
+from ..corpus.pretokens import CHUNK_SIZE, split_chunk
 from ..pretokenize.patterns import get_pattern
 from ..specials import special_pattern
 from .common import (
@@ -28,7 +28,7 @@ from .common import (
     size,
 )
 
-__all__ = ["register", "run", "piece_line"]
+__all__ = ["register", "run"]
 
 
 def register(sub):

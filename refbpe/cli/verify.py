@@ -10,15 +10,15 @@ import sys
 
 from ..corpus.idfile import read_ids
 from ..corpus.io import InputError
-from ..corpus.split import iter_segments
+from ..corpus.pretokens import iter_segments
 from ..formats import FORMATS, FormatError, read_model
 from ..formats.trace import read_trace
 from ..tokenizer import Tokenizer
 from ..train import train_from_counts
 from ..verify import verify_encoding, verify_merges
+from ..verify.pieces import compare_split, render_split_comparison
 from ..verify.profile_rules import profile_verdict
-from ..verify.split import compare_split, render_split_comparison
-from ..verify.trace import compare_traces, render_trace_comparison
+from ..verify.traces import compare_traces, render_trace_comparison
 from .common import (
     CliError,
     add_counting_arguments,

@@ -17,7 +17,7 @@ import json
 
 from ..atomic import atomic_write
 
-__all__ = ["TRACE_KEYS", "trace_records", "write_trace", "read_trace"]
+__all__ = ["trace_records", "write_trace", "read_trace"]
 
 TRACE_KEYS = ("step", "left", "right", "id", "count", "ties", "runner_up")
 

@@ -27,24 +27,15 @@ replay of hypotheses), ``replay`` (merges replayed over word counts),
 ``encoding`` (the id comparison), ``display`` (bytes shown readably),
 ``profile_rules`` (``--profile``, and which trainer profile reproduces their model).
 Certificates and traces: ``certify`` checks their merge list step by step
-against the word counts without training (``refbpe certify``); ``trace``
+against the word counts without training (``refbpe certify``); ``traces``
 compares their training trace with the reference's (``verify --trace``);
-``split`` compares their pre-tokenizer's pieces with the pattern's (``verify --split``).
+``pieces`` compares their pre-tokenizer's pieces with the pattern's (``verify --split``).
 The command line is ``refbpe.cli.verify``.
 """
 
 from .encoding import verify_encoding
 from .merges import CAUSES, verify_merges
 from .replay import PairReplay
-from .ties import TIE_RULES
-from .variants import VARIANTS, count_variant
+from .variants import count_variant
 
-__all__ = [
-    "CAUSES",
-    "PairReplay",
-    "TIE_RULES",
-    "VARIANTS",
-    "count_variant",
-    "verify_encoding",
-    "verify_merges",
-]
+__all__ = ["CAUSES", "PairReplay", "count_variant", "verify_encoding", "verify_merges"]

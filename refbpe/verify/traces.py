@@ -10,7 +10,9 @@ With the word counts, the words that hold the pair at that step are listed
 ``replay.PairReplay``): each word, its count in the corpus, the pair's
 occurrences in it and the count they add.  Their total differs from the
 reference's by ``d``; a word whose corpus count divides ``d`` could account for
-it alone (``d / count`` occurrences more or fewer), so those come first.
+it alone (``d / count`` occurrences more or fewer), so those come first, and
+among them the words that hold the pair more than once (where counting per
+occurrence and per word part).
 Cost: one pass over the two traces; with the word counts, one replay of the
 reference's first ``k`` merges (O(length) per word holding each pair).
 
@@ -79,10 +81,12 @@ def _words_holding(word_counts, merges, pair, their_count, limit):
             "occurrences": n,
             "adds": n * freq,
         }
-        if difference and difference % freq == 0:
+        if difference and difference % freq == 0 and n + difference // freq >= 0:
             row["implied_occurrences"] = n + difference // freq
         rows.append(row)
-    rows.sort(key=lambda r: ("implied_occurrences" not in r, -r["adds"], r["word"]))
+    # Words that could explain it alone first; among them, those holding the pair more than once
+    # (where counting per occurrence and per word part), then by what they add.
+    rows.sort(key=lambda r: ("implied_occurrences" not in r, r["occurrences"] == 1, -r["adds"], r["word"]))
     return rows[:limit]
 
 
