@@ -10,7 +10,7 @@ Merges (``refbpe verify CORPUS... --vocab-size N --against PATH``)
     their merges; otherwise the report gives the first step the reference
     counts cannot explain, with the counts involved.  Setup mismatches
     (``setup_checks``) come first.  One report (the JSON contract in
-    README.md) and its text rendering (``render``).
+    docs/verify.md) and its text rendering (``render``).
 
 Word-count files (``*.counts.tsv[.gz]``, or ``--counts``)
     The format of ``refbpe.countfile``; they let another implementation's
