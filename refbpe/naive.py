@@ -29,6 +29,8 @@ __all__ = [
     "naive_encode",
     "naive_rank_encode",
     "merge_word",
+    "naive_trace",
+    "naive_step_checks",
 ]
 
 
@@ -220,3 +222,48 @@ def naive_rank_encode(piece, rank_of):
             return [rank_of[p] for p in parts]
         _, k = min(joins)
         parts[k : k + 2] = [parts[k] + parts[k + 1]]
+
+
+def _pair_counts(words):
+    counts = Counter()
+    for w, n in words.items():
+        for pair in zip(w, w[1:]):
+            counts[pair] += n
+    return counts
+
+
+def _merged_words(words, pair):
+    out = Counter()
+    for w, n in words.items():
+        out[merge_word(w, pair, pair[0] + pair[1])] += n
+    return out
+
+
+def naive_trace(word_counts, merges):
+    """``[(count, ties, runner_up)]`` of each merge, recounting every pair before
+    each (what ``merge.learn_merges(trace=...)`` must equal)."""
+    words = Counter({tuple(bytes([c]) for c in w): n for w, n in word_counts.items() if n > 0})
+    out = []
+    for pair in merges:
+        counts = _pair_counts(words)
+        c = counts[pair]
+        others = [v for p, v in counts.items() if p != pair and v > 0]
+        out.append((c, sum(1 for v in counts.values() if v == c), max(others, default=0)))
+        words = _merged_words(words, pair)
+    return out
+
+
+def naive_step_checks(word_counts, merges, choose):
+    """The steps at which ``merges`` are not what BPE takes, recounting every pair:
+    their pair does not occur, is below the maximum, or is not ``choose(tied
+    pairs)`` among the pairs of the maximum count (what ``verify.certify`` must list)."""
+    words = Counter({tuple(bytes([c]) for c in w): n for w, n in word_counts.items() if n > 0})
+    failing = []
+    for step, pair in enumerate(merges):
+        counts = _pair_counts(words)
+        top = max(counts.values(), default=0)
+        c = counts.get(pair, 0)
+        if c == 0 or c < top or choose([p for p, v in counts.items() if v == top]) != pair:
+            failing.append(step)
+        words = _merged_words(words, pair)
+    return failing

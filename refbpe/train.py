@@ -39,6 +39,7 @@ __all__ = [
     "build_vocab",
     "check_training_args",
     "train_from_texts",
+    "count_with_profile",
 ]
 
 
@@ -89,13 +90,16 @@ def train_from_counts(
     initial_alphabet: Union[str, Iterable[str], None] = None,
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
+    trace: Optional[List[Tuple[int, int, int]]] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """(vocab, merges) from ``{pre-token bytes: count}``.
 
     ``profile`` and its merge options (``min_frequency``, ``initial_alphabet``)
     as in ``train_bpe``; ``pattern``, ``cut`` and ``add_prefix_space`` say how
     the counts were made (checked against the profile, recorded in
-    ``report["profile"]``).  Cost: the merge engine's (``merge``), O(total
+    ``report["profile"]``).  ``trace``, a list, receives ``(count, ties,
+    runner-up count)`` per merge (``merge.learn_merges``; ``formats.trace``
+    writes it).  Cost: the merge engine's (``merge``), O(total
     symbols + changed occurrences + heap pushes * log H), H the heap's size.
 
     The word counts of the CS336 handout's example, six merges:
@@ -110,12 +114,12 @@ def train_from_counts(
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
-    return _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings)
+    return _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
 
 
-def _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings):
+def _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None):
     t0 = time.time()
-    vocab, merges = profile.train_counted(word_counts, vocab_size, special_tokens, settings, progress)
+    vocab, merges = profile.train_counted(word_counts, vocab_size, special_tokens, settings, progress, trace)
     if report is not None:
         wanted = profile.merges_wanted(word_counts, vocab_size, special_tokens, settings)
         report["merge"] = {
@@ -150,6 +154,7 @@ def train_bpe(
     initial_alphabet: Union[str, Iterable[str], None] = None,
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
+    trace: Optional[List[Tuple[int, int, int]]] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """The CS336 adapter: ``(vocab {id: bytes}, merges [(bytes, bytes)])``.
 
@@ -186,8 +191,46 @@ def train_bpe(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
     sources = input_path if isinstance(input_path, (list, tuple)) else [input_path]
+    word_counts = _count_as(
+        sources, special_tokens, settings, workers, chunk_size, errors, executor, executor_data, read_size,
+        progress, report,
+    )  # fmt: skip
+    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
+
+
+def count_with_profile(
+    sources: Sequence[Union[str, os.PathLike]],
+    special_tokens: Iterable[str],
+    *,
+    profile: Union[str, Profile, None] = None,
+    pattern: Optional[str] = None,
+    cut: Optional[str] = None,
+    add_prefix_space: Optional[bool] = None,
+    workers: Optional[int] = None,
+    chunk_size: Optional[int] = DEFAULT_CHUNK_SIZE,
+    errors: str = "strict",
+    executor: Optional[Executor] = None,
+    executor_data: str = "path",
+    read_size: Optional[int] = None,
+    progress: Optional[Progress] = None,
+    report: Optional[Dict[str, Any]] = None,
+) -> Dict[bytes, int]:
+    """The word counts ``train_bpe`` trains on: ``sources`` counted as ``profile``'s
+    trainer counts them (its pattern, sequences and prefix space).  Cost: as
+    ``train_bpe``'s counting phase."""
+    profile, settings = _profile_settings(profile, pattern, cut, add_prefix_space, 0, None)
+    return _count_as(
+        list(sources), list(special_tokens), settings, workers, chunk_size, errors, executor, executor_data,
+        read_size, progress, report,
+    )  # fmt: skip
+
+
+def _count_as(
+    sources, special_tokens, settings, workers, chunk_size, errors, executor, executor_data, read_size,
+    progress, report,
+):  # fmt: skip
     if settings["sequences"] == "documents" and not settings["add_prefix_space"]:
-        word_counts = count_corpus(
+        return count_corpus(
             sources,
             special_tokens,
             workers=workers,
@@ -200,9 +243,7 @@ def train_bpe(
             progress=progress,
             report=report,
         )
-    else:
-        word_counts = _count_in_process(sources, special_tokens, settings, workers, errors, report)
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings)
+    return _count_in_process(sources, special_tokens, settings, workers, errors, report)
 
 
 def train_from_texts(
@@ -218,6 +259,7 @@ def train_from_texts(
     initial_alphabet: Union[str, Iterable[str], None] = None,
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
+    trace: Optional[List[Tuple[int, int, int]]] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """(vocab, merges) for ``texts`` (strs), each one sequence, as a peer's
     ``train_from_iterator`` takes them: the default cut is ``items`` (the
@@ -242,7 +284,7 @@ def train_from_texts(
     word_counts = count_texts(
         texts, settings["sequences"], cuts, settings["pattern"], settings["add_prefix_space"]
     )
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings)
+    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
 
 
 def _profile_settings(profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet):
@@ -358,6 +400,7 @@ def train_from_count_files(
     initial_alphabet: Union[str, Iterable[str], None] = None,
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
+    trace: Optional[List[Tuple[int, int, int]]] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """``(vocab, merges)`` from word-count files (``corpus.countfile``), added up.
 
@@ -394,15 +437,15 @@ def train_from_count_files(
             "peak_memory_mb": round(peak_memory_mb()[0], 1),
             "peak_worker_memory_mb": 0.0,
         }
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings)
+    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
 
 
-def _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings):
+def _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None):
     if progress is not None:
         progress.finish()
         progress.start()
     merge_progress = progress.merges if progress is not None else None
-    result = _learn(word_counts, vocab_size, special_tokens, merge_progress, report, profile, settings)
+    result = _learn(word_counts, vocab_size, special_tokens, merge_progress, report, profile, settings, trace)
     if progress is not None:
         progress.finish()
     return result

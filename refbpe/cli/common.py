@@ -47,6 +47,7 @@ __all__ = [
     "fail",
     "make_progress",
     "positive_int",
+    "size",
     "read_text_arg",
     "silence_stdout",
     "write_report",

@@ -15,7 +15,8 @@ Formats, one module each
 
 ``bytemap`` is the GPT-2 byte-to-unicode table (gpt2 and hf), ``detect`` tells
 the formats apart, ``peers`` writes a profile's model in its peer's own shape
-(``train --profile rustbpe|hf``), ``registry`` finds tiktoken's named encodings
+(``train --profile rustbpe|hf``), ``trace`` reads and writes training traces (``train --trace``),
+``registry`` finds tiktoken's named encodings
 (``cl100k_base``, ``o200k_base``), and this module dispatches.  Every file is written
 atomically (``refbpe.atomic``).
 """

@@ -26,6 +26,10 @@ replay of hypotheses), ``replay`` (merges replayed over word counts),
 ``cuts`` (safe places to cut text), ``setup_checks``, ``render`` (the text),
 ``encoding`` (the id comparison), ``display`` (bytes shown readably),
 ``profile_rules`` (``--profile``, and which trainer profile reproduces their model).
+Certificates and traces: ``certify`` checks their merge list step by step
+against the word counts without training (``refbpe certify``); ``traces``
+compares their training trace with the reference's (``verify --trace``);
+``pieces`` compares their pre-tokenizer's pieces with the pattern's (``verify --split``).
 The command line is ``refbpe.cli.verify``.
 """
 
