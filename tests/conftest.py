@@ -13,9 +13,9 @@ Markers (registered in pyproject.toml, ``--strict-markers``):
 names and string constants, those of the functions of its module that it calls, and those of
 its fixtures, so that a new test is marked without anyone remembering to.
 
-The quick unit run skips the slow tests: 457 of the 642 tests, about 32 CPU-seconds, so about
-20 s on 2 idle cores with ``-n 2``, against about 115 CPU-seconds (about a minute) for the
-whole suite (measured with ``time`` around the commands below, CPython 3.11)::
+The quick unit run skips the slow tests: 577 of the 762 tests, about 38 CPU-seconds, so about
+20 s on 2 idle cores with ``-n 2``, against about 130 CPU-seconds (over a minute) for the
+whole suite (user + sys of ``time`` around the first and last commands below, CPython 3.11)::
 
     .venv/bin/python -m pytest -n 2 -q -m "not slow" tests
     .venv/bin/python -m pytest -q -m "not peers" tests          # without the peer libraries
