@@ -28,9 +28,9 @@ interpreters are, how a process is measured from outside, and the memory readers
 
 Importing it puts this tree on ``sys.path`` before site-packages, so that a script measures
 this tree's refbpe whatever is installed, unless ``PYTHONPATH`` names another tree (as
-``tree_env`` and ``perf/compare.py`` do).  Cost: a sample reads ``/proc/PID/stat`` of every process on the
-machine (and ``smaps_rollup`` of the session's, for PSS).  Python 3.9 syntax, standard library
-only: PyPy and the tests import it.
+``tree_env`` and ``perf/compare.py`` do).  Cost: a sample reads ``/proc/PID/stat`` of every
+process on the machine (and ``smaps_rollup`` of the session's, for PSS).  Python 3.9 syntax,
+standard library only: PyPy and the tests import it.
 """
 
 import json
