@@ -126,6 +126,7 @@ def _regex_class(regex):
     return cls
 
 
+@pytest.mark.slow
 @needs_regex
 def test_class_table_equals_regex():
     import_regex_or_skip()
@@ -142,6 +143,7 @@ def test_class_table_equals_regex():
     )
 
 
+@pytest.mark.slow
 @needs_regex
 def test_generated_table_is_current():
     """Re-running the generator reproduces the committed file: a stale table fails."""
@@ -208,6 +210,7 @@ def _regex_text():
     ).map("".join)
 
 
+@pytest.mark.slow
 @needs_regex
 @settings(max_examples=examples(300))
 @given(_regex_text())

@@ -390,6 +390,7 @@ def test_bad_input_exits_2(corpus, tmp_path, capsys, argv):
     assert err.startswith("refbpe: error: ") and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_against_hf_trained_tokenizer_on_corpus_en(tmp_path, capsys):
     tokenizers = pytest.importorskip("tokenizers")
     corpus = os.path.join(CS336, "corpus.en")
