@@ -35,7 +35,8 @@ def best(fn, repeats):
 
 def measure_here(repeats):
     from refbpe.corpus.count import pack_counts, unpack_counts
-    from refbpe.pretokenize.gpt2 import add_small_counts, count_pretokens
+    from refbpe.pretokenize.gpt2 import add_small_counts
+    from refbpe.pretokenize.patterns import get_pattern
 
     path = os.path.join(DATA, "corpora", "english_small.txt")
     with open(path, "rb") as f:
@@ -47,7 +48,7 @@ def measure_here(repeats):
     # What a worker holds after counting: short pieces under packed-int keys,
     # the rest under bytes keys; `counts` is the same table as one bytes dict.
     small, long_ = {}, {}
-    count_pretokens(chunk, long_, small)
+    get_pattern("gpt2").count_pretokens(chunk, long_, small)
     counts = add_small_counts(small, dict(long_))
 
     def unpack(packed):

@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 from support import examples, mixed_text
 
 from refbpe import train_bpe
-from refbpe.corpus.count import InputError, make_executor
+from refbpe.corpus.count import InputError
 from refbpe.corpus.encode import DocumentTally, encode_to_file, iter_encoded
 from refbpe.corpus.idfile import read_ids
+from refbpe.corpus.pool import make_executor
 from refbpe.pretokenize.patterns import pattern_names
 from refbpe.tokenizer import Tokenizer
 

@@ -18,9 +18,11 @@ from support import EMOJI, WORDS, corpus_path, cs336_path, examples, mixed_text,
 from refbpe.corpus.count import count_words
 from refbpe.corpus.countfile import counts_tsv, gzip_bytes, read_counts, sum_counts, write_counts
 from refbpe.corpus.shard import ShardError, parse_shard, shard_spans
-from refbpe.pretokenize.gpt2 import count_pretokens
+from refbpe.pretokenize.patterns import get_pattern
 from refbpe.specials import special_pattern, split_specials
 from refbpe.train import train_from_counts
+
+count_pretokens = get_pattern("gpt2").count_pretokens
 
 EOT = "<|endoftext|>"
 SPECIAL_SETS = [[], [EOT], ["<|eot|>", "<|eot|><|eot|>"], [EOT, "<|eot|>", "\u00e9\u00e9"]]

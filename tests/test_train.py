@@ -25,14 +25,18 @@ from support import (
 )
 
 from refbpe import train_bpe
-from refbpe.corpus.count import InputError, count_words, make_executor
+from refbpe.corpus.count import InputError, count_words
 from refbpe.corpus.io import iter_chunks
+from refbpe.corpus.pool import make_executor
 from refbpe.formats import decode_token
 from refbpe.naive import naive_train_bpe
-from refbpe.pretokenize.gpt2 import CLASS_OF, SPACE, count_pretokens
+from refbpe.pretokenize.gpt2 import CLASS_OF, SPACE
+from refbpe.pretokenize.patterns import get_pattern
 from refbpe.specials import special_pattern, split_specials
 from refbpe.tokenizer import Tokenizer
 from refbpe.train import build_vocab, train_from_counts
+
+count_pretokens = get_pattern("gpt2").count_pretokens
 
 EOT = "<|endoftext|>"
 SPECIAL_SETS = [[], [EOT], ["<|eot|>", "<|eot|><|eot|>"], [EOT, "<|eot|>", "<|eot|><|eot|>", "\u00e9\u00e9"]]
