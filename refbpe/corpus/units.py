@@ -8,10 +8,11 @@ process or in a worker; each function here ends in ``work``:
 
     ``run_range``          a byte range of a regular file, read by the worker
                            itself: the main process moves offsets, not text
-    ``run_chunk``          bytes this process read: a chunk of a stream (stdin,
-                           gzip), or a range when the worker cannot open the
+    ``run_chunk``          bytes this process holds: a chunk of a stream (stdin,
+                           gzip), a range when the worker cannot open the
                            file (``ship_bytes``: a cluster without a shared
-                           filesystem)
+                           filesystem), or a piece of text cut between a
+                           trainer's sequences (``sequences``)
     ``run_spooled_chunk``  the same bytes handed to refbpe's own pool in a
                            spool file (``pool.submit``; ``spool`` says why)
 
@@ -21,8 +22,9 @@ by offsets: the main process finds each cut by reading a little around
 at most once, even with no cut point in it).  A stream is cut as it is read
 (``io.stream_chunks``).  The cuts follow the split pattern's rule
 (``io.cut_points``), so the units' results add up (counts) or concatenate
-(ids) to those of the whole input.  Memory: one unit's bytes in this
-process while it is cut.
+(ids) to those of the whole input.  Cost in this process: a few small
+reads per unit of a file (its bytes stay on disk unless shipped); a stream is
+read once, one chunk in memory at a time.
 
 ``checked_utf8`` is the check each work function starts with: invalid UTF-8
 is an ``InputError`` naming the source and the byte offset, or is replaced or
