@@ -19,11 +19,35 @@ The tree is the pipeline:
     ``verify``       comparing another implementation with the reference
     ``atomic``       files written atomically
     ``cli``          the command line, a layer on top that the library never imports
+
+``__all__`` is the public API, described in ``docs/api.md``: the trainers, counting
+and word-count files, ``Tokenizer``, the split patterns, and model files.
 """
 
+from .corpus.count import count_words
+from .corpus.countfile import read_counts, write_counts
+from .formats import FORMATS, Model, read_model, write_model
+from .pretokenize import Pattern, get_pattern, pattern_names
 from .tokenizer import Tokenizer
-from .train import train_bpe
+from .train import train_bpe, train_from_count_files, train_from_counts, train_from_texts
 
 __version__ = "0.1.0"
 
-__all__ = ["train_bpe", "Tokenizer", "__version__"]
+__all__ = [
+    "train_bpe",
+    "train_from_texts",
+    "train_from_counts",
+    "train_from_count_files",
+    "count_words",
+    "read_counts",
+    "write_counts",
+    "Tokenizer",
+    "Pattern",
+    "get_pattern",
+    "pattern_names",
+    "Model",
+    "read_model",
+    "write_model",
+    "FORMATS",
+    "__version__",
+]

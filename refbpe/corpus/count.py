@@ -25,9 +25,13 @@ they, and stream chunks, go through files so that a killed worker cannot
 leave a torn message in the pool's pipes (``spool`` says why).
 """
 
+from __future__ import annotations
+
 import itertools
 import os
 from array import array
+from concurrent.futures import Executor
+from typing import Callable, Dict, Iterable, Optional, Sequence, Tuple, Union
 
 from ..pretokenize.gpt2 import add_small_counts
 from ..pretokenize.patterns import get_pattern
@@ -147,18 +151,19 @@ def _special_pattern_cached(special_tokens):
 
 
 def count_words(
-    sources,
-    special_tokens=(),
-    workers=None,
-    chunk_size=DEFAULT_CHUNK_SIZE,
-    errors="strict",
-    progress=None,
-    executor=None,
-    read_size=None,
-    shard=None,
-    executor_data="path",
-    pattern=None,
-):
+    sources: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]],
+    special_tokens: Iterable[str] = (),
+    *,
+    workers: Optional[int] = None,
+    chunk_size: Optional[int] = DEFAULT_CHUNK_SIZE,
+    errors: str = "strict",
+    progress: Optional[Callable[[int, Optional[int]], None]] = None,
+    executor: Optional[Executor] = None,
+    read_size: Optional[int] = None,
+    shard: Optional[Tuple[int, int]] = None,
+    executor_data: str = "path",
+    pattern: Optional[str] = None,
+) -> Dict[bytes, int]:
     """{pre-token bytes: count} over all ``sources`` (paths, ``-`` or ``*.gz``).
 
     Files are read one after another, and each file starts a new text: no
@@ -169,6 +174,17 @@ def count_words(
     ``"path"`` (they read the file themselves: a shared filesystem) or
     ``"chunk"`` (this process reads them and ships the bytes).  ``pattern``
     names the split pattern (``refbpe.patterns``; None or ``"gpt2"``: GPT-2's).
+    Cost: O(input bytes) split over ``workers`` processes; memory O(chunk size
+    * workers + unique words).
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, "corpus.txt")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write("low low lower<|endoftext|>lowest")
+    ...     counts = count_words(path, ["<|endoftext|>"], workers=1)
+    >>> sorted(counts.items())
+    [(b' low', 1), (b' lower', 1), (b'low', 1), (b'lowest', 1)]
     """
     if isinstance(sources, (str, bytes, os.PathLike)):
         sources = [sources]

@@ -32,15 +32,7 @@ from .count import pack_counts, unpack_counts, warm_up_scanner
 from .pool import run_units
 from .units import run_chunk
 
-__all__ = [
-    "SEQUENCE_CUTS",
-    "cut_sequences",
-    "count_sequences",
-    "count_texts",
-    "count_texts_parallel",
-    "count_piece",
-    "pieces_at_sequence_boundaries",
-]
+__all__ = ["cut_sequences", "count_texts", "count_texts_parallel", "pieces_at_sequence_boundaries"]
 
 SEQUENCE_CUTS = ("documents", "lines", "items")
 

@@ -34,11 +34,10 @@ Speed: PyPy's JIT turns the index loop below into machine code; indexing a
 about 30x).
 """
 
-from ._unicode_table import RUNS, UNICODE_VERSION
+from ._unicode_table import RUNS
 
 __all__ = [
     "GPT2_PATTERN",
-    "UNICODE_VERSION",
     "piece_ends",
     "count_pieces",
     "add_small_counts",
