@@ -637,19 +637,15 @@ def test_empty_corpus(tmp_path):
 
 def test_count_report_is_the_same_however_the_corpus_was_counted(tmp_path):
     """``report["count"]`` of the streaming reader, of a profile that cuts the input into
-    lines and of word-count files: the same figures in the same order (``train.count_report``)."""
+    lines and of word-count files: the same figures in the same order (``train._count_report``)."""
     path = _write(str(tmp_path), "c.txt", "hello world\nhello there<|endoftext|>world\n" * 50)
     counts = str(tmp_path / "c.counts.tsv")
     write_counts(counts, count_words([path], [EOT], workers=1))
-    reports = []
-    for train, options in [
-        (train_bpe, {}),
-        (train_bpe, {"profile": "hf", "cut": "lines"}),
-        (train_from_count_files, {}),
-    ]:
-        report = {}
-        train(path if train is train_bpe else [counts], 300, [EOT], report=report, workers=1, **options)
-        reports.append(report["count"])
+    reports = [{}, {}, {}]
+    train_bpe(path, 300, [EOT], report=reports[0], workers=1)
+    train_bpe(path, 300, [EOT], report=reports[1], workers=1, profile="hf", cut="lines")
+    train_from_count_files([counts], 300, [EOT], report=reports[2])
+    reports = [r["count"] for r in reports]
     keys = ["seconds", "bytes", "mb_per_s", "unique_words", "peak_memory_mb", "peak_worker_memory_mb"]
     streamed, lines, from_files = reports
     assert list(streamed) == list(lines) == keys
