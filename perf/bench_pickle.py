@@ -23,7 +23,8 @@ CHUNK = 4 << 20
 
 def measure_here(repeats):
     from refbpe.corpus.count import pack_counts, unpack_counts
-    from refbpe.pretokenize.gpt2 import add_small_counts, count_pretokens
+    from refbpe.pretokenize.gpt2 import add_small_counts
+    from refbpe.pretokenize.patterns import get_pattern
 
     with open(corpus("english_small"), "rb") as f:
         chunk = f.read(CHUNK)
@@ -34,7 +35,7 @@ def measure_here(repeats):
     # What a worker holds after counting: short pieces under packed-int keys,
     # the rest under bytes keys; `counts` is the same table as one bytes dict.
     small, long_ = {}, {}
-    count_pretokens(chunk, long_, small)
+    get_pattern("gpt2").count_pretokens(chunk, long_, small)
     counts = add_small_counts(small, dict(long_))
 
     def unpack(packed):

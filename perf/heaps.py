@@ -7,7 +7,7 @@ Method
     Unique words.  One pass per corpus, in-process: the file is cut into small
     units (``--chunk-kb``) at the same safe cuts ``count_words`` uses
     (``io.iter_chunks``), each unit is counted with ``count.count_chunk`` (split
-    on ``<|endoftext|>``, ``pretokenize.count_pretokens``) and added to running
+    on ``<|endoftext|>``, ``Pattern.count_pretokens``) and added to running
     tables.  At checkpoints growing geometrically (``--start-mb``, times
     ``--factor``, up to the whole file) the number of distinct pre-tokens V and
     the number of pre-tokens read T are recorded against the bytes read n.  One

@@ -152,11 +152,11 @@ def encode_rescan(tok, piece):
 
 @case("encode-neighbours", "tokenizer.py _encode_piece, 'half the time': unique pre-tokens, GPT-2 vocab")
 def bench_encode_neighbours(args):
-    from refbpe.pretokenize.gpt2 import pretokenize
+    from refbpe.pretokenize.patterns import get_pattern
 
     tok = gpt2()
     for name in ("english_small", "python_code"):
-        pieces = sorted(set(pretokenize(corpus(name, 4 * MB))))
+        pieces = sorted(set(get_pattern("gpt2").pretokenize(corpus(name, 4 * MB))))
         trick = ("neighbours", lambda ps=pieces: [tok._encode_piece(p) for p in ps])
         rescan = ("rescan", lambda ps=pieces: [encode_rescan(tok, p) for p in ps])
         yield [trick, rescan], "%s 4 MB, its %d unique pieces" % (name, len(pieces))
@@ -235,7 +235,7 @@ def bench_encode_int_cache(args):
 # --- count.py, spool.py -------------------------------------------------------------------------------
 
 
-@case("count-chunk-size", "count.py auto_chunk_size: english_medium, 2 workers, 4/12/16 MiB", 5, 1, "self")
+@case("count-chunk-size", "count.py _unit_size: english_medium, 2 workers, 4/12/16 MiB", 5, 1, "self")
 def bench_count_chunk_size(args):
     path = corpus_path("english_medium")
     tmp = tempfile.mkdtemp(prefix="refbpe-micro-")
@@ -259,12 +259,13 @@ def bench_count_chunk_size(args):
 
 @case("spool-vs-pipe", "spool.py: count_words(english_medium, 2 workers), files vs the pipe", 5, 1, "wall")
 def bench_spool_vs_pipe(args):
-    from refbpe.corpus.count import count_words, make_executor
+    from refbpe.corpus.count import count_words, warm_up_scanner
+    from refbpe.corpus.pool import make_executor
 
     path = corpus_path("english_medium")
 
     def through_pipe():  # a pool that count_words is given is used as is: results come back pickled
-        executor = make_executor(2)
+        executor = make_executor(2, warm_up=warm_up_scanner)
         try:
             return count_words([path], workers=2, executor=executor)
         finally:
@@ -609,7 +610,7 @@ def bench_pretokenize_inline(args):
 
 
 def count_slices(data):
-    """The alternative to count_pretokens' int keys: count every piece as a ``bytes`` slice."""
+    """The alternative to count_pieces' int keys: count every piece as a ``bytes`` slice."""
     from refbpe.pretokenize.gpt2 import piece_ends
 
     counts = {}
@@ -621,9 +622,11 @@ def count_slices(data):
     return counts
 
 
-@case("pretokenize-int-keys", "pretokenize.py count_pretokens, '1.5x on English': int keys vs bytes slices")
+@case("pretokenize-int-keys", "gpt2.py count_pieces, '1.5x on English': int keys vs bytes slices")
 def bench_pretokenize_int_keys(args):
-    from refbpe.pretokenize.gpt2 import count_pretokens
+    from refbpe.pretokenize.patterns import get_pattern
+
+    count_pretokens = get_pattern("gpt2").count_pretokens
 
     for name in ("english_small", "mixed_multilingual"):
         data = corpus(name, 4 * MB)

@@ -3,7 +3,7 @@
 Each run is ``python -m refbpe train`` (this interpreter) in a new session, so that
 the whole process tree can be followed; the time is from the signal until no process
 of the run is left.  perf/interrupts.py measures the same on both interpreters with
-repeats (before the fix in ``count._stop_pool``, CPython took 4.8-8 s while counting).
+repeats (before the fix in ``pool.stop_pool``, CPython took 4.8-8 s while counting).
 """
 
 import os

@@ -25,10 +25,11 @@ from refbpe.pretokenize.gpt2 import (
     NUMBER,
     OTHER,
     SPACE,
-    count_pretokens,
-    pretokenize,
-    pretokenize_str,
 )
+from refbpe.pretokenize.patterns import get_pattern
+
+GPT2 = get_pattern("gpt2")
+count_pretokens, pretokenize, pretokenize_str = GPT2.count_pretokens, GPT2.pretokenize, GPT2.pretokenize_str
 
 # Lone surrogates arrive encoded with surrogatepass and are "other", as for regex.
 SURROGATES = ["\ud800", "\udfff", "\ud83d\ude00"]

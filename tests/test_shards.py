@@ -28,7 +28,10 @@ from support import (
 from refbpe.corpus.count import count_words
 from refbpe.corpus.countfile import counts_tsv, gzip_bytes, read_counts, sum_counts, write_counts
 from refbpe.corpus.shard import ShardError, parse_shard, shard_spans
+from refbpe.pretokenize.patterns import get_pattern
 from refbpe.train import train_from_counts
+
+count_pretokens = get_pattern("gpt2").count_pretokens
 
 EOT = "<|endoftext|>"
 SPECIAL_SETS = [[], [EOT], ["<|eot|>", "<|eot|><|eot|>"], [EOT, "<|eot|>", "\u00e9\u00e9"]]

@@ -29,13 +29,17 @@ from support import (
 
 from refbpe import train_bpe
 from refbpe.corpus.count import InputError, count_words
+from refbpe.corpus.countfile import read_counts, write_counts
 from refbpe.corpus.io import iter_chunks
 from refbpe.formats import decode_token
 from refbpe.naive import naive_train_bpe
-from refbpe.pretokenize.gpt2 import CLASS_OF, SPACE, count_pretokens
+from refbpe.pretokenize.gpt2 import CLASS_OF, SPACE
+from refbpe.pretokenize.patterns import get_pattern
 from refbpe.specials import special_pattern, split_specials
 from refbpe.tokenizer import Tokenizer
-from refbpe.train import build_vocab, train_from_counts
+from refbpe.train import build_vocab, train_from_count_files, train_from_counts
+
+count_pretokens = get_pattern("gpt2").count_pretokens
 
 EOT = "<|endoftext|>"
 SPECIAL_SETS = [[], [EOT], ["<|eot|>", "<|eot|><|eot|>"], [EOT, "<|eot|>", "<|eot|><|eot|>", "\u00e9\u00e9"]]
@@ -606,6 +610,29 @@ def test_empty_corpus(tmp_path):
     report = {}
     assert train_bpe(only_specials, 300, [EOT], workers=1, report=report)[1] == []
     assert report["stopped_early"] is True
+
+
+def test_count_report_is_the_same_however_the_corpus_was_counted(tmp_path):
+    """``report["count"]`` of the streaming reader, of a profile that cuts the input into
+    lines and of word-count files: the same figures in the same order (``train._count_report``)."""
+    path = write_file(tmp_path / "c.txt", "hello world\nhello there<|endoftext|>world\n" * 50)
+    counts = str(tmp_path / "c.counts.tsv")
+    write_counts(counts, count_words([path], [EOT], workers=1))
+    reports = [{}, {}, {}]
+    train_bpe(path, 300, [EOT], report=reports[0], workers=1)
+    train_bpe(path, 300, [EOT], report=reports[1], workers=1, profile="hf", cut="lines")
+    train_from_count_files([counts], 300, [EOT], report=reports[2])
+    reports = [r["count"] for r in reports]
+    keys = ["seconds", "bytes", "mb_per_s", "unique_words", "peak_memory_mb", "peak_worker_memory_mb"]
+    streamed, lines, from_files = reports
+    assert list(streamed) == list(lines) == keys
+    assert list(from_files) == keys[:3] + ["count_files"] + keys[3:]
+    assert streamed["bytes"] == lines["bytes"] == os.path.getsize(path)
+    assert streamed["unique_words"] == from_files["unique_words"] == len(read_counts(counts))
+    assert lines["unique_words"] != streamed["unique_words"]  # the special token is text in lines
+    assert from_files["bytes"] is None and from_files["mb_per_s"] is None and from_files["count_files"] == 1
+    assert from_files["peak_worker_memory_mb"] == 0.0
+    assert all(r["peak_memory_mb"] > 0 for r in reports)
 
 
 def test_duplicate_special_tokens_are_deduped_by_the_api(tmp_path):
