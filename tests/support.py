@@ -192,9 +192,10 @@ def other_interpreter():
 
 def whole_count(texts, specials):
     """The counts of each text (bytes) counted whole (split on ``specials``), added up."""
-    from refbpe.pretokenize.gpt2 import count_pretokens
+    from refbpe.pretokenize.patterns import get_pattern
     from refbpe.specials import special_pattern, split_specials
 
+    count_pretokens = get_pattern("gpt2").count_pretokens
     counts = {}
     pattern = special_pattern(specials, as_bytes=True)
     for data in texts:
@@ -210,7 +211,7 @@ _EXECUTORS = {}
 def executor_for(workers):
     """Shared process pools (a fresh pool per Hypothesis example would dominate the run time);
     ``conftest.py`` shuts them down after each module."""
-    from refbpe.corpus.count import make_executor
+    from refbpe.corpus.pool import make_executor
 
     if workers not in _EXECUTORS:
         _EXECUTORS[workers] = make_executor(workers)
