@@ -18,7 +18,6 @@ import sys
 import textwrap
 
 import pytest
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import HEAVY, IS_PYPY, REPO_ROOT, examples, read_outputs, run_cli
