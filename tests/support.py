@@ -52,6 +52,20 @@ def shared_root():
     return env if env else os.path.join(REPO_ROOT, "..", "shared")
 
 
+def _encodings_from_shared_data():
+    """Named encodings (``cl100k_base``, ``gpt2``, ...) come from the shared data, never
+    the network: ``REFBPE_TIKTOKEN_DIR`` holds the ranks files, ``TIKTOKEN_CACHE_DIR``
+    gpt2's (a tiktoken cache), and a mirror that does not exist stops any download.
+    Subprocesses inherit them."""
+    data = os.path.join(shared_root(), "data", "tiktoken")
+    os.environ.setdefault("REFBPE_TIKTOKEN_DIR", data)
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", os.path.join(data, "cache"))
+    os.environ.setdefault("REFBPE_TIKTOKEN_MIRROR", "file:///nonexistent/refbpe-test-mirror")
+
+
+_encodings_from_shared_data()
+
+
 def shared_data_path(*parts):
     """Path under shared/data, or a pytest skip naming what is missing."""
     path = os.path.join(shared_root(), "data", *parts)

@@ -13,7 +13,7 @@ pattern (default: the one a refbpe manifest names, else GPT-2's).
 import os
 
 from ..formats import FORMATS, MANIFEST, FormatError, read_manifest_pattern, read_model
-from ..formats.registry import KNOWN_ENCODINGS
+from ..formats.registry import KNOWN_ENCODINGS, is_encoding_name
 from ..tokenizer import Tokenizer
 from .common import CliError, add_pattern_argument, add_special_token_argument, check_special_tokens
 
@@ -49,7 +49,7 @@ def load_tokenizer(path, fmt="auto", special_tokens=(), pattern=None):
     """The ``Tokenizer`` of the model at ``path``, or a one-line CliError."""
     special_tokens = list(special_tokens)
     check_special_tokens(special_tokens)
-    named = path in KNOWN_ENCODINGS and not os.path.exists(path)
+    named = is_encoding_name(path)
     ranks_file = path.endswith(".tiktoken") and os.path.isfile(path) and fmt in ("auto", "tiktoken")
     if named or (ranks_file and not special_tokens):
         if special_tokens:

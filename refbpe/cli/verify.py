@@ -14,7 +14,7 @@ from ..corpus.count import InputError
 from ..corpus.countfile import is_counts_path, sum_counts
 from ..corpus.idfile import read_ids
 from ..formats import FORMATS, FormatError, Model, read_model
-from ..formats.registry import KNOWN_ENCODINGS, load_tiktoken
+from ..formats.registry import is_encoding_name, load_tiktoken
 from ..tokenizer import Tokenizer
 from ..train import count_corpus
 from ..verify import verify_encoding, verify_merges
@@ -133,19 +133,15 @@ def _emit(args, report, rendered=False):
     return EXIT_IDENTICAL if report["identical"] else EXIT_DIFFERENT
 
 
-def _is_tiktoken_name(path):
-    return path in KNOWN_ENCODINGS and not os.path.exists(path)
-
-
 def _is_tiktoken_encoding(path):
     """A tiktoken encoding by name, or a ranks file (read with its tiktoken rule)."""
-    return _is_tiktoken_name(path) or (path.endswith(".tiktoken") and os.path.isfile(path))
+    return is_encoding_name(path) or (path.endswith(".tiktoken") and os.path.isfile(path))
 
 
 def _their_model(args):
     if not args.against:
         raise CliError("--against PATH is required")
-    if _is_tiktoken_name(args.against):  # cl100k_base, o200k_base: tiktoken's own encodings
+    if is_encoding_name(args.against):  # gpt2, cl100k_base, ...: tiktoken's own encodings
         try:
             vocab, merges, specials, _ = load_tiktoken(args.against)
         except (OSError, ValueError) as e:

@@ -15,8 +15,10 @@ Formats, one module each
 
 ``bytemap`` is the GPT-2 byte-to-unicode table (gpt2 and hf), ``detect`` tells
 the formats apart, ``peers`` writes a profile's model in its peer's own shape
-(``train --profile rustbpe|hf``), ``registry`` finds tiktoken's named encodings
-(``cl100k_base``, ``o200k_base``), and this module dispatches.  Every file is written
+(``train --profile rustbpe|hf``), ``registry`` knows tiktoken's named encodings
+(``gpt2``, ``r50k_base``, ``p50k_base``, ``cl100k_base``, ``o200k_base``, ...),
+``cache`` finds their files in a cache or fetches them once, and this module
+dispatches.  Every file is written
 atomically (``refbpe.atomic``).
 """
 
