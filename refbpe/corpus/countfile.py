@@ -23,6 +23,7 @@ import io
 import zlib
 
 from ..atomic import atomic_write
+from ..quoting import quote
 
 __all__ = [
     "escape_word",
@@ -64,7 +65,7 @@ def unescape_word(text):
         if c != "\\":
             o = ord(c)
             if o < 0x20 or o > 0x7E:
-                raise ValueError("unescaped character %r" % c)
+                raise ValueError("unescaped character %s" % quote(c))
             out.append(o)
             i += 1
             continue
@@ -77,7 +78,7 @@ def unescape_word(text):
         elif e == "x":
             h = text[i + 2 : i + 4]
             if len(h) != 2 or not _HEX.issuperset(h):
-                raise ValueError("bad \\x escape %r" % text[i : i + 4])
+                raise ValueError("bad \\x escape %s" % quote(text[i : i + 4]))
             out.append(int(h, 16))
             i += 4
         else:
@@ -135,9 +136,7 @@ def read_counts(path, into=None):
                 continue
             try:
                 if not count.isdigit():
-                    raise ValueError(
-                        "bad count %r (expected a non-negative decimal integer)" % count.decode("latin-1")
-                    )
+                    raise ValueError("bad count %s (expected a non-negative decimal integer)" % quote(count))
                 c = int(count)
                 w = _parse_word(word)
             except ValueError as e:

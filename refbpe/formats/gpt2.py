@@ -22,6 +22,7 @@ import json
 import os
 
 from ..atomic import atomic_write_many
+from ..quoting import quote
 from .bytemap import decode_token, encode_token
 
 __all__ = [
@@ -164,7 +165,8 @@ def _read_merge_lines(merges_path):
         parts = line.split(" ")
         if len(parts) != 2 or not parts[0] or not parts[1]:
             raise ModelFileError(
-                "%s:%d: expected two tokens separated by one space, got %r" % (merges_path, lineno, line)
+                "%s:%d: expected two tokens separated by one space, got %s"
+                % (merges_path, lineno, quote(line))
             )
         try:
             merges.append((lineno, (decode_token(parts[0]), decode_token(parts[1]))))

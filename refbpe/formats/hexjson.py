@@ -13,6 +13,7 @@ it is.
 
 import json
 
+from ..quoting import quote
 from ..train import build_vocab
 from .model import FormatError, Model, special_ids, with_specials
 
@@ -33,11 +34,11 @@ def hex_json(vocab, merges, special_tokens):
 
 def _unhex(path, value, what):
     if not isinstance(value, str):
-        raise FormatError("%s: %s is not a hex string: %r" % (path, what, value))
+        raise FormatError("%s: %s is not a hex string: %s" % (path, what, quote(value)))
     try:
         return bytes.fromhex(value)
     except ValueError:
-        raise FormatError("%s: %s is not a hex string: %r" % (path, what, value))
+        raise FormatError("%s: %s is not a hex string: %s" % (path, what, quote(value)))
 
 
 def read_hex_json(path, special_tokens=()):
@@ -54,7 +55,7 @@ def read_hex_json(path, special_tokens=()):
     merges = []
     for k, m in enumerate(data["merges"]):
         if not isinstance(m, (list, tuple)) or len(m) != 2:
-            raise FormatError("%s: merge %d is not a pair: %r" % (path, k, m))
+            raise FormatError("%s: merge %d is not a pair: %s" % (path, k, quote(m)))
         merges.append((_unhex(path, m[0], "merge %d" % k), _unhex(path, m[1], "merge %d" % k)))
     specials = []
     special_ids = {}
@@ -76,7 +77,7 @@ def read_hex_json(path, special_tokens=()):
         vocab = {}
         for entry in raw:
             if not isinstance(entry, (list, tuple)) or len(entry) != 2 or not isinstance(entry[0], int):
-                raise FormatError("%s: vocab entry is not [id, hex]: %r" % (path, entry))
+                raise FormatError("%s: vocab entry is not [id, hex]: %s" % (path, quote(entry)))
             vocab[entry[0]] = _unhex(path, entry[1], "vocab id %d" % entry[0])
     else:
         carries_ids = False

@@ -10,6 +10,7 @@ the special tokens as added tokens (``special: true``).  Read: any byte-level BP
 
 import json
 
+from ..quoting import quote
 from .bytemap import decode_token, encode_token
 from .model import FormatError, Model, special_ids, with_specials
 
@@ -111,14 +112,14 @@ def read_hf(path):
         try:
             vocab[i] = decode_token(text)
         except ValueError:
-            raise FormatError("%s: token %r is not in the byte-level (GPT-2) mapping" % (path, text))
+            raise FormatError("%s: token %s is not in the byte-level (GPT-2) mapping" % (path, quote(text)))
     for i, content in added.items():
         vocab[i] = content.encode("utf-8")
     merges = []
     for k, m in enumerate(model.get("merges") or []):
         parts = m.split(" ") if isinstance(m, str) else list(m)
         if len(parts) != 2:
-            raise FormatError("%s: merge %d (%r) is not a pair" % (path, k, m))
+            raise FormatError("%s: merge %d (%s) is not a pair" % (path, k, quote(m)))
         try:
             merges.append((decode_token(parts[0]), decode_token(parts[1])))
         except ValueError as e:
