@@ -11,7 +11,7 @@ file behind.
 import os
 import tempfile
 
-__all__ = ["WriteError", "atomic_write", "atomic_write_many"]
+__all__ = ["WriteError", "atomic_write", "atomic_write_many", "chunked"]
 
 
 class WriteError(OSError):
@@ -22,12 +22,13 @@ class WriteError(OSError):
 
 
 def atomic_write(path, data):
-    """Write ``data`` (bytes) to ``path`` so readers see all of it or none."""
+    """Write ``data`` (bytes, or an iterable of bytes: written as they come, never
+    joined in memory) to ``path`` so readers see all of it or none."""
     atomic_write_many({path: data})
 
 
 def atomic_write_many(files):
-    """Write several files ``{path: bytes}`` so that each is all old or all new."""
+    """Write several files ``{path: bytes or iterable of bytes}`` so that each is all old or all new."""
     staged = []
     try:
         for path, data in files.items():
@@ -55,7 +56,11 @@ def _write_temporary(path, data):
     )
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                f.write(data)
+            else:
+                for chunk in data:
+                    f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
@@ -63,3 +68,23 @@ def _write_temporary(path, data):
         os.unlink(tmp)
         raise
     return tmp
+
+
+def chunked(pieces, size=1 << 16):
+    """``pieces`` (bytes) gathered into chunks of about ``size`` bytes (few writes);
+    a piece that large goes out as it is, never copied."""
+    batch, held = [], 0
+    for piece in pieces:
+        if len(piece) >= size:
+            if batch:
+                yield b"".join(batch)
+                batch, held = [], 0
+            yield piece
+            continue
+        batch.append(piece)
+        held += len(piece)
+        if held >= size:
+            yield b"".join(batch)
+            batch, held = [], 0
+    if batch:
+        yield b"".join(batch)

@@ -41,10 +41,16 @@ from .gpt2 import (
     write_gpt2_dir_any_ids,
     write_model_dir,
 )
-from .hexjson import hex_json, read_hex_json
-from .hf import hf_tokenizer_json, read_hf
+from .hexjson import hex_json, hex_json_chunks, read_hex_json
+from .hf import hf_tokenizer_json, hf_tokenizer_json_chunks, read_hf
 from .model import FORMATS, FormatError, Model, special_ids, with_specials
-from .tiktoken import merges_from_ranks, read_tiktoken, tiktoken_ranks_text, tiktoken_special_tokens
+from .tiktoken import (
+    merges_from_ranks,
+    read_tiktoken,
+    tiktoken_ranks_chunks,
+    tiktoken_ranks_text,
+    tiktoken_special_tokens,
+)
 
 __all__ = [
     "FORMATS",
@@ -177,13 +183,13 @@ def write_model(dest, fmt, vocab, merges, special_tokens, pattern=None):
             dest = os.path.join(dest, "tokenizer.json")
         name = get_pattern(pattern).name
         regex = None if name == "gpt2" else get_pattern(name).regex
-        atomic_write(dest, _json_bytes(hf_tokenizer_json(vocab, merges, special_tokens, regex), indent=1))
+        atomic_write(dest, hf_tokenizer_json_chunks(vocab, merges, special_tokens, regex))
         return dest
     if fmt == "tiktoken":
-        atomic_write(dest, tiktoken_ranks_text(vocab, merges, special_tokens).encode("ascii"))
+        atomic_write(dest, tiktoken_ranks_chunks(vocab, merges, special_tokens))
         return dest
     if fmt == "json":
-        atomic_write(dest, _json_bytes(hex_json(vocab, merges, special_tokens)))
+        atomic_write(dest, hex_json_chunks(vocab, merges, special_tokens))
         return dest
     raise FormatError("unknown format %r (expected one of %s)" % (fmt, ", ".join(FORMATS)))
 
@@ -211,7 +217,7 @@ def write_model_file_in_dir(directory, fmt, vocab, merges, special_tokens, patte
     manifest.update(_pattern_extra(pattern))
     atomic_write_many(
         {
-            path: tiktoken_ranks_text(vocab, merges, special_tokens).encode("ascii"),
+            path: tiktoken_ranks_chunks(vocab, merges, special_tokens),
             os.path.join(directory, MANIFEST): _json_bytes(manifest, indent=2),
         }
     )
