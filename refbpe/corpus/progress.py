@@ -1,7 +1,7 @@
 """Progress lines on stderr and peak-memory readings for the summary.
 
 An ETA is the work left over the rate so far.  For bytes the rate is
-measured from the first report that counted anything, and no ETA is shown
+taken from the first report that counted anything, and no ETA is shown
 until that rate spans ``_RATE_SPAN`` seconds: the first results of a pool
 arrive after its start-up and come in bursts, so an early estimate was off
 by orders of magnitude (976 s shown for a phase of 4 s).  For merges, the rate
