@@ -42,7 +42,7 @@ engine's (``merge``).
 """
 
 from .formats.bytemap import bytes_to_unicode
-from .merge import learn_merges
+from .merge import learn_merges, merges_possible
 from .pretokenize.patterns import get_pattern
 
 __all__ = ["Profile", "ProfileLimit", "get_profile", "profile_names"]
@@ -161,7 +161,7 @@ class HFProfile(Profile):
     def train_counted(self, word_counts, vocab_size, special_tokens, settings, progress=None, trace=None):
         ids = self.layout(word_counts, special_tokens, settings["initial_alphabet"])
         base = len(ids)
-        wanted = max(0, vocab_size - base)
+        wanted = min(max(0, vocab_size - base), merges_possible(word_counts))
         ranks = [ids.get(_BYTE_TO_CHAR[b], 0) for b in range(256)] + list(range(base, base + wanted))
         merges = learn_merges(word_counts, wanted, progress, ranks, max(1, settings["min_frequency"]), trace)
         vocab = {}

@@ -25,6 +25,7 @@ from ..corpus.io import parse_size
 from ..corpus.progress import Progress, clear_status_line
 from ..pretokenize.patterns import pattern_names
 from ..profiles import get_profile, profile_names
+from ..quoting import one_line
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -382,10 +383,10 @@ def silence_stdout():
 
 
 def fail(line, status):
-    """Print the one-line ``line`` (after erasing a progress line); return ``status``."""
+    """Print ``line`` as one printable line (after erasing a progress line); return ``status``."""
     try:
         clear_status_line()
-        sys.stderr.write(line + "\n")
+        sys.stderr.write(one_line(line) + "\n")
         sys.stderr.flush()
     except (OSError, ValueError):  # stderr closed
         pass

@@ -27,6 +27,7 @@ import zlib
 from typing import Dict, Optional, Union
 
 from ..atomic import atomic_write
+from ..quoting import quote
 
 __all__ = [
     "escape_word",
@@ -68,7 +69,7 @@ def unescape_word(text):
         if c != "\\":
             o = ord(c)
             if o < 0x20 or o > 0x7E:
-                raise ValueError("unescaped character %r" % c)
+                raise ValueError("unescaped character %s" % quote(c))
             out.append(o)
             i += 1
             continue
@@ -81,7 +82,7 @@ def unescape_word(text):
         elif e == "x":
             h = text[i + 2 : i + 4]
             if len(h) != 2 or not _HEX.issuperset(h):
-                raise ValueError("bad \\x escape %r" % text[i : i + 4])
+                raise ValueError("bad \\x escape %s" % quote(text[i : i + 4]))
             out.append(int(h, 16))
             i += 4
         else:
@@ -159,9 +160,7 @@ def read_counts(
                 continue
             try:
                 if not count.isdigit():
-                    raise ValueError(
-                        "bad count %r (expected a non-negative decimal integer)" % count.decode("latin-1")
-                    )
+                    raise ValueError("bad count %s (expected a non-negative decimal integer)" % quote(count))
                 c = int(count)
                 w = _parse_word(word)
             except ValueError as e:
