@@ -13,12 +13,14 @@ for the tests that hold each scanner to it) and the scanner's functions, all
 with ``pretokenize``'s interface: ``piece_ends(data)``, ``pretokenize(data,
 out=None)``, ``count_pretokens(data, counts=None, small=None)`` over UTF-8
 bytes.  (Importing this module builds the scanners' class tables, 1.1 MB
-each: about 50 ms on CPython.)
+each: about 50 ms on CPython.)  ``get_pattern(name, unicode=VERSION)`` is the
+same scanner reading another Unicode version's table (``unicode_tables``).
 """
 
 from . import cl100k as pretokenize_cl100k
 from . import gpt2 as pretokenize
 from . import o200k as pretokenize_o200k
+from .unicode_tables import LATEST, class_table, unicode_version
 
 __all__ = ["Pattern", "get_pattern", "pattern_names", "DEFAULT_PATTERN"]
 
@@ -26,12 +28,20 @@ DEFAULT_PATTERN = "gpt2"
 
 
 class Pattern(object):
-    """A named split pattern: ``name``, ``regex`` (its text) and its scanner."""
+    """A named split pattern: ``name``, ``regex`` (its text) and its scanner.
 
-    def __init__(self, name, regex, piece_ends):
+    ``unicode`` is the Unicode version its scanner classifies code points by;
+    ``key`` names both (``"gpt2"`` for the latest version, ``"gpt2@16.0.0"``
+    for another): ``get_pattern(key)`` is this pattern again, so the key is
+    what travels to worker processes and into files.
+    """
+
+    def __init__(self, name, regex, piece_ends, unicode=LATEST):
         self.name = name
         self.regex = regex
         self.piece_ends = piece_ends
+        self.unicode = unicode
+        self.key = name if unicode == LATEST else "%s@%s" % (name, unicode)
 
     def pretokenize(self, data, out=None):
         """The pre-tokens of UTF-8 ``data`` as ``bytes``, appended to ``out``."""
@@ -53,8 +63,21 @@ class Pattern(object):
         return pretokenize.count_pieces(data, self.piece_ends(data), counts, small)
 
     def __repr__(self):
-        return "Pattern(%r)" % self.name
+        return "Pattern(%r)" % self.key
 
+    def __reduce__(self):
+        return (get_pattern, (self.key,))
+
+
+_SCANNERS = {
+    "gpt2": pretokenize.piece_ends,
+    "cl100k_base": pretokenize_cl100k.piece_ends,
+    "llama3": pretokenize_cl100k.llama3_piece_ends,
+    "o200k_base": pretokenize_o200k.piece_ends,
+}
+_TABLES = {"gpt2": class_table, "cl100k_base": class_table, "llama3": class_table}
+_TABLES["o200k_base"] = pretokenize_o200k.flag_table
+_BOUND = {}  # (name, version) -> Pattern, for versions other than the latest
 
 _PATTERNS = {
     p.name: p
@@ -72,11 +95,25 @@ def pattern_names():
     return [DEFAULT_PATTERN] + sorted(n for n in _PATTERNS if n != DEFAULT_PATTERN)
 
 
-def get_pattern(name=None):
-    """The ``Pattern`` called ``name`` (None: the default); a ``Pattern`` is returned as is."""
+def get_pattern(name=None, unicode=None):
+    """The ``Pattern`` called ``name`` (None: the default; a key ``"name@version"`` names the version too)
+    reading Unicode version ``unicode`` (None: the key's, else the latest).
+
+    A ``Pattern`` is returned as is, or bound to ``unicode`` when that is given.
+    """
     if isinstance(name, Pattern):
-        return name
-    try:
-        return _PATTERNS[DEFAULT_PATTERN if name is None else name]
-    except (KeyError, TypeError):
+        name, version = name.name, name.unicode
+    else:
+        name, _, version = (DEFAULT_PATTERN if name is None else str(name)).partition("@")
+    base = _PATTERNS.get(name)
+    if base is None:
         raise ValueError("unknown pattern %r (known: %s)" % (name, ", ".join(pattern_names())))
+    version = unicode_version(unicode if unicode is not None else version or None)
+    if version == LATEST:
+        return base
+    bound = _BOUND.get((name, version))
+    if bound is None:
+        table = _TABLES[name](version)
+        scan = _SCANNERS[name]
+        bound = _BOUND[(name, version)] = Pattern(name, base.regex, lambda data: scan(data, table), version)
+    return bound
