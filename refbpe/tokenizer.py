@@ -51,7 +51,7 @@ import os
 
 from .formats.gpt2 import MANIFEST, read_gpt2, read_manifest_pattern, read_model_dir
 from .formats.registry import load_tiktoken
-from .pretokenize.patterns import get_pattern
+from .pretokenize.patterns import get_pattern, pattern_key
 from .specials import special_pattern, split_specials
 
 __all__ = ["Tokenizer"]
@@ -69,9 +69,11 @@ _BATCH = 1 << 16  # characters gathered before a scan: bounds memory, amortises 
 class Tokenizer(object):
     """Byte-level BPE tokenizer with the CS336 ``Tokenizer`` interface."""
 
-    def __init__(self, vocab, merges, special_tokens=None, pattern=None):
-        self.pattern = get_pattern(pattern).name
-        self._piece_ends = get_pattern(pattern).piece_ends
+    def __init__(self, vocab, merges, special_tokens=None, pattern=None, unicode=None):
+        split = get_pattern(pattern, unicode)
+        self.pattern = split.name
+        self.unicode = split.unicode  # the Unicode version the split reads (``unicode_tables``)
+        self._piece_ends = split.piece_ends
         self.vocab = dict(vocab)
         self.merges = [(bytes(a), bytes(b)) for a, b in merges]
         self.special_tokens = list(special_tokens or [])
@@ -96,14 +98,16 @@ class Tokenizer(object):
         self._rank_of = None  # tiktoken's {token bytes: rank}, set by from_tiktoken
 
     @classmethod
-    def from_tiktoken(cls, path_or_name, special_tokens=None, pattern=None):
+    def from_tiktoken(cls, path_or_name, special_tokens=None, pattern=None, unicode=None):
         """A tiktoken encoding: ``cl100k_base``, ``o200k_base`` (by name, found as
         ``tiktoken_encodings`` says) or a ``.tiktoken`` ranks file's path.
 
         ``special_tokens`` ({token: id}) and ``pattern`` (a name) replace the
-        known encoding's.  Ids equal tiktoken's (see the module docstring)."""
+        known encoding's; ``unicode`` the Unicode version of its split (default
+        tiktoken's, ``registry.TIKTOKEN_UNICODE``, for a known encoding).
+        Ids equal tiktoken's (see the module docstring)."""
         vocab, merges, specials, pattern = load_tiktoken(path_or_name, special_tokens, pattern)
-        tok = cls(vocab, merges, sorted(specials, key=specials.get), pattern)
+        tok = cls(vocab, merges, sorted(specials, key=specials.get), pattern, unicode)
         special_bytes = {t.encode("utf-8") for t in specials}
         tok._rank_of = {t: i for i, t in vocab.items() if t not in special_bytes}
         tok._byte_id = [tok._rank_of.get(bytes([b])) for b in range(256)]
@@ -134,11 +138,12 @@ class Tokenizer(object):
         return cls(vocab, merges, special_tokens)
 
     @classmethod
-    def from_dir(cls, directory, pattern=None):
+    def from_dir(cls, directory, pattern=None, unicode=None):
         """Load a directory written by ``refbpe train`` (special tokens included);
-        the split pattern is ``pattern``, else the one its manifest names, else GPT-2's."""
+        the split pattern is ``pattern``, else the one its manifest names, else
+        GPT-2's; its Unicode version ``unicode``, else the manifest's, else the latest."""
         vocab, merges, special_tokens = read_model_dir(directory)
-        pattern = pattern or read_manifest_pattern(os.path.join(directory, MANIFEST))
+        pattern = pattern_key(pattern, unicode, read_manifest_pattern(os.path.join(directory, MANIFEST)))
         return cls(vocab, merges, special_tokens, pattern)
 
     def _merge_ranks(self):

@@ -19,7 +19,7 @@ from .corpus.countfile import sum_counts
 from .corpus.io import open_input
 from .corpus.progress import peak_memory_mb
 from .corpus.sequences import count_texts, count_texts_parallel
-from .profiles import get_profile
+from .profiles import get_profile, settings_pattern
 
 __all__ = [
     "train_bpe",
@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 # train_bpe's options that belong to the profile (``Profile.settings``), by keyword.
-PROFILE_OPTIONS = ("pattern", "cut", "add_prefix_space", "min_frequency", "initial_alphabet")
+PROFILE_OPTIONS = ("pattern", "unicode", "cut", "add_prefix_space", "min_frequency", "initial_alphabet")
 
 
 def check_training_args(vocab_size, special_tokens, minimum=None):
@@ -108,7 +108,9 @@ def train_bpe(input_path, vocab_size, special_tokens, **options):
     ``executor_data`` (``path`` or ``chunk``: see ``count.count_words``),
     ``progress`` (a ``progress.Progress``), ``report`` (a dict filled with
     per-phase figures), ``pattern`` (the split pattern's name, ``refbpe.patterns``:
-    ``gpt2``, the default, ``cl100k_base``, ``o200k_base`` or ``llama3``).
+    ``gpt2``, the default, ``cl100k_base``, ``o200k_base`` or ``llama3``),
+    ``unicode`` (the Unicode version its scanner reads: ``unicode_tables``;
+    default the profile's, docs/unicode.md).
     ``profile`` (``cs336``, ``rustbpe`` or ``hf``) and its options
     (``PROFILE_OPTIONS``, ``pattern`` among them; ``refbpe.profiles``) reproduce
     another trainer; ``report["profile"]`` then records the settings.
@@ -122,7 +124,12 @@ def train_bpe(input_path, vocab_size, special_tokens, **options):
     sources = input_path if isinstance(input_path, (list, tuple)) else [input_path]
     if settings["sequences"] == "documents" and not settings["add_prefix_space"]:
         word_counts = count_corpus(
-            sources, special_tokens, progress=progress, report=report, pattern=settings["pattern"], **options
+            sources,
+            special_tokens,
+            progress=progress,
+            report=report,
+            pattern=settings_pattern(settings),
+            **options,
         )
     else:
         word_counts = _count_in_process(sources, special_tokens, settings, options, report)
@@ -143,7 +150,7 @@ def train_from_texts(texts, vocab_size, special_tokens=(), progress=None, report
     )
     cuts = special_tokens if settings["sequences"] == "documents" else ()
     word_counts = count_texts(
-        texts, settings["sequences"], cuts, settings["pattern"], settings["add_prefix_space"]
+        texts, settings["sequences"], cuts, settings_pattern(settings), settings["add_prefix_space"]
     )
     return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings)
 
@@ -179,7 +186,7 @@ def _count_in_process(sources, special_tokens, settings, options, report):
         del data
     workers = options.get("workers") or default_workers()
     counts = count_texts_parallel(
-        texts, cut, cuts, settings["pattern"], settings["add_prefix_space"], workers
+        texts, cut, cuts, settings_pattern(settings), settings["add_prefix_space"], workers
     )
     if report is not None:
         elapsed = time.time() - t0

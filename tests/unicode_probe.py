@@ -95,7 +95,9 @@ def _tiktoken_pieces(encoding, text, candidates):
         vocab.update(encoded)
         vocab.update(a + b for a, b in zip(encoded, encoded[1:]))
     ranks = {piece: rank for rank, piece in enumerate(sorted(vocab))}
-    enc = tiktoken.Encoding("probe", pat_str=_tiktoken_pattern(encoding), mergeable_ranks=ranks, special_tokens={})
+    enc = tiktoken.Encoding(
+        "probe", pat_str=_tiktoken_pattern(encoding), mergeable_ranks=ranks, special_tokens={}
+    )
     try:
         ids = enc.encode_ordinary(text)
     except BaseException:  # a piece neither candidate makes: tiktoken's BPE finds no token for a byte

@@ -14,6 +14,7 @@ import os
 
 from ..formats import FORMATS, MANIFEST, FormatError, read_manifest_pattern, read_model
 from ..formats.registry import KNOWN_ENCODINGS
+from ..pretokenize.patterns import pattern_key
 from ..tokenizer import Tokenizer
 from .common import CliError, add_pattern_argument, add_special_token_argument, check_special_tokens
 
@@ -46,7 +47,10 @@ def add_model_options(p):
 
 
 def load_tokenizer(path, fmt="auto", special_tokens=(), pattern=None):
-    """The ``Tokenizer`` of the model at ``path``, or a one-line CliError."""
+    """The ``Tokenizer`` of the model at ``path``, or a one-line CliError.
+
+    ``pattern`` is a pattern key (``--pattern`` with ``--unicode``); a part it
+    leaves out is the model's (its manifest's, or a tiktoken encoding's)."""
     special_tokens = list(special_tokens)
     check_special_tokens(special_tokens)
     named = path in KNOWN_ENCODINGS and not os.path.exists(path)
@@ -72,7 +76,9 @@ def load_tokenizer(path, fmt="auto", special_tokens=(), pattern=None):
         manifest = os.path.join(
             path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)), MANIFEST
         )
-        pattern = pattern or (read_manifest_pattern(manifest) if os.path.isfile(manifest) else None)
+        pattern = pattern_key(
+            pattern, None, read_manifest_pattern(manifest) if os.path.isfile(manifest) else None
+        )
         return Tokenizer(model.vocab, model.merges, model.special_tokens, pattern)
     except FormatError as e:
         raise CliError(str(e))

@@ -8,9 +8,9 @@ import time
 
 from ..corpus.count import InputError
 from ..corpus.progress import peak_memory_mb
-from ..formats import FORMATS, write_model_dir, write_model_file_in_dir
+from ..formats import FORMATS, pattern_fields, write_model_dir, write_model_file_in_dir
 from ..formats.peers import PEER_FORMATS, write_peer_model
-from ..profiles import get_profile
+from ..profiles import get_profile, settings_pattern
 from ..train import check_training_args, train_bpe, train_from_count_files
 from .common import (
     CliError,
@@ -213,11 +213,11 @@ def run(args):
     # 2. Write the model, then the report.
     t1 = time.time()
     settings = report.get("profile")
-    pattern = settings["pattern"] if settings else (args.pattern or "gpt2")
+    pattern = settings_pattern(settings) if settings else (args.pattern or "gpt2")
     if settings and PEER_FORMATS.get(profile.name, (None,))[0] == fmt:
         write_peer_model(args.out, settings, vocab, merges, specials)
     elif fmt == "gpt2" and profile.name != "hf":
-        extra = {"pattern": pattern} if pattern != "gpt2" else {}
+        extra = pattern_fields(pattern)
         if settings:
             extra["profile"] = settings
         write_model_dir(args.out, vocab, merges, specials, extra or None)

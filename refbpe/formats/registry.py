@@ -6,9 +6,9 @@ file: for ``cl100k_base`` and ``o200k_base`` they are tiktoken's (its
 ``tiktoken_ext/openai_public.py``), kept here so that refbpe needs neither
 tiktoken nor a network to load them:
 
-    cl100k_base  pattern cl100k_base; <|endoftext|> 100257, <|fim_prefix|> 100258,
+    cl100k_base  pattern cl100k_base (Unicode 16.0, as tiktoken); <|endoftext|> 100257, <|fim_prefix|> 100258,
                  <|fim_middle|> 100259, <|fim_suffix|> 100260, <|endofprompt|> 100276
-    o200k_base   pattern o200k_base; <|endoftext|> 199999, <|endofprompt|> 200018
+    o200k_base   pattern o200k_base (Unicode 16.0); <|endoftext|> 199999, <|endofprompt|> 200018
 
 A name is looked up as ``<name>.tiktoken`` in ``$REFBPE_TIKTOKEN_DIR``, then in
 ``data/tiktoken/`` of ``$REFBPE_SHARED`` and of the ``shared/`` directory
@@ -22,13 +22,19 @@ checks that every token is the merge of two lower-ranked ones.
 import json
 import os
 
+from ..pretokenize.patterns import pattern_key
 from .tiktoken import read_tiktoken
 
-__all__ = ["KNOWN_ENCODINGS", "locate_ranks", "load_tiktoken"]
+__all__ = ["KNOWN_ENCODINGS", "TIKTOKEN_UNICODE", "locate_ranks", "load_tiktoken"]
+
+# The Unicode version tiktoken 0.14's split reads (its regex crate's), probed on every
+# code point for gpt2, cl100k_base and o200k_base: tests/unicode_probe.py, docs/unicode.md.
+TIKTOKEN_UNICODE = "16.0.0"
 
 KNOWN_ENCODINGS = {
     "cl100k_base": {
         "pattern": "cl100k_base",
+        "unicode": TIKTOKEN_UNICODE,
         "special_tokens": {
             "<|endoftext|>": 100257,
             "<|fim_prefix|>": 100258,
@@ -39,6 +45,7 @@ KNOWN_ENCODINGS = {
     },
     "o200k_base": {
         "pattern": "o200k_base",
+        "unicode": TIKTOKEN_UNICODE,
         "special_tokens": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
     },
 }
@@ -85,7 +92,11 @@ def _manifest_beside(path):
         specials = {e["content"]: int(e["id"]) for e in manifest.get("special_tokens", [])}
     except (TypeError, KeyError, ValueError):
         raise ValueError("%s: 'special_tokens' must be a list of {content, id}" % manifest_path)
-    return {"pattern": manifest.get("pattern", "gpt2"), "special_tokens": specials}
+    return {
+        "pattern": manifest.get("pattern", "gpt2"),
+        "unicode": manifest.get("unicode"),
+        "special_tokens": specials,
+    }
 
 
 def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
@@ -96,7 +107,8 @@ def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
     that encoding's pattern and special tokens, a file with a refbpe
     manifest beside it the manifest's, any other file none and the default
     pattern (``gpt2``).  ``special_tokens`` ({token: id}) and
-    ``pattern`` replace those.
+    ``pattern`` replace those.  The pattern comes back as a key
+    (``patterns.pattern_key``): a known encoding's reads ``TIKTOKEN_UNICODE``.
     """
     path = os.fspath(path_or_name)
     if path in KNOWN_ENCODINGS and not os.path.exists(path):
@@ -106,7 +118,9 @@ def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
         known = _manifest_beside(path) or KNOWN_ENCODINGS.get(os.path.splitext(os.path.basename(path))[0], {})
     model = read_tiktoken(path)
     specials = dict(known.get("special_tokens", {}) if special_tokens is None else special_tokens)
-    pattern = pattern or known.get("pattern") or "gpt2"
+    pattern = pattern_key(
+        pattern, None, "%s@%s" % (known.get("pattern") or "gpt2", known.get("unicode") or "")
+    )
     vocab = dict(model.vocab)
     for token, i in specials.items():
         if i in vocab and vocab[i] != token.encode("utf-8"):

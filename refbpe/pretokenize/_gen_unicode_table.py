@@ -195,12 +195,16 @@ def render(version, regex_version, run_list):
 
 
 # The White_Space property (regex's ``\\s``), unchanged since Unicode 6.3.
-WHITE_SPACE = (0x9, 0xA, 0xB, 0xC, 0xD, 0x20, 0x85, 0xA0, 0x1680) + tuple(range(0x2000, 0x200B)) + (
-    0x2028,
-    0x2029,
-    0x202F,
-    0x205F,
-    0x3000,
+WHITE_SPACE = (
+    (0x9, 0xA, 0xB, 0xC, 0xD, 0x20, 0x85, 0xA0, 0x1680)
+    + tuple(range(0x2000, 0x200B))
+    + (
+        0x2028,
+        0x2029,
+        0x202F,
+        0x205F,
+        0x3000,
+    )
 )
 _CATEGORY_OF_GC = {"Ll": CAT_LOWER, "Lu": CAT_UPPER, "Lt": CAT_UPPER, "Lm": CAT_CASELESS, "Lo": CAT_CASELESS}
 _CATEGORY_OF_GC.update({"Mn": CAT_MARK, "Mc": CAT_MARK, "Me": CAT_MARK})
@@ -213,7 +217,9 @@ PSEUDO_VERSIONS = ()
 
 def load_unicodedata(path):
     """The ``unicodedata2`` module in directory ``path`` (an unpacked wheel), loaded under its own name."""
-    found = glob.glob(os.path.join(path, "unicodedata2*.so")) + glob.glob(os.path.join(path, "unicodedata2*.pyd"))
+    found = glob.glob(os.path.join(path, "unicodedata2*.so")) + glob.glob(
+        os.path.join(path, "unicodedata2*.pyd")
+    )
     if not found:
         raise SystemExit("no unicodedata2 extension module in %s" % path)
     spec = importlib.util.spec_from_file_location("unicodedata2", found[0])
@@ -313,7 +319,9 @@ def main(argv=None):
     import regex
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--ucd", action="append", default=[], metavar="DIR", help="an unpacked unicodedata2 wheel")
+    parser.add_argument(
+        "--ucd", action="append", default=[], metavar="DIR", help="an unpacked unicodedata2 wheel"
+    )
     args = parser.parse_args(argv)
     version = regex_unicode_version()
     _write("_unicode_table.py", render(version, regex.__version__, runs(classify_all())))

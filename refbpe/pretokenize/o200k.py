@@ -41,7 +41,16 @@ from .gpt2 import count_pieces
 from .gpt2 import decode_at as _decode_at
 from .unicode_tables import category_table, unicode_version
 
-__all__ = ["O200K_PATTERN", "piece_ends", "pretokenize", "count_pretokens", "FLAGS_OF", "flag_table", "U", "L"]
+__all__ = [
+    "O200K_PATTERN",
+    "piece_ends",
+    "pretokenize",
+    "count_pretokens",
+    "FLAGS_OF",
+    "flag_table",
+    "U",
+    "L",
+]
 
 O200K_PATTERN = "|".join(
     [

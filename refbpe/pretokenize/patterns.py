@@ -22,7 +22,7 @@ from . import gpt2 as pretokenize
 from . import o200k as pretokenize_o200k
 from .unicode_tables import LATEST, class_table, unicode_version
 
-__all__ = ["Pattern", "get_pattern", "pattern_names", "DEFAULT_PATTERN"]
+__all__ = ["Pattern", "get_pattern", "pattern_names", "pattern_key", "DEFAULT_PATTERN"]
 
 DEFAULT_PATTERN = "gpt2"
 
@@ -105,6 +105,7 @@ def get_pattern(name=None, unicode=None):
         name, version = name.name, name.unicode
     else:
         name, _, version = (DEFAULT_PATTERN if name is None else str(name)).partition("@")
+    name = name or DEFAULT_PATTERN  # "@16.0.0": the default pattern, another version
     base = _PATTERNS.get(name)
     if base is None:
         raise ValueError("unknown pattern %r (known: %s)" % (name, ", ".join(pattern_names())))
@@ -117,3 +118,23 @@ def get_pattern(name=None, unicode=None):
         scan = _SCANNERS[name]
         bound = _BOUND[(name, version)] = Pattern(name, base.regex, lambda data: scan(data, table), version)
     return bound
+
+
+def pattern_key(pattern=None, unicode=None, fallback=None):
+    """A pattern key (``"name@version"``, either part may be empty) from ``pattern`` and ``unicode``,
+    each part not given taken from the key ``fallback``; None when none is given.
+
+    ``pattern_key("llama3", "16") == "llama3@16.0.0"``; ``pattern_key(None, "16") == "@16.0.0"``
+    (whose name is the caller's default: a profile's, or a manifest's via ``fallback``).
+    """
+    name, _, version = str(pattern or "").partition("@")
+    fallback_name, _, fallback_version = str(fallback or "").partition("@")
+    name = name or fallback_name
+    version = unicode or version or fallback_version
+    if name and name not in _PATTERNS:
+        get_pattern(name)  # raises, naming the known patterns
+    if version:
+        version = unicode_version(version)
+    if not name and not version:
+        return None
+    return "%s@%s" % (name, version) if version else name
