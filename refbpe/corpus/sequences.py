@@ -70,7 +70,7 @@ def count_sequences(sequences, pattern=None, add_prefix_space=False, counts=None
     scanner = get_pattern(pattern)
     # GPT-2's module function, as count.count_chunk uses it (the Pattern method
     # goes through a generator of piece ends).
-    count = count_pretokens if scanner.name == "gpt2" else scanner.count_pretokens
+    count = count_pretokens if scanner.key == "gpt2" else scanner.count_pretokens
     if counts is None:
         counts = {}
     keep_small = small is not None

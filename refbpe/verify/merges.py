@@ -104,7 +104,7 @@ def verify_merges(
     """
     vocab_size, special_tokens = check_training_args(vocab_size, special_tokens)
     setup = dict(setup or {})
-    if get_pattern(pattern).name != "gpt2":
+    if get_pattern(pattern).key != "gpt2":
         texts = None
     # 1. The reference.
     wanted = vocab_size - 256 - len(special_tokens)
