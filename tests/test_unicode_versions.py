@@ -248,3 +248,68 @@ def _tokenizer_of(enc, name, Tokenizer):
         for token, rank in sorted(enc._mergeable_ranks.items(), key=lambda kv: kv[1]):
             f.write("%s %d\n" % (base64.b64encode(token).decode("ascii"), rank))
     return Tokenizer.from_tiktoken(path, unicode=PEER_VERSIONS["tiktoken:gpt2"])
+
+
+# -- verify names the table ----------------------------------------------------------------
+
+EOT = "<|endoftext|>"
+
+
+def _new_letter(older, newer):
+    """The first code point that is "other" in Unicode ``older`` and a letter in ``newer``."""
+    a, b = class_table(older), class_table(newer)
+    return next(cp for cp in unicode_tables.changed_code_points(older, newer) if a[cp] == 0 and b[cp] == 1)
+
+
+def _model(merges):
+    from refbpe.formats import Model
+    from refbpe.train import build_vocab
+
+    return Model(build_vocab(merges, [EOT]), merges, [EOT], "json", True, "theirs")
+
+
+def _verify(text, merges, vocab):
+    from refbpe.verify import count_variant, verify_merges
+
+    return verify_merges(count_variant([text], [EOT]), vocab, [EOT], _model(merges), texts=[text])
+
+
+def _unicode_text():
+    """Words around a letter new in each version 16.0, 17.0 and 18.0, and ASCII around them."""
+    new = [_new_letter(o, n) for o, n in (("15.1.0", "16.0.0"), ("16.0.0", "17.0.0"), ("17.0.0", "18.0.0"))]
+    words = ["x%sy" % chr(cp) for cp in new] + ["%s%sab" % (chr(new[0]), chr(new[1])), "low lower"]
+    return " ".join(words[k % len(words)] for k in range(7 * len(words))) + EOT
+
+
+@pytest.mark.parametrize("version", ["15.1.0", "16.0.0", "17.0.0"])
+def test_verify_names_the_unicode_version_of_an_older_table(version):
+    from refbpe.naive import naive_train_bpe
+
+    text = _unicode_text()
+    theirs = naive_train_bpe(text, 300, [EOT], pattern=get_pattern("gpt2", unicode=version))[1]
+    assert theirs != naive_train_bpe(text, 300, [EOT])[1]
+    r = _verify(text, theirs, 300)
+    assert (r["cause"], r["variant"], r["unicode"]) == ("unicode-version", "unicode-version", version)
+    named = r["explanations"][0]
+    assert named["code_points"] and named["code_points_total"] >= 1
+    assert "Unicode %s" % version in r["explanation"].splitlines()[0]
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    words=st.lists(
+        st.text(st.sampled_from("ab c\u1c89\u0558\U0003d000"), min_size=1, max_size=5), max_size=30
+    ),
+    rule=st.sampled_from(["reference", "smallest-bytes"]),
+)
+def test_verify_never_names_unicode_version_for_the_same_table(words, rule):
+    """A trainer on the reference table (with or without a planted tie rule) is not a Unicode version."""
+    from planted_trainers import planted_train
+
+    text = " ".join(words) + EOT
+    theirs = (
+        planted_train(text, 280, [EOT]) if rule == "reference" else planted_train(text, 280, [EOT], rule=rule)
+    )
+    r = _verify(text, theirs, 280)
+    assert r["cause"] != "unicode-version"
+    assert all(e.get("kind") != "variant" or e["name"] != "unicode-version" for e in r["explanations"])
