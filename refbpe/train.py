@@ -95,6 +95,8 @@ def _learn(word_counts, vocab_size, special_tokens, progress, report, profile, s
         report["stopped_early"] = len(merges) < wanted
         if profile.name != "cs336" or settings["min_frequency"]:
             report["profile"] = dict(settings)
+        if settings_pattern(settings) != "gpt2":
+            report["pattern"] = settings_pattern(settings)
     return vocab, merges
 
 

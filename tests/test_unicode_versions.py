@@ -313,3 +313,48 @@ def test_verify_never_names_unicode_version_for_the_same_table(words, rule):
     r = _verify(text, theirs, 280)
     assert r["cause"] != "unicode-version"
     assert all(e.get("kind") != "variant" or e["name"] != "unicode-version" for e in r["explanations"])
+
+
+# -- the version travels: count files, manifests, the command line -------------------------
+
+
+def test_cli_records_the_version_and_reads_it_back(tmp_path, capsys):
+    import json
+
+    from support import run_main
+
+    text = "hello a\u0558b world a\u0558b \u1c89x\n" * 3
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(text, encoding="utf-8")
+    counts = tmp_path / "c.counts.tsv"
+    assert run_main(capsys, "count", corpus, "--out", counts, "--unicode", "16", "--quiet")[0] == 0
+    assert counts.read_text(encoding="ascii").splitlines()[0] == "# pattern: gpt2@16.0.0"
+    for name, source in (("from-counts", ["--counts", counts]), ("from-text", [corpus, "--unicode", "16.0"])):
+        out = tmp_path / name
+        assert run_main(capsys, "train", *source, "--vocab-size", 270, "--out", out, "--quiet")[0] == 0
+        assert json.loads((out / "refbpe.json").read_text(encoding="utf-8"))["unicode"] == "16.0.0"
+        status, ids, _ = run_main(capsys, "encode", out, corpus, "--quiet")
+        tok = Tokenizer.from_dir(str(out))
+        assert tok.unicode == "16.0.0"
+        assert [int(i) for i in ids.split()] == tok.encode(text)
+    default = tmp_path / "latest"
+    assert run_main(capsys, "train", corpus, "--vocab-size", 270, "--out", default, "--quiet")[0] == 0
+    assert "unicode" not in json.loads((default / "refbpe.json").read_text(encoding="utf-8"))
+    latest = Tokenizer.from_dir(str(default))
+    assert latest.encode(text) != Tokenizer.from_dir(str(default), unicode="16").encode(text)
+    status, _, err = run_main(
+        capsys, "train", corpus, "--vocab-size", 270, "--out", default, "--unicode", "14"
+    )
+    assert status == 2 and err.count("\n") == 1 and "unknown Unicode version '14'" in err
+
+
+def test_profiles_and_encodings_default_to_their_peers_version():
+    from refbpe.formats.registry import KNOWN_ENCODINGS, TIKTOKEN_UNICODE
+
+    assert get_profile("cs336").settings()["unicode"] == LATEST
+    assert get_profile("rustbpe").settings()["unicode"] == PEER_VERSIONS["rustbpe"]
+    assert get_profile("hf").settings()["unicode"] == PEER_VERSIONS["hf:ByteLevel"]
+    assert get_profile("rustbpe").settings(unicode="18")["unicode"] == LATEST
+    assert get_profile("rustbpe").settings(pattern="gpt2@17.0.0")["unicode"] == "17.0.0"
+    for name in KNOWN_ENCODINGS:
+        assert KNOWN_ENCODINGS[name]["unicode"] == TIKTOKEN_UNICODE == PEER_VERSIONS["tiktoken:" + name]

@@ -7,9 +7,11 @@ import sysconfig
 import time
 
 from ..corpus.count import InputError
+from ..corpus.countfile import read_counts_pattern
 from ..corpus.progress import peak_memory_mb
 from ..formats import FORMATS, pattern_fields, write_model_dir, write_model_file_in_dir
 from ..formats.peers import PEER_FORMATS, write_peer_model
+from ..pretokenize.patterns import get_pattern, pattern_key
 from ..profiles import get_profile, settings_pattern
 from ..train import check_training_args, train_bpe, train_from_count_files
 from .common import (
@@ -133,8 +135,9 @@ def _profile_options(args, profile):
             raise CliError(
                 "--sequences and --add-prefix-space shape counting; word-count files are counted already"
             )
-        # What 'refbpe count' did: documents, no prefix space, its pattern.
-        options.update(add_prefix_space=False, pattern=args.pattern or "gpt2")
+        # What 'refbpe count' did: documents, no prefix space, its pattern (the file's first line names it).
+        counted = get_pattern(pattern_key(args.pattern, None, read_counts_pattern(args.counts[0])))
+        options.update(add_prefix_space=False, pattern="%s@%s" % (counted.name, counted.unicode))
         if profile.name == "hf":
             options["cut"] = "documents"
     return options
@@ -213,7 +216,7 @@ def run(args):
     # 2. Write the model, then the report.
     t1 = time.time()
     settings = report.get("profile")
-    pattern = settings_pattern(settings) if settings else (args.pattern or "gpt2")
+    pattern = settings_pattern(settings) if settings else report.get("pattern", "gpt2")
     if settings and PEER_FORMATS.get(profile.name, (None,))[0] == fmt:
         write_peer_model(args.out, settings, vocab, merges, specials)
     elif fmt == "gpt2" and profile.name != "hf":
