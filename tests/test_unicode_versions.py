@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import HEAVY, IS_PYPY, examples
 from test_profiles import hf_model, refbpe_hf_model, refbpe_ranks, rustbpe_ranks
-from test_tiktoken_ids import _tiktoken
+from test_tiktoken_ids import _tiktoken, pair
 
 from refbpe.pretokenize import unicode_tables
 from refbpe.pretokenize.patterns import get_pattern, pattern_key
@@ -235,8 +235,8 @@ _TOKENIZERS = {}
 
 def _tokenizer_of(enc, name, Tokenizer):
     if name != "gpt2":
-        tok = Tokenizer.from_tiktoken(name)
-        assert tok.unicode == "16.0.0"
+        tok = pair(name)[0]  # loaded once per process, shared with tests/test_tiktoken_ids.py
+        assert tok.unicode == PEER_VERSIONS["tiktoken:" + name]
         return tok
     # gpt2 has no ranks file among the shared data: its ranks come from tiktoken itself.
     import tempfile
