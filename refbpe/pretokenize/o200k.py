@@ -6,11 +6,12 @@ tiktoken's pattern, with the meaning the ``regex`` module gives it (``U`` is
 
     P?U*L+C? | P?U+L*C? | \\p{N}{1,3} | ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]* | \\s*[\\r\\n]+ | \\s+(?!\\S) | \\s+
 
-Classes come from ``unicode_tables.category_table`` (one Unicode version's), as bit flags: U, L, ``\\p{L}``,
-``\\p{N}``, ``\\s``.  A mark (``\\p{M}``) is U and L but not ``\\p{L}``, so it
-is also a P (it can prefix a word) and "other" for rule 4.  The backtracking
-of the two word alternatives, unrolled (``a`` is where U* starts: after the
-prefix, or at the match start without it; ``k`` ends the maximal U run):
+Classes come from one Unicode version's ``unicode_tables.category_table``
+(``flag_table``), as bit flags: U, L, ``\\p{L}``, ``\\p{N}``, ``\\s``.  A mark
+(``\\p{M}``) is U and L but not ``\\p{L}``, so it is also a P (it can prefix a
+word) and "other" for rule 4.  The backtracking of the two word alternatives,
+unrolled (``a`` is where U* starts: after the prefix, or at the match start
+without it; ``k`` ends the maximal U run):
 
 1. ``P?U*L+``: if the character at ``k`` is an L, the word runs to the end of
    the L run from ``k``; else U* gives back characters until its last L

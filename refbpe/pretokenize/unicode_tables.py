@@ -16,9 +16,10 @@ Unicode version (docs/unicode.md).  Invariants: White_Space (``\\s``) and the
 case variants of the contraction letters are the same in every version; only
 letters, numbers and marks move.
 
-Cost: the latest tables are built once at import (about 25 ms each on
-CPython, as before versions existed); another version is a copy of the latest
-plus its runs, built on first use and cached: a few ms and 1.1 MB per table.
+Cost: the latest tables are built once at import, as before versions
+existed; another version is a copy of the latest plus its runs (a few hundred)
+and a ``bytes.translate``, built on first use and cached: 1.1 MB per table,
+and no more time than building the latest (docs/unicode.md gives figures).
 """
 
 from ._unicode_categories import RUNS as _CATEGORY_RUNS
