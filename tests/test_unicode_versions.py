@@ -80,6 +80,20 @@ def test_a_version_splits_differently_only_where_its_table_differs():
     assert get_pattern("gpt2").pretokenize_str(text) == ["a\u1c89b", " x"]
 
 
+def test_the_installed_unicodedata2_regenerates_its_version():
+    """The ``peers`` extra installs ``unicodedata2`` 16.0.0 (tiktoken's version): its table, from
+    Unicode's data by the generator, is the committed one (all versions: the test below)."""
+    if IS_PYPY:
+        pytest.skip("unicodedata2 is installed for CPython (the peers extra)")
+    unicodedata2 = pytest.importorskip("unicodedata2", reason="unicodedata2 is not installed (extra: peers)")
+    from refbpe.pretokenize._gen_unicode_table import classify_ucd
+
+    version = unicodedata2.unidata_version
+    if version not in UNICODE_VERSIONS:
+        pytest.skip("unicodedata2 %s is not a version refbpe carries" % version)
+    assert classify_ucd(unicodedata2) == bytearray(category_table(version))
+
+
 def _ucd_dirs():
     """Unpacked ``unicodedata2`` wheels: ``REFBPE_UNICODEDATA2_DIRS``, os.pathsep-separated."""
     return [d for d in os.environ.get("REFBPE_UNICODEDATA2_DIRS", "").split(os.pathsep) if d]
