@@ -114,10 +114,22 @@ def get_pattern(name=None, unicode=None):
         return base
     bound = _BOUND.get((name, version))
     if bound is None:
-        table = _TABLES[name](version)
-        scan = _SCANNERS[name]
-        bound = _BOUND[(name, version)] = Pattern(name, base.regex, lambda data: scan(data, table), version)
+        bound = _BOUND[(name, version)] = Pattern(name, base.regex, _VersionScanner(name, version), version)
     return bound
+
+
+class _VersionScanner(object):
+    """``piece_ends`` of pattern ``name`` reading Unicode ``version``'s table; pickled by name."""
+
+    def __init__(self, name, version):
+        self.name, self.version = name, version
+        self._scan, self._table = _SCANNERS[name], _TABLES[name](version)
+
+    def __call__(self, data):
+        return self._scan(data, self._table)
+
+    def __reduce__(self):
+        return (_VersionScanner, (self.name, self.version))
 
 
 def pattern_key(pattern=None, unicode=None, fallback=None):
