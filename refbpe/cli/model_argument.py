@@ -14,6 +14,7 @@ import os
 
 from ..formats import FORMATS, MANIFEST, FormatError, read_manifest_pattern, read_model
 from ..formats.registry import KNOWN_ENCODINGS, is_encoding_name
+from ..pretokenize.patterns import pattern_key
 from ..quoting import quote
 from ..tokenizer import Tokenizer
 from .common import CliError, add_pattern_argument, add_special_token_argument, check_special_tokens
@@ -49,6 +50,8 @@ def add_model_options(p):
 def load_tokenizer(path, fmt="auto", special_tokens=(), pattern=None, added=None, separator=None):
     """The ``Tokenizer`` of the model at ``path``, or a one-line CliError.
 
+    ``pattern`` is a pattern key (``--pattern`` with ``--unicode``); a part it
+    leaves out is the model's (its manifest's, or a tiktoken encoding's).
     ``added`` (a dict), if given, receives {token: id} for each of
     ``special_tokens`` that the model lacks (given a new id after its last).
     ``separator`` must be a special token of the model, one of
@@ -86,7 +89,9 @@ def load_tokenizer(path, fmt="auto", special_tokens=(), pattern=None, added=None
         manifest = os.path.join(
             path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)), MANIFEST
         )
-        pattern = pattern or (read_manifest_pattern(manifest) if os.path.isfile(manifest) else None)
+        pattern = pattern_key(
+            pattern, None, read_manifest_pattern(manifest) if os.path.isfile(manifest) else None
+        )
         specials = _declared(model, special_tokens, separator, path)
         tok = Tokenizer(model.vocab, model.merges, specials, pattern=pattern)
     except FormatError as e:

@@ -64,6 +64,7 @@ __all__ = [
     "merges_from_ranks",
     "read_gpt2",
     "read_manifest_pattern",
+    "pattern_fields",
     "read_model",
     "tiktoken_special_tokens",
     "write_model",
@@ -160,11 +161,15 @@ def _json_bytes(obj, indent=None):
     return (json.dumps(obj, ensure_ascii=False, indent=indent) + "\n").encode("utf-8")
 
 
-def _pattern_extra(pattern):
-    """What a manifest records of the split pattern: nothing for GPT-2's (so the
-    default output is as before), else its name."""
-    name = get_pattern(pattern).name
-    return {} if name == "gpt2" else {"pattern": name}
+def pattern_fields(pattern):
+    """What a manifest records of the split pattern: nothing for GPT-2's on the
+    latest Unicode table (so the default output is as before), else its name
+    and, for another table, ``"unicode"``: its version."""
+    split = get_pattern(pattern)
+    fields = {} if split.name == "gpt2" else {"pattern": split.name}
+    if split.key != split.name:
+        fields["unicode"] = split.unicode
+    return fields
 
 
 def write_model(
@@ -202,7 +207,7 @@ def write_model(
         if sorted(ids.values()) == list(range(n, len(vocab))) and [ids[t] for t in special_tokens] == list(
             range(n, len(vocab))
         ):
-            write_model_dir(dest, vocab, merges, special_tokens, _pattern_extra(pattern) or None)
+            write_model_dir(dest, vocab, merges, special_tokens, pattern_fields(pattern) or None)
         else:
             write_gpt2_dir_any_ids(dest, vocab, merges, special_tokens, ids)
         return dest
@@ -242,7 +247,7 @@ def write_model_file_in_dir(directory, fmt, vocab, merges, special_tokens, patte
         "pat_str": get_pattern(pattern).regex,
         "special_tokens": [{"content": t, "id": ids[t]} for t in special_tokens],
     }
-    manifest.update(_pattern_extra(pattern))
+    manifest.update(pattern_fields(pattern))
     atomic_write_many(
         {
             path: tiktoken_ranks_chunks(vocab, merges, special_tokens),

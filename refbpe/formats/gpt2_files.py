@@ -398,7 +398,8 @@ def read_manifest_specials(manifest_path, vocab):
 
 
 def read_manifest_pattern(path):
-    """The split pattern a refbpe manifest names (``"pattern"``), or None (GPT-2's)."""
+    """The split pattern a refbpe manifest names (``"pattern"``, with ``"unicode"``: a pattern key), or
+    None (GPT-2's on the latest Unicode table)."""
     if not os.path.isfile(path):
         return None
     pairs, text = _load_json(path)
@@ -407,6 +408,12 @@ def read_manifest_pattern(path):
     if pattern is not None and not isinstance(pattern, str):
         line = _key_line(text, "pattern")
         raise ModelFileError("%s:%d: 'pattern' must be a pattern name (a string)" % (path, line))
+    unicode = manifest.get("unicode")
+    if unicode is not None:
+        if not isinstance(unicode, str):
+            line = _key_line(text, "unicode")
+            raise ModelFileError("%s:%d: 'unicode' must be a Unicode version (a string)" % (path, line))
+        return "%s@%s" % (pattern or "gpt2", unicode)
     return pattern
 
 

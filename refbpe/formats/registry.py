@@ -36,11 +36,23 @@ is the merge of two lower-ranked ones.
 import json
 import os
 
+from ..pretokenize.patterns import pattern_key
 from .cache import TIKTOKEN_HOST, cached_file
 from .gpt2_files import read_gpt2
 from .tiktoken import read_tiktoken
 
-__all__ = ["KNOWN_ENCODINGS", "encoding_files", "is_encoding_name", "load_tiktoken", "ranks_path"]
+__all__ = [
+    "KNOWN_ENCODINGS",
+    "TIKTOKEN_UNICODE",
+    "encoding_files",
+    "is_encoding_name",
+    "load_tiktoken",
+    "ranks_path",
+]
+
+# The Unicode version tiktoken 0.14's split reads (its regex crate's), probed on every
+# code point for gpt2, cl100k_base and o200k_base: tests/unicode_probe.py, docs/unicode.md.
+TIKTOKEN_UNICODE = "16.0.0"
 
 _EOT, _FIM = "<|endoftext|>", ("<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>")
 _ENDOFPROMPT = "<|endofprompt|>"
@@ -91,18 +103,31 @@ KNOWN_ENCODINGS = {
             ),
         },
         "pattern": "gpt2",
+        "unicode": TIKTOKEN_UNICODE,
         "special_tokens": {_EOT: 50256},
     },
-    "r50k_base": {"files": _R50K, "pattern": "gpt2", "special_tokens": {_EOT: 50256}},
-    "p50k_base": {"files": _P50K, "pattern": "gpt2", "special_tokens": {_EOT: 50256}},
+    "r50k_base": {
+        "files": _R50K,
+        "pattern": "gpt2",
+        "unicode": TIKTOKEN_UNICODE,
+        "special_tokens": {_EOT: 50256},
+    },
+    "p50k_base": {
+        "files": _P50K,
+        "pattern": "gpt2",
+        "unicode": TIKTOKEN_UNICODE,
+        "special_tokens": {_EOT: 50256},
+    },
     "p50k_edit": {
         "files": _P50K,
         "pattern": "gpt2",
+        "unicode": TIKTOKEN_UNICODE,
         "special_tokens": {_EOT: 50256, _FIM[0]: 50281, _FIM[1]: 50282, _FIM[2]: 50283},
     },
     "cl100k_base": {
         "files": _CL100K,
         "pattern": "cl100k_base",
+        "unicode": TIKTOKEN_UNICODE,
         "special_tokens": {
             _EOT: 100257,
             _FIM[0]: 100258,
@@ -111,8 +136,18 @@ KNOWN_ENCODINGS = {
             _ENDOFPROMPT: 100276,
         },
     },
-    "o200k_base": {"files": _O200K, "pattern": "o200k_base", "special_tokens": _O200K_SPECIALS},
-    "o200k_harmony": {"files": _O200K, "pattern": "o200k_base", "special_tokens": _harmony_specials()},
+    "o200k_base": {
+        "files": _O200K,
+        "pattern": "o200k_base",
+        "unicode": TIKTOKEN_UNICODE,
+        "special_tokens": _O200K_SPECIALS,
+    },
+    "o200k_harmony": {
+        "files": _O200K,
+        "pattern": "o200k_base",
+        "unicode": TIKTOKEN_UNICODE,
+        "special_tokens": _harmony_specials(),
+    },
 }
 
 
@@ -166,7 +201,11 @@ def _manifest_beside(path):
         specials = {e["content"]: int(e["id"]) for e in manifest.get("special_tokens", [])}
     except (TypeError, KeyError, ValueError):
         raise ValueError("%s: 'special_tokens' must be a list of {content, id}" % manifest_path)
-    return {"pattern": manifest.get("pattern", "gpt2"), "special_tokens": specials}
+    return {
+        "pattern": manifest.get("pattern", "gpt2"),
+        "unicode": manifest.get("unicode"),
+        "special_tokens": specials,
+    }
 
 
 def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
@@ -177,7 +216,9 @@ def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
     a known encoding (``.../cl100k_base.tiktoken``) gets that encoding's
     pattern and special tokens, a file with a refbpe manifest beside it the
     manifest's, any other file none and the default pattern (``gpt2``).
-    ``special_tokens`` ({token: id}) and ``pattern`` replace those.
+    ``special_tokens`` ({token: id}) and ``pattern`` replace those.  The
+    pattern comes back as a key (``patterns.pattern_key``): a known
+    encoding's reads ``TIKTOKEN_UNICODE``.
     """
     path = os.fspath(path_or_name)
     if is_encoding_name(path):
@@ -193,7 +234,9 @@ def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
         model = read_tiktoken(path)
         vocab, merges = dict(model.vocab), model.merges
     specials = dict(known.get("special_tokens", {}) if special_tokens is None else special_tokens)
-    pattern = pattern or known.get("pattern") or "gpt2"
+    pattern = pattern_key(
+        pattern, None, "%s@%s" % (known.get("pattern") or "gpt2", known.get("unicode") or "")
+    )
     for token, i in specials.items():
         if i in vocab and vocab[i] != token.encode("utf-8"):
             raise ValueError("special token %r: id %d is already the token %r" % (token, i, vocab[i]))
