@@ -150,8 +150,12 @@ def _entry_maker(tie, token_bytes, shift, mask):
     return lambda c, p: _IdEntry(c, (rank[p >> shift] << rank_shift) | rank[p & mask], p)
 
 
-def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=1, trace=None):
+def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=1, trace=None, inherited=()):
     """Return up to ``num_merges`` merges ``[(left_bytes, right_bytes), ...]``.
+
+    ``inherited`` (``refbpe.extend``): merges applied first, in their order,
+    whatever the rule would choose (``_replay``), then the loop continues;
+    they are the first merges returned and count towards ``num_merges``.
 
     Fewer are returned when no pair is left, or when the best pair occurs
     fewer than ``min_count`` times (HF's ``min_frequency``).  ``tie`` picks the
@@ -165,6 +169,10 @@ def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=
     >>> learn_merges({b"abab": 2, b"ab": 1}, 2)
     [(b'a', b'b'), (b'ab', b'ab')]
     """
+    if inherited and trace is not None:
+        raise ValueError("a trace records the rule's choices; inherited merges are not chosen")
+    if len(inherited) > num_merges:
+        raise ValueError("%d inherited merges exceed the %d merges wanted" % (len(inherited), num_merges))
     token_bytes = [bytes([i]) for i in range(256)]
     shift = max(16, (256 + num_merges).bit_length())
     mask = (1 << shift) - 1
@@ -179,7 +187,8 @@ def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=
     else:
         step = _TracedTables(256 + num_merges, sym.typecode, counts)
 
-    merges = []
+    state = (sym, nxt, prv, freq, counts, where, heap)
+    merges = _replay(inherited, state, token_bytes, shift, make_entry, step)
     while len(merges) < num_merges:
         best = _pop_best(heap, counts, where)
         if best is None or counts[best] < min_count:
@@ -200,6 +209,36 @@ def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=
     if progress is not None:
         progress(len(merges), num_merges)
     return merges
+
+
+def _replay(inherited, state, token_bytes, shift, make_entry, step):
+    """Apply ``inherited`` merges in their order on the state; returns them as a list.
+
+    Each makes its token (the next id) even where its pair does not occur.  The
+    heap stays valid: a merge only lowers old pairs' counts and pushes its new
+    pairs with their final counts, as in ``learn_merges``'s loop, so lazy
+    deletion still holds whichever pair is merged.  Cost: one merge step each.
+    """
+    if not inherited:
+        return []
+    sym, nxt, prv, freq, counts, where, heap = state
+    if not MergeCheck.valid(inherited):
+        raise ValueError("inherited merges must each make a new token out of tokens made before")
+    id_of = {t: i for i, t in enumerate(token_bytes)}
+    for left, right in inherited:
+        a, b, z = id_of[left], id_of[right], len(token_bytes)
+        p = (a << shift) | b
+        token_bytes.append(left + right)
+        id_of[left + right] = z
+        slots = where.pop(p, None)
+        if slots is None or counts.get(p, 0) <= 0:
+            continue
+        _apply_merge(sym, nxt, prv, freq, slots, a, b, z, step)
+        fresh = step.collect(counts, where, a, b, z, shift)
+        del counts[p]
+        for q, c in fresh:
+            heapq.heappush(heap, make_entry(c, q))
+    return list(inherited)
 
 
 class MergeCheck(object):

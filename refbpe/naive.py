@@ -64,12 +64,15 @@ def naive_train_bpe(text, vocab_size, special_tokens=(), *, pattern=None):
 
 
 def naive_train_bpe_from_counts(
-    word_counts, vocab_size, special_tokens=(), *, profile="cs336", min_frequency=0, initial_alphabet=()
-):
+    word_counts, vocab_size, special_tokens=(), *, profile="cs336", min_frequency=0, initial_alphabet=(),
+    extend=(),
+):  # fmt: skip
     """(vocab, merges) for ``{pre-token bytes: count}``, by full recount every step.
 
     ``profile`` is ``cs336``, ``rustbpe`` or ``hf``; ``initial_alphabet`` (hf) is a
     list of byte values; ``min_frequency`` stops before a pair seen fewer times.
+    ``extend``: merges applied first, in order, whatever the counts say (the
+    definition in ``refbpe.extend``); ids are the profile's own layout.
     """
     special_tokens = list(special_tokens)
     words = Counter()
@@ -81,7 +84,9 @@ def naive_train_bpe_from_counts(
     else:
         wanted = vocab_size - 256 - len(special_tokens)
     merges = []
-    for _ in range(wanted):
+    for pair in extend:
+        words = _add_merge(profile, ids, words, merges, pair)
+    for _ in range(wanted - len(merges)):
         pairs = Counter()
         for word, n in words.items():
             for pair in zip(word, word[1:]):
@@ -94,15 +99,7 @@ def naive_train_bpe_from_counts(
             best = min(pairs, key=lambda p: (-pairs[p], ids[_name(profile, p[0])], ids[_name(profile, p[1])]))
         if pairs[best] < min_frequency:
             break
-        merged = best[0] + best[1]
-        if profile == "hf" and _name(profile, merged) in ids:
-            raise ProfileLimit("hf: merge %d makes a token HF already has" % len(merges))
-        ids.setdefault(_name(profile, merged), len(ids))
-        merges.append(best)
-        new_words = Counter()
-        for word, n in words.items():
-            new_words[merge_word(word, best, merged)] += n
-        words = new_words
+        words = _add_merge(profile, ids, words, merges, best)
     if profile == "hf":
         n_special = len(set(special_tokens))
         vocab = {i: name.encode("utf-8") if i < n_special else decode_token(name) for name, i in ids.items()}
@@ -113,6 +110,19 @@ def naive_train_bpe_from_counts(
     for token in special_tokens:
         vocab[len(vocab)] = token.encode("utf-8")
     return vocab, merges
+
+
+def _add_merge(profile, ids, words, merges, pair):
+    """``words`` with ``pair`` merged; its token named in ``ids``, the pair appended to ``merges``."""
+    merged = pair[0] + pair[1]
+    if profile == "hf" and _name(profile, merged) in ids:
+        raise ProfileLimit("hf: merge %d makes a token HF already has" % len(merges))
+    ids.setdefault(_name(profile, merged), len(ids))
+    merges.append(pair)
+    new_words = Counter()
+    for word, n in words.items():
+        new_words[merge_word(word, pair, merged)] += n
+    return new_words
 
 
 def _ids(profile, special_tokens, words, initial_alphabet):
@@ -146,13 +156,14 @@ def naive_train_from_texts(
     add_prefix_space=False,
     min_frequency=0,
     initial_alphabet=(),
+    extend=(),
 ):
     """(vocab, merges) for ``texts`` as a peer's ``train_from_iterator`` takes them.
 
     ``cut``: ``items`` (each text one sequence; the default for hf, whose special
     tokens stay text), ``documents`` (cut at special tokens, dropped; the
     default otherwise) or ``lines`` (after each newline).  ``min_frequency`` and
-    ``initial_alphabet``: see ``naive_train_bpe_from_counts``.
+    ``initial_alphabet`` and ``extend``: see ``naive_train_bpe_from_counts``.
     """
     cut = cut or ("items" if profile == "hf" else "documents")
     pattern = get_pattern(pattern or get_profile(profile).default_pattern)
@@ -175,6 +186,7 @@ def naive_train_from_texts(
         profile=profile,
         min_frequency=min_frequency,
         initial_alphabet=initial_alphabet,
+        extend=extend,
     )
 
 

@@ -41,6 +41,7 @@ Cost: the layout and checks are linear in the vocab; training cost is the
 engine's (``merge``).
 """
 
+from .extend import keep_parent_ids, load_parent
 from .formats.bytemap import bytes_to_unicode
 from .merge import learn_merges
 from .pretokenize.patterns import get_pattern
@@ -102,18 +103,27 @@ class Profile(object):
             "initial_alphabet": _alphabet_bytes(initial_alphabet),
         }
 
-    def train_counted(self, word_counts, vocab_size, special_tokens, settings, progress=None, trace=None):
-        """(vocab {id: bytes}, merges) in this profile's id layout; ``trace``: as ``learn_merges``'s."""
+    def train_counted(
+        self, word_counts, vocab_size, special_tokens, settings, progress=None, trace=None, *,
+        extend=None, inherit_merges=None,
+    ):  # fmt: skip
+        """(vocab {id: bytes}, merges) in this profile's id layout; ``trace``: as ``learn_merges``'s.
+
+        ``extend`` (a model path, ``Model`` or ``extend.Parent``; its first
+        ``inherit_merges`` merges): the parent's merges are replayed first and
+        its tokens keep their ids (``refbpe.extend``)."""
+        parent, special_tokens = _parent_and_specials(extend, inherit_merges, special_tokens)
         wanted = vocab_size - 256 - len(special_tokens)
         merges = learn_merges(
-            word_counts, wanted, progress, self.tie, max(1, settings["min_frequency"]), trace
-        )
+            word_counts, wanted, progress, self.tie, max(1, settings["min_frequency"]), trace,
+            _inherited(parent, wanted),
+        )  # fmt: skip
         vocab = {i: bytes([i]) for i in range(256)}
         for a, b in merges:
             vocab[len(vocab)] = a + b
         for t in special_tokens:
             vocab[len(vocab)] = t.encode("utf-8")
-        return vocab, merges
+        return _with_parent_ids(vocab, special_tokens, parent), merges
 
     def merges_wanted(self, word_counts, vocab_size, special_tokens, settings):
         return vocab_size - 256 - len(special_tokens)
@@ -158,12 +168,19 @@ class HFProfile(Profile):
             ids.setdefault(c, len(ids))
         return ids
 
-    def train_counted(self, word_counts, vocab_size, special_tokens, settings, progress=None, trace=None):
+    def train_counted(
+        self, word_counts, vocab_size, special_tokens, settings, progress=None, trace=None, *,
+        extend=None, inherit_merges=None,
+    ):  # fmt: skip
+        parent, special_tokens = _parent_and_specials(extend, inherit_merges, special_tokens)
         ids = self.layout(word_counts, special_tokens, settings["initial_alphabet"])
         base = len(ids)
         wanted = max(0, vocab_size - base)
         ranks = [ids.get(_BYTE_TO_CHAR[b], 0) for b in range(256)] + list(range(base, base + wanted))
-        merges = learn_merges(word_counts, wanted, progress, ranks, max(1, settings["min_frequency"]), trace)
+        merges = learn_merges(
+            word_counts, wanted, progress, ranks, max(1, settings["min_frequency"]), trace,
+            _inherited(parent, wanted),
+        )  # fmt: skip
         vocab = {}
         for text, i in ids.items():
             vocab[i] = text.encode("utf-8") if i < len(special_tokens) else bytes([_CHAR_TO_BYTE[text]])
@@ -177,12 +194,37 @@ class HFProfile(Profile):
                 )
             ids[text] = len(ids)
             vocab[ids[text]] = a + b
-        return vocab, merges
+        return _with_parent_ids(vocab, special_tokens, parent), merges
 
     def merges_wanted(self, word_counts, vocab_size, special_tokens, settings):
         return max(
             0, vocab_size - len(self.layout(word_counts, special_tokens, settings["initial_alphabet"]))
         )
+
+
+def _parent_and_specials(extend, inherit_merges, special_tokens):
+    """(the ``extend.Parent`` or None, the special tokens: the parent's first)."""
+    if extend is None:
+        if inherit_merges is not None:
+            raise ValueError("inherit_merges needs extend (the model whose merges are inherited)")
+        return None, list(special_tokens)
+    parent = load_parent(extend, inherit_merges)
+    return parent, parent.with_specials(special_tokens)
+
+
+def _inherited(parent, wanted):
+    if parent is None:
+        return ()
+    if len(parent.merges) > wanted:
+        raise ValueError(
+            "vocab_size leaves room for %d merges, fewer than the %d inherited (see inherit_merges)"
+            % (wanted, len(parent.merges))
+        )
+    return parent.merges
+
+
+def _with_parent_ids(vocab, special_tokens, parent):
+    return vocab if parent is None else keep_parent_ids(vocab, special_tokens, parent)
 
 
 def _alphabet_bytes(initial_alphabet):

@@ -9,7 +9,9 @@ pair is left (the result then says so in ``report["stopped_early"]``).
 changes the tie rule, the id layout and how input is cut into sequences, to
 reproduce another trainer exactly; its options (``pattern``, ``cut``,
 ``add_prefix_space``, ``min_frequency``, ``initial_alphabet``) are keyword-only
-parameters of every trainer here, as are the counting options.
+parameters of every trainer here, as are the counting options, and ``extend``
+with ``inherit_merges`` (``refbpe.extend``: replay a model's first merges, then
+go on; its tokens keep their ids, its special tokens come first).
 
 Cost: counting is linear in the input (``corpus.count``: split over
 ``workers`` processes, memory bounded by the chunk size and the word table),
@@ -29,6 +31,8 @@ from .corpus.countfile import sum_counts
 from .corpus.io import open_input
 from .corpus.progress import Progress, peak_memory_mb
 from .corpus.sequences import count_texts, count_texts_parallel
+from .extend import Parent, load_parent
+from .formats.model import Model
 from .profiles import Profile, get_profile
 
 __all__ = [
@@ -91,6 +95,8 @@ def train_from_counts(
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
     trace: Optional[List[Tuple[int, int, int]]] = None,
+    extend: Union[Model, Parent, None] = None,
+    inherit_merges: Optional[int] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """(vocab, merges) from ``{pre-token bytes: count}``.
 
@@ -111,15 +117,30 @@ def train_from_counts(
     profile, settings = _profile_settings(
         profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
     )
+    parent, special_tokens = _parent(extend, inherit_merges, special_tokens)
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
-    return _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
+    return _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent)
 
 
-def _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None):
+def _parent(extend, inherit_merges, special_tokens):
+    """(the ``extend.Parent`` or None, the special tokens: the parent's first)."""
+    if extend is None:
+        return None, special_tokens
+    parent = load_parent(extend, inherit_merges)
+    return parent, parent.with_specials(special_tokens or ())
+
+
+def _learn(
+    word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None, parent=None
+):
     t0 = time.time()
-    vocab, merges = profile.train_counted(word_counts, vocab_size, special_tokens, settings, progress, trace)
+    vocab, merges = profile.train_counted(
+        word_counts, vocab_size, special_tokens, settings, progress, trace, extend=parent
+    )
+    if parent is not None and report is not None:
+        report["parent"] = parent.record
     if report is not None:
         wanted = profile.merges_wanted(word_counts, vocab_size, special_tokens, settings)
         report["merge"] = {
@@ -155,6 +176,8 @@ def train_bpe(
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
     trace: Optional[List[Tuple[int, int, int]]] = None,
+    extend: Union[Model, Parent, None] = None,
+    inherit_merges: Optional[int] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """The CS336 adapter: ``(vocab {id: bytes}, merges [(bytes, bytes)])``.
 
@@ -187,6 +210,7 @@ def train_bpe(
     profile, settings = _profile_settings(
         profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
     )
+    parent, special_tokens = _parent(extend, inherit_merges, special_tokens)
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
@@ -195,7 +219,9 @@ def train_bpe(
         sources, special_tokens, settings, workers, chunk_size, errors, executor, executor_data, read_size,
         progress, report,
     )  # fmt: skip
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
+    return _train_counted(
+        word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
+    )
 
 
 def count_with_profile(
@@ -260,6 +286,8 @@ def train_from_texts(
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
     trace: Optional[List[Tuple[int, int, int]]] = None,
+    extend: Union[Model, Parent, None] = None,
+    inherit_merges: Optional[int] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """(vocab, merges) for ``texts`` (strs), each one sequence, as a peer's
     ``train_from_iterator`` takes them: the default cut is ``items`` (the
@@ -277,6 +305,7 @@ def train_from_texts(
     profile, settings = _profile_settings(
         profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
     )
+    parent, special_tokens = _parent(extend, inherit_merges, special_tokens)
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
@@ -284,7 +313,9 @@ def train_from_texts(
     word_counts = count_texts(
         texts, settings["sequences"], cuts, settings["pattern"], settings["add_prefix_space"]
     )
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
+    return _train_counted(
+        word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
+    )
 
 
 def _profile_settings(profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet):
@@ -401,6 +432,8 @@ def train_from_count_files(
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
     trace: Optional[List[Tuple[int, int, int]]] = None,
+    extend: Union[Model, Parent, None] = None,
+    inherit_merges: Optional[int] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """``(vocab, merges)`` from word-count files (``corpus.countfile``), added up.
 
@@ -421,6 +454,7 @@ def train_from_count_files(
     profile, settings = _profile_settings(
         profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
     )
+    parent, special_tokens = _parent(extend, inherit_merges, special_tokens)
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
@@ -437,15 +471,21 @@ def train_from_count_files(
             "peak_memory_mb": round(peak_memory_mb()[0], 1),
             "peak_worker_memory_mb": 0.0,
         }
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
+    return _train_counted(
+        word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
+    )
 
 
-def _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None):
+def _train_counted(
+    word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None, parent=None
+):
     if progress is not None:
         progress.finish()
         progress.start()
     merge_progress = progress.merges if progress is not None else None
-    result = _learn(word_counts, vocab_size, special_tokens, merge_progress, report, profile, settings, trace)
+    result = _learn(
+        word_counts, vocab_size, special_tokens, merge_progress, report, profile, settings, trace, parent
+    )
     if progress is not None:
         progress.finish()
     return result

@@ -8,7 +8,10 @@ import time
 
 from ..corpus.count import InputError
 from ..corpus.progress import peak_memory_mb
-from ..formats import FORMATS, write_model_dir, write_model_file_in_dir
+from ..extend import load_parent
+from ..formats import FORMATS, FormatError, read_model, write_model_dir, write_model_file_in_dir
+from ..formats.gpt2_files import write_gpt2_dir_any_ids
+from ..formats.model import special_ids
 from ..formats.peers import PEER_FORMATS, write_peer_model
 from ..formats.trace import trace_records, write_trace
 from ..profiles import get_profile
@@ -109,6 +112,20 @@ def register(sub):
         "'bytelevel' for all 256 (ByteLevel.alphabet())",
     )
     t.add_argument(
+        "--extend",
+        metavar="MODEL",
+        help="continue training MODEL (any format refbpe reads): its merges are applied to this corpus "
+        "in their order, then training goes on to --vocab-size; its tokens and special tokens keep "
+        "their ids (docs/extend.md)",
+    )
+    t.add_argument(
+        "--inherit-merges",
+        type=int,
+        default=None,
+        metavar="K",
+        help="with --extend: keep only the first K merges of MODEL (default: all)",
+    )
+    t.add_argument(
         "--trace",
         metavar="FILE.jsonl",
         help="write one JSON object per merge (step, pair as hex, id, count, ties, runner-up count): "
@@ -147,6 +164,25 @@ def _profile_options(args, profile):
     return options
 
 
+def _parent(args):
+    """The ``extend.Parent`` of ``--extend MODEL`` (``--inherit-merges K``), or None."""
+    if args.extend is None:
+        if args.inherit_merges is not None:
+            raise CliError("--inherit-merges needs --extend MODEL")
+        return None
+    if args.trace:
+        raise CliError("--trace records the rule's choices; with --extend the inherited merges are not")
+    try:
+        return load_parent(read_model(args.extend), args.inherit_merges)
+    except (FormatError, ValueError) as e:
+        raise CliError("--extend: %s" % e)
+
+
+def _parent_extra(report):
+    """What the manifest records of the parent (``refbpe.extend``), if any."""
+    return {"parent": report["parent"]} if "parent" in report else {}
+
+
 def _written(report):
     settings = report.get("profile")
     if settings and PEER_FORMATS.get(settings["profile"], (None,))[0] == report["format"]:
@@ -180,6 +216,10 @@ def run(args):
     profile = get_profile(args.profile)
     fmt = args.format or PEER_FORMATS.get(profile.name, ("gpt2",))[0]
     profile_options = _profile_options(args, profile)
+    parent = _parent(args)
+    if parent is not None:
+        profile_options["extend"] = parent
+        args.special_token = parent.with_specials(args.special_token or ())
     try:
         vocab_size, specials = check_training_args(
             args.vocab_size, args.special_token, profile.minimum_vocab_size(args.special_token)
@@ -190,6 +230,8 @@ def run(args):
     if args.report:
         check_output_file(args.report, "--report")
     if args.trace:
+        if parent is not None:
+            raise CliError("--trace records the rule's choices; with --extend the inherited merges are not")
         check_output_file(args.trace, "--trace")
         profile_options["trace"] = trace = []
 
@@ -225,7 +267,11 @@ def run(args):
     settings = report.get("profile")
     pattern = settings["pattern"] if settings else (args.pattern or "gpt2")
     if settings and PEER_FORMATS.get(profile.name, (None,))[0] == fmt:
-        write_peer_model(args.out, settings, vocab, merges, specials)
+        write_peer_model(args.out, settings, vocab, merges, specials, _parent_extra(report))
+    elif fmt == "gpt2" and parent is not None:  # the parent's ids: special tokens anywhere
+        extra = {"pattern": pattern} if pattern != "gpt2" else {}
+        extra.update({"profile": settings} if settings else {}, **_parent_extra(report))
+        write_gpt2_dir_any_ids(args.out, vocab, merges, specials, special_ids(vocab, specials), extra)
     elif fmt == "gpt2" and profile.name != "hf":
         extra = {"pattern": pattern} if pattern != "gpt2" else {}
         if settings:

@@ -26,6 +26,7 @@ from ..pretokenize.patterns import get_pattern
 from .bytemap import encode_token
 from .gpt2_files import MANIFEST
 from .hf import hf_tokenizer_json
+from .model import special_ids
 
 __all__ = ["PEER_FORMATS", "write_peer_model"]
 
@@ -36,10 +37,10 @@ PEER_FORMATS = {"hf": ("hf", "tokenizer.json"), "rustbpe": ("tiktoken", "tokeniz
 def hf_profile_json(vocab, merges, special_tokens, add_prefix_space):
     """The ``tokenizer.json`` object for a model in HF's id layout (``profiles.HFProfile``)."""
     data = hf_tokenizer_json(vocab, merges, special_tokens)
-    n = len(special_tokens)
+    special = set(special_ids(vocab, special_tokens).values())
     names = {}
     for i in sorted(vocab):
-        names[vocab[i].decode("utf-8") if i < n else encode_token(vocab[i])] = i
+        names[vocab[i].decode("utf-8") if i in special else encode_token(vocab[i])] = i
     data["model"]["vocab"] = names
     data["model"]["merges"] = [[encode_token(a), encode_token(b)] for a, b in merges]
     data["model"]["ignore_merges"] = False
@@ -50,23 +51,23 @@ def hf_profile_json(vocab, merges, special_tokens, add_prefix_space):
 
 def rustbpe_ranks_text(vocab, special_tokens):
     """``base64(token) rank`` lines for every id but the special tokens', in id order."""
-    n = len(vocab) - len(special_tokens)
-    return "".join("%s %d\n" % (base64.b64encode(vocab[i]).decode("ascii"), i) for i in range(n))
+    special = set(special_ids(vocab, special_tokens).values())
+    return "".join(
+        "%s %d\n" % (base64.b64encode(vocab[i]).decode("ascii"), i) for i in sorted(vocab) if i not in special
+    )
 
 
-def write_peer_model(directory, settings, vocab, merges, special_tokens):
+def write_peer_model(directory, settings, vocab, merges, special_tokens, extra=None):
     """Write the model of a ``rustbpe`` or ``hf`` run (``settings["profile"]``) and
-    its manifest into ``directory``; returns the model file's path."""
+    its manifest (``extra`` added) into ``directory``; returns the model file's path."""
     profile = settings["profile"]
     fmt, name = PEER_FORMATS[profile]
     path = os.path.join(directory, name)
+    ids = special_ids(vocab, special_tokens)
     if profile == "hf":
         model = _json_bytes(hf_profile_json(vocab, merges, special_tokens, settings["add_prefix_space"]))
-        ids = {t: k for k, t in enumerate(special_tokens)}
     else:
         model = rustbpe_ranks_text(vocab, special_tokens).encode("ascii")
-        n = len(vocab) - len(special_tokens)
-        ids = {t: n + k for k, t in enumerate(special_tokens)}
     manifest = {
         "format": "refbpe-" + fmt,
         "file": name,
@@ -76,6 +77,7 @@ def write_peer_model(directory, settings, vocab, merges, special_tokens):
         "special_tokens": [{"content": t, "id": ids[t]} for t in special_tokens],
         "profile": dict(settings),
     }
+    manifest.update(extra or {})
     os.makedirs(directory, exist_ok=True)
     atomic_write_many({path: model, os.path.join(directory, MANIFEST): _json_bytes(manifest, indent=2)})
     return path
