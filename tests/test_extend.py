@@ -190,3 +190,23 @@ def test_cli_extend_errors(tmp_path, capsys, extra, message):
                               "--quiet", *extra)  # fmt: skip
     assert code == 2 and err.startswith("refbpe") and message in err and "Traceback" not in err
     assert not os.path.exists(tmp_path / "o")
+
+
+def test_cli_verify_extend(tmp_path, capsys):
+    """verify --extend: an extension is identical to the reference's; a model trained from
+    scratch on the second corpus is not (it did not replay the parent's merges)."""
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("zebra zoo zone zero " * 30)
+    second.write_text("the cat sat on the mat; the dog sat on the log " * 20)
+    run_main(capsys, "train", str(first), "--vocab-size", "270", "-o", str(tmp_path / "p"), "--quiet")
+    run_main(capsys, "train", str(second), "--vocab-size", "300", "--extend", str(tmp_path / "p"),
+             "-o", str(tmp_path / "c"), "--quiet")  # fmt: skip
+    run_main(capsys, "train", str(second), "--vocab-size", "300", "-o", str(tmp_path / "s"), "--quiet")
+    verify = ["verify", str(second), "--vocab-size", "300", "--extend", str(tmp_path / "p"), "--against"]
+    code, out, _ = run_main(capsys, *verify, str(tmp_path / "c"))
+    assert code == 0 and out.startswith("identical")
+    code, out, _ = run_main(capsys, *verify, str(tmp_path / "s"), "--json")
+    report = json.loads(out)
+    assert code == 1 and report["first_divergence"]["index"] == 0 and report["first_divergence"]["inherited"]
+    code, _, err = run_main(capsys, *verify[:-1], "--inherit-merges", "99", "--against", str(tmp_path / "c"))
+    assert code == 2 and "inherit_merges" in err
