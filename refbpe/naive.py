@@ -26,6 +26,7 @@ __all__ = [
     "naive_train_bpe",
     "naive_train_bpe_from_counts",
     "naive_train_from_texts",
+    "naive_train_superbpe",
     "naive_encode",
     "naive_rank_encode",
     "merge_word",
@@ -73,24 +74,37 @@ def naive_train_bpe_from_counts(
     list of byte values; ``min_frequency`` stops before a pair seen fewer times.
     ``extend``: merges applied first, in order, whatever the counts say (the
     definition in ``refbpe.extend``); ids are the profile's own layout.
+    ``superbpe``: SuperBPE's stage 2 on these (stage-2) counts, ``extend`` the
+    stage-1 merges: hf's rules, except that an inherited merge whose pair never
+    occurred is left out, and a pair whose token holds ``b": "`` or more than four
+    space-separated words is never merged.
     """
     special_tokens = list(special_tokens)
     words = Counter()
     for piece, n in word_counts.items():
         words[tuple(bytes([b]) for b in piece)] += n
+    superwords = profile == "superbpe"  # stage 2 of SuperBPE: hf's rules, and its own two
+    profile = "hf" if superwords else profile
     ids = _ids(profile, special_tokens, words, initial_alphabet)
     if profile == "hf":
         wanted = vocab_size - len(ids)  # HF's vocab_size counts everything in the vocab
     else:
         wanted = vocab_size - 256 - len(special_tokens)
     merges = []
+    seen = set(_pair_counts(words))  # every pair that ever occurred and is not merged yet
     for pair in extend:
+        if superwords and pair not in seen:  # SuperBPE leaves out a merge its words never had
+            continue
         words = _add_merge(profile, ids, words, merges, pair)
-    for _ in range(wanted - len(merges)):
+        seen.discard(pair)
+        seen.update(_pair_counts(words))
+    refused = set()
+    while len(merges) < wanted:
         pairs = Counter()
         for word, n in words.items():
             for pair in zip(word, word[1:]):
-                pairs[pair] += n
+                if pair not in refused:
+                    pairs[pair] += n
         if not pairs:
             break
         if profile == "cs336":
@@ -99,6 +113,10 @@ def naive_train_bpe_from_counts(
             best = min(pairs, key=lambda p: (-pairs[p], ids[_name(profile, p[0])], ids[_name(profile, p[1])]))
         if pairs[best] < min_frequency:
             break
+        token = best[0] + best[1]
+        if superwords and (b": " in token or len([w for w in token.split(b" ") if w]) > 4):
+            refused.add(best)  # dropped for good
+            continue
         words = _add_merge(profile, ids, words, merges, best)
     if profile == "hf":
         n_special = len(set(special_tokens))
@@ -188,6 +206,24 @@ def naive_train_from_texts(
         initial_alphabet=initial_alphabet,
         extend=extend,
     )
+
+
+def naive_train_superbpe(texts, vocab_size, transition, special_tokens=()):
+    """SuperBPE's two stages on ``texts`` (strs, each cut into lines): hf's BPE on
+    the stage-1 pieces to ``transition`` merges, then stage 2 on the stage-2 pieces."""
+    stage1 = Counter()
+    stage2 = Counter()
+    for text in texts:
+        for line in re.findall(r"[^\n]*\n|[^\n]+\Z", text):
+            data = line.encode("utf-8", "surrogatepass")
+            stage1.update(get_pattern("superbpe-stage1").pretokenize(data))
+            stage2.update(get_pattern("superbpe-stage2").pretokenize(data))
+    words = Counter()
+    for piece, n in stage1.items():
+        words[tuple(bytes([b]) for b in piece)] += n
+    size = len(_ids("hf", list(special_tokens), words, ())) + transition
+    _, merges = naive_train_bpe_from_counts(stage1, size, special_tokens, profile="hf")
+    return naive_train_bpe_from_counts(stage2, vocab_size, special_tokens, profile="superbpe", extend=merges)
 
 
 def naive_encode(text, vocab, merges, special_tokens=(), *, pattern=None):

@@ -8,7 +8,8 @@ pair is left (the result then says so in ``report["stopped_early"]``).
 ``profile=`` (``refbpe.profiles``: ``cs336``, the default, ``rustbpe``, ``hf``)
 changes the tie rule, the id layout and how input is cut into sequences, to
 reproduce another trainer exactly; its options (``pattern``, ``cut``,
-``add_prefix_space``, ``min_frequency``, ``initial_alphabet``) are keyword-only
+``add_prefix_space``, ``min_frequency``, ``initial_alphabet``; ``SuperBPEProfile(transition=T)``
+counts the input once per stage) are keyword-only
 parameters of every trainer here, as are the counting options, and ``extend``
 with ``inherit_merges`` (``refbpe.extend``: replay a model's first merges, then
 go on; its tokens keep their ids, its special tokens come first).
@@ -147,7 +148,7 @@ def _learn(
             "seconds": round(time.time() - t0, 3),
             "merges": len(merges),
             "merges_requested": wanted,
-            "unique_words": len(word_counts),
+            "unique_words": len(word_counts[-1] if profile.stage_patterns else word_counts),
             "peak_memory_mb": round(peak_memory_mb()[0], 1),
         }
         report["stopped_early"] = len(merges) < wanted
@@ -215,10 +216,10 @@ def train_bpe(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
     sources = input_path if isinstance(input_path, (list, tuple)) else [input_path]
-    word_counts = _count_as(
-        sources, special_tokens, settings, workers, chunk_size, errors, executor, executor_data, read_size,
-        progress, report,
-    )  # fmt: skip
+    word_counts = _per_stage(profile, settings, lambda stage_settings: _count_as(
+        sources, special_tokens, stage_settings, workers, chunk_size, errors, executor, executor_data,
+        read_size, progress, report,
+    ))  # fmt: skip
     return _train_counted(
         word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
     )
@@ -310,12 +311,21 @@ def train_from_texts(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
     cuts = special_tokens if settings["sequences"] == "documents" else ()
-    word_counts = count_texts(
-        texts, settings["sequences"], cuts, settings["pattern"], settings["add_prefix_space"]
-    )
+    texts = list(texts) if profile.stage_patterns else texts  # read once per stage
+    word_counts = _per_stage(profile, settings, lambda stage: count_texts(
+        texts, stage["sequences"], cuts, stage["pattern"], stage["add_prefix_space"]
+    ))  # fmt: skip
     return _train_counted(
         word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
     )
+
+
+def _per_stage(profile, settings, count):
+    """``count(settings)``; for a profile with one pattern per stage (SuperBPE), a
+    tuple of counts, one per stage, each counted with its stage's pattern."""
+    if not profile.stage_patterns:
+        return count(settings)
+    return tuple(count(dict(settings, pattern=p)) for p in profile.stage_patterns)
 
 
 def _profile_settings(profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet):

@@ -14,7 +14,7 @@ from ..formats.gpt2_files import write_gpt2_dir_any_ids
 from ..formats.model import special_ids
 from ..formats.peers import PEER_FORMATS, write_peer_model
 from ..formats.trace import trace_records, write_trace
-from ..profiles import get_profile
+from ..profiles import SuperBPEProfile, get_profile
 from ..train import check_training_args, train_bpe, train_from_count_files
 from .common import (
     CliError,
@@ -112,6 +112,14 @@ def register(sub):
         "'bytelevel' for all 256 (ByteLevel.alphabet())",
     )
     t.add_argument(
+        "--transition",
+        type=int,
+        default=None,
+        metavar="T",
+        help="--profile superbpe: the number of stage-1 merges kept before superwords are learned "
+        "(docs/superbpe.md)",
+    )
+    t.add_argument(
         "--extend",
         metavar="MODEL",
         help="continue training MODEL (any format refbpe reads): its merges are applied to this corpus "
@@ -137,7 +145,7 @@ def register(sub):
 
 def _profile_options(args, profile):
     """train_bpe's profile options from the command line (unset ones left to the profile)."""
-    options = {"profile": profile.name, "min_frequency": args.min_frequency}
+    options = {"profile": profile, "min_frequency": args.min_frequency}
     for key, value in (
         ("pattern", args.pattern),
         ("cut", args.sequences),
@@ -162,6 +170,23 @@ def _profile_options(args, profile):
         if profile.name == "hf":
             options["cut"] = "documents"
     return options
+
+
+def _profile(args):
+    """The ``Profile`` of ``--profile`` (SuperBPE's with ``--transition``)."""
+    if args.profile != "superbpe":
+        if args.transition is not None:
+            raise CliError("--transition is an option of --profile superbpe")
+        return get_profile(args.profile)
+    if args.transition is None:
+        raise CliError("--profile superbpe needs --transition T (the number of stage-1 merges kept)")
+    if args.counts or args.extend:
+        raise CliError("--profile superbpe counts the corpus once per stage: give CORPUS files, not "
+                       "--counts, and no --extend")  # fmt: skip
+    try:
+        return SuperBPEProfile(args.transition)
+    except ValueError as e:
+        raise CliError(str(e))
 
 
 def _parent(args):
@@ -213,7 +238,7 @@ def run(args):
         raise CliError("--executor counts a corpus; with --counts there is nothing to count")
     check_inputs(args.counts or sources)
     check_special_tokens(args.special_token)
-    profile = get_profile(args.profile)
+    profile = _profile(args)
     fmt = args.format or PEER_FORMATS.get(profile.name, ("gpt2",))[0]
     profile_options = _profile_options(args, profile)
     parent = _parent(args)
@@ -272,7 +297,7 @@ def run(args):
         extra = {"pattern": pattern} if pattern != "gpt2" else {}
         extra.update({"profile": settings} if settings else {}, **_parent_extra(report))
         write_gpt2_dir_any_ids(args.out, vocab, merges, specials, special_ids(vocab, specials), extra)
-    elif fmt == "gpt2" and profile.name != "hf":
+    elif fmt == "gpt2" and profile.name not in ("hf", "superbpe"):
         extra = {"pattern": pattern} if pattern != "gpt2" else {}
         if settings:
             extra["profile"] = settings

@@ -8,6 +8,9 @@
                  the very end of the text (``"x\\n  "``)
     o200k_base   GPT-4o's (``pretokenize_o200k``)
 
+and, found by name but not listed, SuperBPE's two (``superbpe-stage1``,
+``superbpe-stage2``: ``superbpe``, on the ``regex`` module).
+
 A ``Pattern`` bundles the regex text (``regex`` module syntax, for exports and
 for the tests that hold each scanner to it) and the scanner's functions, all
 with ``pretokenize``'s interface: ``piece_ends(data)``, ``pretokenize(data,
@@ -23,6 +26,7 @@ from typing import Callable, Dict, List, Optional, Union
 from . import cl100k as pretokenize_cl100k
 from . import gpt2 as pretokenize
 from . import o200k as pretokenize_o200k
+from . import superbpe as pretokenize_superbpe
 
 __all__ = ["Pattern", "get_pattern", "pattern_names"]
 
@@ -84,6 +88,20 @@ _PATTERNS = {
 }
 
 
+# Found by name but not listed: they run the ``regex`` module, not a pinned scanner.
+_UNLISTED = {
+    p.name: p
+    for p in (
+        Pattern(
+            "superbpe-stage1", pretokenize_superbpe.STAGE1_PATTERN, pretokenize_superbpe.stage1_piece_ends
+        ),
+        Pattern(
+            "superbpe-stage2", pretokenize_superbpe.STAGE2_PATTERN, pretokenize_superbpe.stage2_piece_ends
+        ),
+    )
+}
+
+
 def pattern_names() -> List[str]:
     """The known names, the default first.  Cost: O(1) (four names).
 
@@ -106,4 +124,6 @@ def get_pattern(name: Union[str, Pattern, None] = None) -> Pattern:
     try:
         return _PATTERNS[DEFAULT_PATTERN if name is None else name]
     except (KeyError, TypeError):
+        if name in _UNLISTED:
+            return _UNLISTED[name]
         raise ValueError("unknown pattern %r (known: %s)" % (name, ", ".join(pattern_names())))
