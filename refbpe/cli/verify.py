@@ -263,7 +263,9 @@ def _run_trace(args):
 
 def run(args):
     if args.profile == "superbpe":
-        raise CliError("verify holds single-stage trainers; train with --profile superbpe and compare the files")
+        raise CliError(
+            "verify holds single-stage trainers; train with --profile superbpe and compare the files"
+        )
     check_special_tokens(args.special_token)
     if args.report:
         check_output_file(args.report, "--report")
