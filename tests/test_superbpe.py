@@ -17,6 +17,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from support import corpus_path, examples, mixed_text, run_main
 
+from refbpe.corpus.io import cut_points
 from refbpe.formats.bytemap import encode_token
 from refbpe.merge import learn_merges
 from refbpe.naive import naive_train_superbpe
@@ -206,3 +207,34 @@ def test_byte_for_byte_against_the_official_trainer(tmp_path, vocab_size, transi
         encode_token(a) + " " + encode_token(b) for a, b in merges
     ]
     assert theirs["model"]["vocab"] == {encode_token(t): i for i, t in vocab.items()}
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(text=st.one_of(mixed_text(), texts.map("".join), st.text(alphabet="ab1 2\n.:!", max_size=40)))
+def test_stage2_cut_points_keep_the_pieces(text):
+    """Every cut ``corpus.io`` may make under stage 2 leaves the pieces as they are
+    (so ``encode`` and ``stats`` can work in chunks)."""
+    data = text.encode("utf-8", "surrogatepass")
+    pattern = get_pattern("superbpe-stage2")
+    whole = pattern.pretokenize(data)
+    for m in cut_points("superbpe-stage2").finditer(data):
+        c = m.end()
+        assert pattern.pretokenize(data[:c]) + pattern.pretokenize(data[c:]) == whole
+
+
+def test_stats_compares_superbpe_with_plain_bpe(tmp_path, capsys):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("the cat sat on the mat, by the way. 1999 and 2000\n" * 40)
+    common = ["--vocab-size", "330", "--quiet"]
+    run_main(capsys, "train", str(corpus), "--profile", "superbpe", "--transition", "40",
+             "-o", str(tmp_path / "s"), *common)  # fmt: skip
+    run_main(capsys, "train", str(corpus), "-o", str(tmp_path / "p"), *common)
+    code, out, _ = run_main(capsys, "stats", "--model", str(tmp_path / "s"), "--model", str(tmp_path / "p"),
+                            str(corpus), "--workers", "1", "--chunk-size", "64")  # fmt: skip
+    header, _, superbpe, plain = out.splitlines()[:4]
+    assert code == 0 and header.rstrip().endswith("tokens vs first |")
+    assert superbpe.rstrip().endswith("+0.0% |") and plain.split("|")[-2].strip().startswith("+")
+    code, out, _ = run_main(capsys, "stats", "--model", str(tmp_path / "s"), "--model", str(tmp_path / "p"),
+                            str(corpus), "--workers", "1", "--json")  # fmt: skip
+    s, p = json.loads(out)["models"]
+    assert s["bytes_per_token"] > p["bytes_per_token"]
