@@ -13,9 +13,10 @@ import subprocess
 
 import pytest
 import regex
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
-from support import corpus_path, examples, mixed_text, run_main
+from support import corpus_path, edge_text, examples, mixed_text, run_main
+from test_patterns import _comparable
 
 from refbpe.corpus.io import cut_points
 from refbpe.formats.bytemap import encode_token
@@ -54,10 +55,13 @@ def test_engine_equals_naive_both_stages(docs, transition, more):
 @pytest.mark.parametrize(
     "name, regex_text", [("superbpe-stage1", STAGE1_PATTERN), ("superbpe-stage2", STAGE2_PATTERN)]
 )
-@settings(max_examples=examples(60), deadline=None)
-@given(text=mixed_text())
-def test_pretokenization_is_hf_isolated_split(name, regex_text, text):
-    """The pieces are the regex's matches and the stretches between them (HF's ``isolated``)."""
+@settings(max_examples=examples(150), deadline=None)
+@given(text=st.one_of(edge_text(), mixed_text(), st.text(alphabet=" \n\t.,!/:\u0301a1\u0661", max_size=30)))
+@example(text="a  \n!!\n/ 1234 ,, x  ")
+def test_scanners_are_hf_isolated_splits(name, regex_text, text):
+    """The pieces are the regex's matches and the stretches between them (HF's ``isolated``),
+    on the characters whose classes the pinned table and ``regex`` agree on."""
+    _, text = _comparable(text)
     expected = [p for p in regex.split("(%s)" % regex_text, text) if p]
     assert get_pattern(name).pretokenize_str(text) == expected
 

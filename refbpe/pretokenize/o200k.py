@@ -40,7 +40,7 @@ from ._unicode_categories import CASE_VARIANTS, RUNS
 from .gpt2 import count_pieces
 from .gpt2 import decode_at as _decode_at
 
-__all__ = ["O200K_PATTERN", "piece_ends", "FLAGS_OF", "U", "L"]
+__all__ = ["O200K_PATTERN", "piece_ends", "piece_ends_without_contractions", "FLAGS_OF", "U", "L"]
 
 O200K_PATTERN = "|".join(
     [
@@ -134,6 +134,20 @@ def _word_end(data, a, n, table):
 
 def piece_ends(data):
     """End offsets of the o200k_base pre-tokens of UTF-8 ``data``, in order."""
+    return _scan(data, _after_contraction)
+
+
+def piece_ends_without_contractions(data):
+    """The same pattern without its contractions (``C``): SuperBPE's stage 1 (``superbpe``)."""
+    return _scan(data, _no_contraction)
+
+
+def _no_contraction(data, e, n):
+    return e
+
+
+def _scan(data, after_word):
+    """``piece_ends`` with ``after_word(data, e, n)`` moving a word's end past what may follow it."""
     ends = []
     append = ends.append
     table = FLAGS_OF
@@ -150,7 +164,7 @@ def piece_ends(data):
         if f & LETTER:
             # A letter: the word alternatives without a prefix.
             e, k = _word_end(data, i, n, table)
-            append(_after_contraction(data, e or k, n))
+            append(after_word(data, e or k, n))
             i = ends[-1]
             continue
         if not f & NUMBER and b != _LF and b != _CR:
@@ -162,7 +176,7 @@ def piece_ends(data):
                 elif k > j:
                     e = k
             if e:
-                e = _after_contraction(data, e, n)
+                e = after_word(data, e, n)
                 append(e)
                 i = e
                 continue

@@ -9,7 +9,7 @@
     o200k_base   GPT-4o's (``pretokenize_o200k``)
 
 and, found by name but not listed, SuperBPE's two (``superbpe-stage1``,
-``superbpe-stage2``: ``superbpe``, on the ``regex`` module).
+``superbpe-stage2``: ``superbpe``).
 
 A ``Pattern`` bundles the regex text (``regex`` module syntax, for exports and
 for the tests that hold each scanner to it) and the scanner's functions, all
@@ -88,7 +88,7 @@ _PATTERNS = {
 }
 
 
-# Found by name but not listed: they run the ``regex`` module, not a pinned scanner.
+# Found by name but not listed: SuperBPE's two stages, not a model family's pattern.
 _UNLISTED = {
     p.name: p
     for p in (
