@@ -219,7 +219,7 @@ def train_bpe(
     word_counts = _per_stage(profile, settings, lambda stage_settings: _count_as(
         sources, special_tokens, stage_settings, workers, chunk_size, errors, executor, executor_data,
         read_size, progress, report,
-    ))  # fmt: skip
+    ), report)  # fmt: skip
     return _train_counted(
         word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
     )
@@ -320,12 +320,23 @@ def train_from_texts(
     )
 
 
-def _per_stage(profile, settings, count):
+def _per_stage(profile, settings, count, report=None):
     """``count(settings)``; for a profile with one pattern per stage (SuperBPE), a
-    tuple of counts, one per stage, each counted with its stage's pattern."""
+    tuple of counts, one per stage, each counted with its stage's pattern
+    (``report["count"]`` then sums the stages and lists them under ``stages``)."""
     if not profile.stage_patterns:
         return count(settings)
-    return tuple(count(dict(settings, pattern=p)) for p in profile.stage_patterns)
+    counts, stages = [], []
+    for pattern in profile.stage_patterns:
+        counts.append(count(dict(settings, pattern=pattern)))
+        if report is not None and "count" in report:
+            stages.append(dict(report["count"], pattern=pattern))
+    if stages:
+        seconds = sum(s["seconds"] for s in stages)
+        size = stages[-1].get("bytes")
+        rate = round(size / seconds / 1e6, 2) if size and seconds > 0 else None
+        report["count"] = dict(stages[-1], seconds=round(seconds, 3), mb_per_s=rate, stages=stages)
+    return tuple(counts)
 
 
 def _profile_settings(profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet):

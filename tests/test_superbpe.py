@@ -121,8 +121,11 @@ def test_cli_writes_what_the_official_tokenizer_loads(tmp_path, capsys):
     corpus = tmp_path / "c.txt"
     corpus.write_text("the cat sat on the mat, by the way.\nof the world: 12 345!!\n" * 30)
     code, _, err = run_main(capsys, "train", str(corpus), "--vocab-size", "320", "--profile", "superbpe",
-                            "--transition", "30", "-o", str(tmp_path / "m"), "--quiet")  # fmt: skip
+                            "--transition", "30", "-o", str(tmp_path / "m"), "--quiet",
+                            "--report", str(tmp_path / "r.json"))  # fmt: skip
     assert code == 0, err
+    count = json.loads((tmp_path / "r.json").read_text())["count"]
+    assert [s["pattern"] for s in count["stages"]] == ["superbpe-stage1", "superbpe-stage2"]
     data = json.loads((tmp_path / "m" / "tokenizer.json").read_text())
     split, byte_level = data["pre_tokenizer"]["pretokenizers"]
     assert split["pattern"]["Regex"] == STAGE2_PATTERN and split["behavior"] == "Isolated"
