@@ -72,6 +72,7 @@ class Tokenizer(object):
     def __init__(self, vocab, merges, special_tokens=None, pattern=None):
         self.pattern = get_pattern(pattern).name
         self._piece_ends = get_pattern(pattern).piece_ends
+        self._context_bounded = get_pattern(pattern).context_bounded
         self.vocab = dict(vocab)
         self.merges = [(bytes(a), bytes(b)) for a, b in merges]
         self.special_tokens = list(special_tokens or [])
@@ -554,6 +555,8 @@ class Tokenizer(object):
                 cut = m.end()
         if cut >= hold:
             return out, text[cut:]
+        if not self._context_bounded:
+            return out, text[cut:]  # any piece may depend on what follows: wait for a special token
         # No special token starts in text[cut:hold]; keep back its last two
         # pre-tokens, whose extent may depend on what follows.
         body = text[cut:hold].encode("utf-8", "surrogatepass")

@@ -1,4 +1,4 @@
-"""The split patterns refbpe speaks, by name: each a hand-written scanner.
+"""The split patterns refbpe speaks: four by name, each a hand-written scanner, and any regex.
 
     gpt2         GPT-2's pattern (``pretokenize``): the CS336 default
     cl100k_base  GPT-4's, as tiktoken writes it today (``pretokenize_cl100k``)
@@ -8,30 +8,66 @@
                  the very end of the text (``"x\\n  "``)
     o200k_base   GPT-4o's (``pretokenize_o200k``)
 
+``Pattern.from_regex(text)`` makes a pattern of any regex in the ``regex``
+module's syntax (the supported subset: ``regex_syntax``), compiled with the
+pinned Unicode classes for the standard ``re`` module over bytes
+(``regex_compile``), so its pieces are the same on every interpreter.  The
+text of a known pattern gives that pattern, with its scanner.  A custom
+pattern's ``name`` is ``"regex:"`` followed by its text: a string, so it
+travels wherever a name does (worker processes, reports, manifests) and
+``get_pattern`` turns it back into the pattern.
+
 A ``Pattern`` bundles the regex text (``regex`` module syntax, for exports and
-for the tests that hold each scanner to it) and the scanner's functions, all
+for the tests that hold each scanner to it), the scanner's functions, all
 with ``pretokenize``'s interface: ``piece_ends(data)``, ``pretokenize(data,
 out=None)``, ``count_pretokens(data, counts=None, small=None)`` over UTF-8
-bytes.  (Importing this module builds the scanners' class tables, 1.1 MB
-each: about 50 ms on CPython.)
+bytes, and ``cut_points``, where its texts may be cut (``cuts``).  (Importing
+this module builds the scanners' class tables, 1.1 MB each: about 50 ms on
+CPython.)
 """
 
 from . import cl100k as pretokenize_cl100k
 from . import gpt2 as pretokenize
 from . import o200k as pretokenize_o200k
+from .cuts import NEWLINE_CUT, NEWLINE_CUT_NOT_BEFORE_SLASH, NO_CUTS, WHITESPACE_CUT
+from .regex_compile import compile_split_regex
 
-__all__ = ["Pattern", "get_pattern", "pattern_names", "DEFAULT_PATTERN"]
+__all__ = ["Pattern", "get_pattern", "pattern_names", "DEFAULT_PATTERN", "REGEX_PREFIX"]
 
 DEFAULT_PATTERN = "gpt2"
+REGEX_PREFIX = "regex:"
 
 
 class Pattern(object):
-    """A named split pattern: ``name``, ``regex`` (its text) and its scanner."""
+    """A split pattern: ``name``, ``regex`` (its text), its scanner and its ``cut_points``.
 
-    def __init__(self, name, regex, piece_ends):
+    ``context_bounded``: whether a piece's extent depends on at most the next
+    two pieces (true of the hand-written patterns; ``Tokenizer.encode_iterable``
+    relies on it); a custom pattern makes no such promise."""
+
+    def __init__(self, name, regex, piece_ends, cut_points=NO_CUTS, context_bounded=False, label=None):
         self.name = name
         self.regex = regex
         self.piece_ends = piece_ends
+        self.cut_points = cut_points
+        self.context_bounded = context_bounded
+        self.label = label or name
+
+    @classmethod
+    def from_regex(cls, regex, name=None, classes=None):
+        """The pattern of ``regex`` (``regex`` module syntax); ``regex_syntax.RegexError`` when refused.
+
+        A known pattern's exact text gives that pattern (its hand-written
+        scanner).  ``name`` labels it in messages; ``classes`` provides the
+        Unicode class sets (default: the pinned tables, ``unicode_classes``).
+
+            >>> Pattern.from_regex(r"\\p{L}+|\\p{N}{1,2}|\\s+|[^\\s\\p{L}\\p{N}]+").pretokenize_str("abc 12345!")
+            ['abc', ' ', '12', '34', '5', '!']
+        """
+        if classes is None and regex in _BY_REGEX:
+            return _BY_REGEX[regex]
+        compiled = compile_split_regex(regex, classes)
+        return cls(REGEX_PREFIX + regex, regex, compiled.piece_ends, NO_CUTS, False, name or "custom")
 
     def pretokenize(self, data, out=None):
         """The pre-tokens of UTF-8 ``data`` as ``bytes``, appended to ``out``."""
@@ -52,6 +88,9 @@ class Pattern(object):
         """``pretokenize.count_pretokens`` with this pattern's scanner."""
         return pretokenize.count_pieces(data, self.piece_ends(data), counts, small)
 
+    def __reduce__(self):
+        return (get_pattern, (self.name,))
+
     def __repr__(self):
         return "Pattern(%r)" % self.name
 
@@ -59,12 +98,21 @@ class Pattern(object):
 _PATTERNS = {
     p.name: p
     for p in (
-        Pattern("gpt2", pretokenize.GPT2_PATTERN, pretokenize.piece_ends),
-        Pattern("cl100k_base", pretokenize_cl100k.CL100K_PATTERN, pretokenize_cl100k.piece_ends),
-        Pattern("llama3", pretokenize_cl100k.LLAMA3_PATTERN, pretokenize_cl100k.llama3_piece_ends),
-        Pattern("o200k_base", pretokenize_o200k.O200K_PATTERN, pretokenize_o200k.piece_ends),
+        Pattern("gpt2", pretokenize.GPT2_PATTERN, pretokenize.piece_ends, WHITESPACE_CUT, True),
+        Pattern(
+            "cl100k_base", pretokenize_cl100k.CL100K_PATTERN, pretokenize_cl100k.piece_ends, NEWLINE_CUT, True
+        ),
+        Pattern("llama3", pretokenize_cl100k.LLAMA3_PATTERN, pretokenize_cl100k.llama3_piece_ends, NEWLINE_CUT, True),
+        Pattern(
+            "o200k_base",
+            pretokenize_o200k.O200K_PATTERN,
+            pretokenize_o200k.piece_ends,
+            NEWLINE_CUT_NOT_BEFORE_SLASH,
+            True,
+        ),
     )
 }
+_BY_REGEX = {p.regex: p for p in _PATTERNS.values()}
 
 
 def pattern_names():
@@ -73,10 +121,15 @@ def pattern_names():
 
 
 def get_pattern(name=None):
-    """The ``Pattern`` called ``name`` (None: the default); a ``Pattern`` is returned as is."""
+    """The ``Pattern`` called ``name`` (None: the default; ``"regex:TEXT"``: ``from_regex(TEXT)``);
+    a ``Pattern`` is returned as is."""
     if isinstance(name, Pattern):
         return name
+    if isinstance(name, str) and name.startswith(REGEX_PREFIX):
+        return Pattern.from_regex(name[len(REGEX_PREFIX) :])
     try:
         return _PATTERNS[DEFAULT_PATTERN if name is None else name]
     except (KeyError, TypeError):
-        raise ValueError("unknown pattern %r (known: %s)" % (name, ", ".join(pattern_names())))
+        raise ValueError(
+            "unknown pattern %r (known: %s, or %sTEXT for any regex)" % (name, ", ".join(pattern_names()), REGEX_PREFIX)
+        )
