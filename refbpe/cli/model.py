@@ -72,7 +72,8 @@ def load_tokenizer(path, fmt="auto", special_tokens=(), pattern=None):
         manifest = os.path.join(
             path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)), MANIFEST
         )
-        pattern = pattern or (read_manifest_pattern(manifest) if os.path.isfile(manifest) else None)
+        recorded = read_manifest_pattern(manifest) if os.path.isfile(manifest) else None
+        pattern = pattern or recorded or model.pattern
         return Tokenizer(model.vocab, model.merges, model.special_tokens, pattern)
     except FormatError as e:
         raise CliError(str(e))

@@ -48,7 +48,7 @@ __all__ = [
 
 
 def cut_points(pattern=None):
-    """The compiled search for rule-1 cut candidates under split pattern ``pattern`` (a name or ``Pattern``)."""
+    """The compiled search for rule-1 cut candidates under split pattern ``pattern`` (a name)."""
     return get_pattern(pattern).cut_points
 
 

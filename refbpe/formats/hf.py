@@ -10,6 +10,7 @@ the special tokens as added tokens (``special: true``).  Read: any byte-level BP
 
 import json
 
+from ..pretokenize.patterns import Pattern
 from .bytemap import decode_token, encode_token
 from .model import FormatError, Model, special_ids, with_specials
 
@@ -123,4 +124,17 @@ def read_hf(path):
             merges.append((decode_token(parts[0]), decode_token(parts[1])))
         except ValueError as e:
             raise FormatError("%s: merge %d: %s" % (path, k, e))
-    return Model(vocab, merges, specials, "hf", True, path)
+    return Model(vocab, merges, specials, "hf", True, path, _split_pattern(path, data.get("pre_tokenizer")))
+
+
+def _split_pattern(path, pre_tokenizer):
+    """The split pattern's name of a ``Split`` (regex, ``Isolated``) before ByteLevel, or None."""
+    steps = pre_tokenizer.get("pretokenizers") if isinstance(pre_tokenizer, dict) else None
+    for step in steps or []:
+        regex = step.get("pattern", {}).get("Regex") if isinstance(step, dict) else None
+        if step.get("type") == "Split" and isinstance(regex, str) and step.get("behavior") == "Isolated":
+            try:
+                return Pattern.from_regex(regex).name
+            except ValueError as e:
+                raise FormatError("%s: the Split pre-tokenizer's regex: %s" % (path, e))
+    return None

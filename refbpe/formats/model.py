@@ -2,7 +2,8 @@
 
 A ``Model`` is ``vocab`` {id: bytes}, ``merges`` [(bytes, bytes)] in rank order,
 ``special_tokens`` [str], the ``format`` it was read as, and ``carries_ids``
-(False when the file has no ids of its own and the refbpe layout was assumed).
+(False when the file has no ids of its own and the refbpe layout was assumed),
+and ``pattern``, the split pattern's name when the file itself records one.
 
 Special tokens follow the CS336 rule: a special token's id is the largest id
 holding its bytes, and one that no id holds is appended at the next free id.
@@ -20,8 +21,9 @@ class FormatError(ValueError):
 class Model(object):
     """What any format holds: vocab {id: bytes}, merges, special tokens."""
 
-    def __init__(self, vocab, merges, special_tokens, fmt, carries_ids=True, path=None):
+    def __init__(self, vocab, merges, special_tokens, fmt, carries_ids=True, path=None, pattern=None):
         self.vocab = vocab
+        self.pattern = pattern  # the split pattern's name when the file records one (hf: a Split)
         self.merges = merges
         self.special_tokens = list(special_tokens)
         self.format = fmt

@@ -22,6 +22,7 @@ checks that every token is the merge of two lower-ranked ones.
 import json
 import os
 
+from ..pretokenize.patterns import Pattern
 from .tiktoken import read_tiktoken
 
 __all__ = ["KNOWN_ENCODINGS", "locate_ranks", "load_tiktoken"]
@@ -85,7 +86,10 @@ def _manifest_beside(path):
         specials = {e["content"]: int(e["id"]) for e in manifest.get("special_tokens", [])}
     except (TypeError, KeyError, ValueError):
         raise ValueError("%s: 'special_tokens' must be a list of {content, id}" % manifest_path)
-    return {"pattern": manifest.get("pattern", "gpt2"), "special_tokens": specials}
+    pattern = manifest.get("pattern")
+    if pattern is None and isinstance(manifest.get("pat_str"), str):
+        pattern = Pattern.from_regex(manifest["pat_str"]).name
+    return {"pattern": pattern or "gpt2", "special_tokens": specials}
 
 
 def load_tiktoken(path_or_name, special_tokens=None, pattern=None):

@@ -1,4 +1,4 @@
-"""General categories, ``\\w`` and case classes for ``Pattern.from_regex``: GENERATED, do not edit.
+"""General categories, ``\\w`` and case partners for ``Pattern.from_regex``: GENERATED.
 
 Regenerate with ``python -m refbpe.pretokenize._gen_unicode_properties`` (CPython + regex).
 GC_RUNS lists (first code point, index in GENERAL_CATEGORIES) of each maximal run;

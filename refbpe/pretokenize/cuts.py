@@ -44,7 +44,9 @@ WHITESPACE_CUT = re.compile(
 )
 
 # The GPT-4 family: a lone CR or LF between ASCII non-whitespace bytes (o200k: not before "/").
-NEWLINE_CUT = re.compile(b"(?<=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])[\\n\\r](?=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])")
+NEWLINE_CUT = re.compile(
+    b"(?<=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])[\\n\\r](?=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])"
+)
 NEWLINE_CUT_NOT_BEFORE_SLASH = re.compile(
     b"(?<=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])[\\n\\r](?=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x2e\\x30-\\x7f])"
 )

@@ -45,7 +45,7 @@ class Pattern(object):
     two pieces (true of the hand-written patterns; ``Tokenizer.encode_iterable``
     relies on it); a custom pattern makes no such promise."""
 
-    def __init__(self, name, regex, piece_ends, cut_points=NO_CUTS, context_bounded=False, label=None):
+    def __init__(self, name, regex, piece_ends, cut_points=NO_CUTS, context_bounded=True, label=None):
         self.name = name
         self.regex = regex
         self.piece_ends = piece_ends
@@ -61,7 +61,8 @@ class Pattern(object):
         scanner).  ``name`` labels it in messages; ``classes`` provides the
         Unicode class sets (default: the pinned tables, ``unicode_classes``).
 
-            >>> Pattern.from_regex(r"\\p{L}+|\\p{N}{1,2}|\\s+|[^\\s\\p{L}\\p{N}]+").pretokenize_str("abc 12345!")
+            >>> digits_in_pairs = Pattern.from_regex(r"\\p{L}+|\\p{N}{1,2}|\\s+|[^\\s\\p{L}\\p{N}]+")
+            >>> digits_in_pairs.pretokenize_str("abc 12345!")
             ['abc', ' ', '12', '34', '5', '!']
         """
         if classes is None and regex in _BY_REGEX:
@@ -95,21 +96,15 @@ class Pattern(object):
         return "Pattern(%r)" % self.name
 
 
+_O200K_CUT = NEWLINE_CUT_NOT_BEFORE_SLASH
+_LLAMA3_PIECE_ENDS = pretokenize_cl100k.llama3_piece_ends
 _PATTERNS = {
     p.name: p
     for p in (
-        Pattern("gpt2", pretokenize.GPT2_PATTERN, pretokenize.piece_ends, WHITESPACE_CUT, True),
-        Pattern(
-            "cl100k_base", pretokenize_cl100k.CL100K_PATTERN, pretokenize_cl100k.piece_ends, NEWLINE_CUT, True
-        ),
-        Pattern("llama3", pretokenize_cl100k.LLAMA3_PATTERN, pretokenize_cl100k.llama3_piece_ends, NEWLINE_CUT, True),
-        Pattern(
-            "o200k_base",
-            pretokenize_o200k.O200K_PATTERN,
-            pretokenize_o200k.piece_ends,
-            NEWLINE_CUT_NOT_BEFORE_SLASH,
-            True,
-        ),
+        Pattern("gpt2", pretokenize.GPT2_PATTERN, pretokenize.piece_ends, WHITESPACE_CUT),
+        Pattern("cl100k_base", pretokenize_cl100k.CL100K_PATTERN, pretokenize_cl100k.piece_ends, NEWLINE_CUT),
+        Pattern("llama3", pretokenize_cl100k.LLAMA3_PATTERN, _LLAMA3_PIECE_ENDS, NEWLINE_CUT),
+        Pattern("o200k_base", pretokenize_o200k.O200K_PATTERN, pretokenize_o200k.piece_ends, _O200K_CUT),
     )
 }
 _BY_REGEX = {p.regex: p for p in _PATTERNS.values()}
@@ -131,5 +126,6 @@ def get_pattern(name=None):
         return _PATTERNS[DEFAULT_PATTERN if name is None else name]
     except (KeyError, TypeError):
         raise ValueError(
-            "unknown pattern %r (known: %s, or %sTEXT for any regex)" % (name, ", ".join(pattern_names()), REGEX_PREFIX)
+            "unknown pattern %r (known: %s, or %sTEXT for any regex)"
+            % (name, ", ".join(pattern_names()), REGEX_PREFIX)
         )

@@ -7,7 +7,7 @@ with a ``RegexError`` naming the construct and its offset (one line)::
     classes      [...] [^...] ranges, escapes and properties inside
     properties   \\p{L} \\p{Lu} ... \\P{..} \\p{^..} \\pL   (general categories, ``unicode_classes``)
     shorthands   \\s \\S \\d \\D \\w \\W  .   (``.``: any code point but ``\\n``; with ``s``, any)
-    literals     any other character, ``\\x41 \\x{41} \\u0041 \\U00000041 \\n \\r \\t \\f \\v \\a``, ``\\.`` etc.
+    literals     any other character, ``\\x41 \\x{41} \\u0041 \\U00000041 \\n \\t \\.`` etc.
     quantifiers  * + ? {m} {m,} {m,n} {,n}, each greedy, lazy (``?``) or possessive (``+``)
     atomic       (?>...)
     lookahead    (?=...) (?!...)

@@ -23,8 +23,8 @@ from .utf8_ranges import MAX_CODE_POINT, union
 
 __all__ = ["PinnedClasses", "pinned_classes"]
 
-_LETTER_GROUPS = {"L": "Lu Ll Lt Lm Lo", "LC": "Lu Ll Lt", "M": "Mn Mc Me", "N": "Nd Nl No"}
-_LETTER_GROUPS.update({"P": "Pc Pd Ps Pe Pi Pf Po", "S": "Sm Sc Sk So", "Z": "Zs Zl Zp", "C": "Cc Cf Cs Co Cn"})
+_GROUPS = {"L": "Lu Ll Lt Lm Lo", "LC": "Lu Ll Lt", "M": "Mn Mc Me", "N": "Nd Nl No", "Z": "Zs Zl Zp"}
+_GROUPS.update({"P": "Pc Pd Ps Pe Pi Pf Po", "S": "Sm Sc Sk So", "C": "Cc Cf Cs Co Cn"})
 
 
 def _runs_to_sets(runs):
@@ -66,8 +66,8 @@ class PinnedClasses(object):
         if not name.startswith("gc:"):
             raise KeyError(name)
         gc = name[3:]
-        if gc in _LETTER_GROUPS:
-            return union(*(self.set_of("gc:" + part) for part in _LETTER_GROUPS[gc].split()))
+        if gc in _GROUPS:
+            return union(*(self.set_of("gc:" + part) for part in _GROUPS[gc].split()))
         names = _unicode_properties.GENERAL_CATEGORIES
         if gc not in names:
             raise KeyError(name)
