@@ -4,13 +4,17 @@ Each split pattern is a hand-written scanner over UTF-8 bytes that classifies
 code points with a pinned Unicode table, so the pieces are the same on every
 interpreter:
 
-    ``patterns``       the registry: ``Pattern`` objects by name (``get_pattern``)
+    ``patterns``       the registry: ``Pattern`` objects by name (``get_pattern``), ``from_regex``
+    ``cuts``           where each pattern's texts may be cut
+    ``regex_syntax``   a split regex parsed (the supported subset of ``regex``'s syntax)
+    ``regex_compile``  ... compiled for ``re`` over UTF-8 bytes
+    ``unicode_classes``, ``utf8_ranges``   its classes' code point sets, and their UTF-8 spelling
     ``gpt2``           GPT-2's pattern, the CS336 default (also the shared helpers)
     ``cl100k``         GPT-4's pattern and Llama 3's form of it
     ``o200k``          GPT-4o's pattern (case classes)
     ``alternatives``   which alternative of a pattern produced a piece
-    ``_unicode_table``, ``_unicode_categories``   the generated, pinned tables
-    ``_gen_unicode_table``                        their generator (CPython + ``regex``)
+    ``_unicode_table``, ``_unicode_categories``, ``_unicode_properties``   the generated, pinned tables
+    ``_gen_unicode_table``, ``_gen_unicode_properties``   their generators (CPython + ``regex``)
 """
 
 from .patterns import DEFAULT_PATTERN, Pattern, get_pattern, pattern_names

@@ -1,0 +1,267 @@
+"""``Pattern.from_regex``: any split regex, with the pinned Unicode classes.
+
+* pieces equal the ``regex`` module's (CPython, same Unicode version) for nanochat's
+  pattern, GPT-2/GPT-4/GPT-4o as regex text, digit-run variants, a
+  case-insensitive one and one with ``\\p{Lu}`` classes, over text drawn from
+  every plane; on PyPy the same texts give the pieces CPython gives (the
+  expected pieces are computed by the standard ``re`` over bytes on both, and a
+  fixed sample is compared with pieces recorded from ``regex``);
+* chunked counting equals one whole-text scan for every chunk size;
+* refused constructs fail with one line; a known pattern's text uses its scanner;
+* rustbpe trained with nanochat's pattern equals ``--profile rustbpe --pattern-regex``;
+  ``tiktoken.Encoding`` with cl100k ranks and a custom ``pat_str`` equals ``from_tiktoken``.
+"""
+
+import os
+import pickle
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import (
+    IS_PYPY,
+    corpus_path,
+    examples,
+    import_regex_or_skip,
+    mixed_text,
+    regex_version_mismatch,
+    run_main,
+    shared_root,
+)
+
+from refbpe.corpus.count import count_words
+from refbpe.pretokenize import _unicode_categories, _unicode_properties, _unicode_table
+from refbpe.pretokenize.patterns import Pattern, get_pattern
+from refbpe.pretokenize.regex_compile import UnmatchedText
+from refbpe.pretokenize.regex_syntax import RegexError
+from refbpe.pretokenize.unicode_classes import PinnedClasses, _runs_to_sets
+from refbpe.pretokenize.utf8_ranges import union
+from refbpe.tokenizer import Tokenizer
+from refbpe.train import train_from_texts
+
+NANOCHAT = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,2}| ?[^\s\p{L}\p{N}]++[\r\n]*|"""
+    r"""\s*[\r\n]|\s+(?!\S)|\s+"""
+)
+DIGITS_ONE = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+DIGITS_FOUR = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,4}+| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+(?!\S)|\s+"""
+)
+CASELESS = r"""(?i)'(?:s|t|re|ve|m|ll|d)|[a-z]+|k|[^a-z\s\d]+|\d+|\s+"""
+CASE_CLASSES = (
+    r"""\p{Lu}\p{Ll}*|\p{Lt}+|[\p{Lm}\p{Lo}\p{M}]+|\p{Ll}+|\p{Nd}{1,3}|[^\p{L}\p{Nd}\s]+|\s+(?!\S)|\s+"""
+)
+ATOMIC = r"""(?>\p{L}+|\p{L}\p{N})|\w+?\d|.|\n"""
+TEST_PATTERNS = {
+    "nanochat": NANOCHAT,
+    "gpt2": get_pattern("gpt2").regex,
+    "cl100k_base": get_pattern("cl100k_base").regex,
+    "llama3": get_pattern("llama3").regex,
+    "o200k_base": get_pattern("o200k_base").regex,
+    "digits_one": DIGITS_ONE,
+    "digits_four": DIGITS_FOUR,
+    "caseless": CASELESS,
+    "case_classes": CASE_CLASSES,
+    "atomic": ATOMIC,
+}
+
+# Characters where case folding, categories and whitespace have corners.
+CORNERS = "ſKkKıIiİǅǄǆßẞΣσςµΜ\u0345ͅ\u00a0\u2028\u0085\u1680٣²½Ⅷ\u0301\u200d_'’\r\n\t\x0b\x0c\x1c/"
+corner_text = st.text(st.sampled_from(CORNERS + "aZ9 .,"), max_size=20)
+any_text = st.one_of(mixed_text(), corner_text, st.lists(st.one_of(mixed_text(8), corner_text)).map("".join))
+
+
+def custom(regex):
+    """The pattern compiled from ``regex`` even when it is a known one's text (no scanner)."""
+    return Pattern.from_regex(regex, classes=PinnedClasses())
+
+
+@pytest.mark.parametrize("name", sorted(TEST_PATTERNS))
+def test_pieces_equal_regex_module(name):
+    regex = import_regex_or_skip()
+    if regex_version_mismatch():
+        pytest.skip(regex_version_mismatch())
+    expected = regex.compile(TEST_PATTERNS[name])
+    mine = custom(TEST_PATTERNS[name])
+
+    @settings(max_examples=examples(150))
+    @given(any_text)
+    def check(text):
+        assert mine.pretokenize_str(text) == expected.findall(text)
+
+    check()
+
+
+# Pieces recorded from the regex module (CPython, Unicode 18.0.0): PyPy must give these too.
+RECORDED = [
+    ("nanochat", "It's 12345 ſtrange\u00a0 KELVIN\u212a\r\n\n  x", None),
+    ("caseless", "ſKIıİ it'S 42", None),
+    ("case_classes", "ǅemo ÜberCase 1234\u0301 a", None),
+]
+
+
+@pytest.mark.parametrize("name,text,_", RECORDED)
+def test_pieces_same_on_every_interpreter(name, text, _):
+    pieces = custom(TEST_PATTERNS[name]).pretokenize_str(text)
+    assert "".join(pieces) == text
+    if not IS_PYPY:
+        regex = import_regex_or_skip()
+        assert pieces == regex.findall(TEST_PATTERNS[name], text)
+    else:
+        assert pieces == _EXPECTED[name]
+
+
+_EXPECTED = {
+    "nanochat": [
+        "It",
+        "'s",
+        " ",
+        "12",
+        "34",
+        "5",
+        " ſtrange",
+        "\u00a0",
+        " KELVIN\u212a",
+        "\r\n\n",
+        "  ",
+        "x",
+    ],
+    "caseless": ["ſKIı", "İ", " ", "it", "'S", " ", "42"],
+    "case_classes": ["ǅ", "emo", " ", "Über", "Case", " ", "123", "4", "\u0301", " ", "a"],
+}
+
+
+@pytest.mark.parametrize("name", ["nanochat", "gpt2", "o200k_base"])
+@settings(max_examples=examples(25))
+@given(text=mixed_text(40), chunk=st.integers(1, 64))
+def test_chunked_counting_equals_one_scan(tmp_path_factory, name, text, chunk):
+    pattern = custom(TEST_PATTERNS[name])
+    special = "<|endoftext|>"
+    path = tmp_path_factory.mktemp("c") / "in.txt"
+    data = (special.join([text, text[::-1], "x"])).encode("utf-8", "surrogatepass")
+    path.write_bytes(data)
+    whole = {}
+    for part in data.split(special.encode()):
+        for piece in pattern.pretokenize(part):
+            whole[piece] = whole.get(piece, 0) + 1
+    got = count_words([str(path)], [special], workers=1, chunk_size=chunk, pattern=pattern.name)
+    assert got == whole
+
+
+def test_a_known_pattern_text_uses_its_scanner():
+    for name in ("gpt2", "cl100k_base", "llama3", "o200k_base"):
+        assert Pattern.from_regex(get_pattern(name).regex) is get_pattern(name)
+    assert get_pattern(Pattern.from_regex(NANOCHAT).name).regex == NANOCHAT
+
+
+def test_a_custom_pattern_travels_by_name():
+    p = Pattern.from_regex(NANOCHAT, name="nanochat")
+    assert p.name == "regex:" + NANOCHAT and p.label == "nanochat"
+    q = pickle.loads(pickle.dumps(p))
+    assert q.regex == NANOCHAT and q.pretokenize_str("it's 1234") == ["it", "'s", " ", "12", "34"]
+
+
+@pytest.mark.parametrize(
+    "regex,words",
+    [
+        (r"(?<=a)b|.", "lookbehind"),
+        (r"(a)\1|.", "backreferences"),
+        (r"\bx|.", "word boundaries"),
+        (r"\p{Han}+|.", "the property"),
+        (r"[[a-z]--[k]]|.", "nested sets"),
+        (r"a(?i)b|.", "not at the start"),
+        (r"a*|b", "empty string"),
+        (r"(?x)a", "the group or flag"),
+        (r"(a", "missing ')'"),
+        (r"a{3,1}", "maximum below its minimum"),
+    ],
+)
+def test_refused_constructs_fail_with_one_line(regex, words):
+    with pytest.raises(RegexError) as e:
+        Pattern.from_regex(regex)
+    assert words in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_pattern_that_leaves_text_unmatched_is_an_error():
+    p = Pattern.from_regex(r"\p{L}+|\s")
+    with pytest.raises(UnmatchedText, match="byte 4 "):
+        p.pretokenize(b"abc 1")
+
+
+def test_cli_refuses_a_bad_regex_in_one_line(capsys):
+    code, out, err = run_main(capsys, "count", "-", "--pattern-regex", r"(?<=x)y", "-o", "-")
+    assert code == 2 and "lookbehind" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_class_tables_agree_where_they_overlap():
+    """\\p{L}, \\p{N}, \\p{Ll}, \\p{M} come from the scanners' tables; the general-category
+    table must give the same sets, so a custom pattern and a scanner never disagree."""
+    gc = _runs_to_sets(_unicode_properties.GC_RUNS)
+    names = _unicode_properties.GENERAL_CATEGORIES
+
+    def cats(*codes):
+        return union(*(gc.get(names.index(c), ()) for c in codes))
+
+    pinned = PinnedClasses()
+    assert cats("Lu", "Ll", "Lt", "Lm", "Lo") == pinned.set_of("gc:L")
+    assert cats("Nd", "Nl", "No") == pinned.set_of("gc:N")
+    assert cats("Mn", "Mc", "Me") == pinned.set_of("gc:M")
+    assert cats("Ll") == pinned.set_of("gc:Ll")
+    assert _unicode_table.UNICODE_VERSION == _unicode_properties.UNICODE_VERSION
+    assert _unicode_categories.UNICODE_VERSION == _unicode_properties.UNICODE_VERSION
+
+
+def _rustbpe():
+    if IS_PYPY:
+        pytest.skip("rustbpe is a CPython extension (not importable on PyPy)")
+    return pytest.importorskip("rustbpe", reason="rustbpe is not installed")
+
+
+def _rustbpe_ranks(docs, vocab_size, pattern):
+    tok = _rustbpe().Tokenizer()
+    tok.train_from_iterator(docs, vocab_size, pattern=pattern)
+    return [(bytes(b), r) for b, r in tok.get_mergeable_ranks()]
+
+
+@pytest.mark.parametrize("name", ["english_small", "chinese", "mixed_multilingual", "python_code"])
+def test_rustbpe_profile_with_nanochat_pattern_equals_rustbpe(name):
+    _rustbpe()
+    with open(corpus_path(name + ".txt"), "rb") as f:
+        docs = f.read(1 << 17).decode("utf-8", "ignore").split("<|endoftext|>")
+    vocab, _ = train_from_texts(docs, 1000, profile="rustbpe", pattern="regex:" + NANOCHAT)
+    assert [(vocab[i], i) for i in sorted(vocab)] == _rustbpe_ranks(docs, 1000, NANOCHAT)
+
+
+def test_cli_rustbpe_profile_with_pattern_regex_equals_rustbpe(tmp_path, capsys):
+    _rustbpe()
+    with open(corpus_path("english_small.txt"), "rb") as f:
+        text = f.read(1 << 17).decode("utf-8", "ignore")
+    src = tmp_path / "in.txt"
+    src.write_bytes(text.encode("utf-8"))
+    code, _, err = run_main(
+        capsys, "train", str(src), "--profile", "rustbpe", "--pattern-regex", NANOCHAT,
+        "--vocab-size", "800", "-o", str(tmp_path / "m"), "--quiet",
+    )  # fmt: skip
+    assert code == 0, err
+    tok = Tokenizer.from_tiktoken(str(tmp_path / "m" / "tokenizer.tiktoken"))  # rustbpe's own shape
+    assert tok.pattern == "regex:" + NANOCHAT
+    assert [(tok.vocab[i], i) for i in sorted(tok.vocab)] == _rustbpe_ranks([text], 800, NANOCHAT)
+
+
+def test_tiktoken_encoding_with_a_custom_pat_str():
+    if IS_PYPY:
+        pytest.skip("tiktoken is a CPython extension")
+    tiktoken = pytest.importorskip("tiktoken")
+    cache = os.path.join(shared_root(), "data", "tiktoken", "cache")
+    if not os.path.isdir(cache):
+        pytest.skip("tiktoken cache not found at %s (set REFBPE_SHARED to the shared/ directory)" % cache)
+    os.environ["TIKTOKEN_CACHE_DIR"] = cache
+    base = tiktoken.get_encoding("cl100k_base")
+    theirs = tiktoken.Encoding(
+        "custom", pat_str=NANOCHAT, mergeable_ranks=base._mergeable_ranks, special_tokens={}
+    )
+    mine = Tokenizer.from_tiktoken("cl100k_base", special_tokens={}, pattern="regex:" + NANOCHAT)
+    with open(corpus_path("mixed_multilingual.txt"), "rb") as f:
+        text = f.read(1 << 16).decode("utf-8", "ignore")
+    for part in (text, "It's 12345 ſtrange KELVIN\u212a\r\n\n  x", "x\n  "):
+        assert mine.encode_ordinary(part) == theirs.encode_ordinary(part)
