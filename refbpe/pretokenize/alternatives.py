@@ -108,8 +108,11 @@ def _is_contraction(cps, any_case):
 
 
 def alternative(pattern, data, start, end):
-    """(index, regex text) of the alternative that produced the piece ``data[start:end]``."""
+    """(index, regex text) of the alternative that produced the piece ``data[start:end]``;
+    None for a pattern given as a regex (only the scanners' alternatives are known)."""
     name = get_pattern(pattern).name
+    if name not in _ALTERNATIVES:
+        return None
     alts = alternatives(name)
     cps = _chars(data, start, end)
     index = _index(name, data, cps, end)
