@@ -35,8 +35,10 @@ for ``\\p{L}``, cached by pattern text and provider).  Scanning is ``re``'s:
 
 from __future__ import annotations
 
+import platform
 import re
 
+from .regex_engine import build_matcher
 from .regex_syntax import RegexError, parse_regex
 from .unicode_classes import pinned_classes
 from .utf8_ranges import byte_regex, complement, to_ranges, union
@@ -49,17 +51,34 @@ class UnmatchedText(ValueError):
 
 
 class CompiledSplit(object):
-    """``regex`` text compiled to a ``re`` bytes pattern: ``byte_pattern``, ``piece_ends(data)``."""
+    """``regex`` text compiled to a ``re`` bytes pattern (``byte_pattern``) and, when
+    ``regex_engine`` can, to closures (``engine`` says which ``piece_ends`` runs)."""
 
-    def __init__(self, regex, byte_pattern, groups):
+    def __init__(self, regex, byte_pattern, groups, matcher=None):
         self.regex = regex
         self.byte_pattern = byte_pattern
         self._re = re.compile(byte_pattern)
         self._findall = self._re.findall if not groups else None
         self._finditer = self._re.finditer
+        self.engine = "generated" if matcher else "re"
+        if matcher:
+            self._scan, self._atoms = matcher
+            self.piece_ends = self._generated_piece_ends
+
+    def _generated_piece_ends(self, data):
+        ends, gap = self._scan(self._atoms(data), data, len(data))
+        if gap >= 0:
+            self._raise_gap(data, [data[:gap]])
+        return ends
 
     def pieces(self, data):
         """The pieces of UTF-8 ``data`` as ``bytes``; ``UnmatchedText`` where none matches."""
+        if self.engine == "generated":
+            out, start = [], 0
+            for end in self.piece_ends(data):
+                out.append(data[start:end])
+                start = end
+            return out
         if self._findall is not None:
             pieces = self._findall(data)
         else:
@@ -92,19 +111,26 @@ class CompiledSplit(object):
 
 
 _COMPILED = {}
+_ON_PYPY = platform.python_implementation() == "PyPy"
 
 
-def compile_split_regex(regex, classes=None):
-    """The ``CompiledSplit`` of ``regex`` (``RegexError`` when refused), cached per provider."""
+def compile_split_regex(regex, classes=None, engine=None):
+    """The ``CompiledSplit`` of ``regex`` (``RegexError`` when refused), cached per provider.
+
+    ``engine``: ``"re"``, ``"generated"`` (``regex_engine``'s Python code, when it
+    supports the pattern) or None: generated code on PyPy, ``re`` on CPython
+    (each the faster there)."""
     classes = classes or pinned_classes()
-    key = (regex, id(classes))
+    engine = engine or ("generated" if _ON_PYPY else "re")
+    key = (regex, id(classes), engine)
     if key not in _COMPILED:
         tree = parse_regex(regex)
         if _nullable(tree):
             raise RegexError("the split pattern can match the empty string, which is not a piece")
         writer = _Writer(classes)
         byte_pattern = writer.write(tree)
-        _COMPILED[key] = CompiledSplit(regex, byte_pattern, writer.groups)
+        matcher = build_matcher(tree, writer.code_points, _nullable) if engine == "generated" else None
+        _COMPILED[key] = CompiledSplit(regex, byte_pattern, writer.groups, matcher)
     return _COMPILED[key]
 
 

@@ -1,0 +1,312 @@
+"""A backtracking matcher for split patterns, built from closures, for PyPy.
+
+PyPy's ``re`` runs split patterns at about 2 MB/s (``perf/custom_patterns.py``),
+five to ten times slower than the hand-written scanners, whose loops its JIT
+compiles; this module gives a custom pattern that kind of loop.  The tree of
+``regex_syntax`` (classes already resolved to code point sets by
+``regex_compile``) is turned into nested closures ``f(A, d, n, p)`` that return
+the end of a match at byte ``p`` or -1, each calling a continuation fixed when
+it is built (continuation-passing style, so backtracking is the return of -1
+and no state is copied):
+
+* The text ``d`` is first mapped to ``A``, one atom id per byte: the code
+  points are partitioned into atoms, the classes of the pattern being unions of
+  atoms, so a class test is ``member[A[p]]``; continuation bytes get ``CONT``,
+  in no class.  ASCII is mapped with ``bytes.translate``, other characters one
+  by one.
+* A quantified class runs forward to its longest extent and backs off one code
+  point at a time (greedy), stops there (possessive), or grows from its
+  minimum (lazy): an iteration, not a recursion.
+* Alternation tries its branches in order (leftmost-first), lookahead and
+  atomic groups run their body to its first end and never re-enter it, anchors
+  test the position: the semantics of ``re`` and ``regex``.
+
+``build_matcher`` returns None for what it does not do (a quantified group
+other than a class with more than 16 repetitions or an unbounded count, a
+nullable quantified group, more than 254 atoms); ``regex_compile`` then keeps
+``re``.  Cost: linear in the text times the backtracking the pattern asks for,
+as any backtracking engine.
+"""
+
+from __future__ import annotations
+
+from .gpt2 import decode_at
+from .utf8_ranges import MAX_CODE_POINT
+
+__all__ = ["build_matcher", "atom_table"]
+
+CONT = 255
+_MAX_UNROLL = 16
+# The byte width of the UTF-8 sequence a lead byte starts (1 for ASCII and stray bytes).
+_WIDTH = bytes(1 if b < 0xC0 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4 for b in range(256))
+
+
+def atom_table(sets):
+    """(bytes of the atom of every code point, [member table of each set]) for range sets ``sets``."""
+    bounds = {0, MAX_CODE_POINT + 1}
+    for ranges in sets:
+        for lo, hi in ranges:
+            bounds.add(lo)
+            bounds.add(hi + 1)
+    starts = sorted(bounds)
+    signature_atom = {}
+    table = bytearray(MAX_CODE_POINT + 1)
+    members = [bytearray(256) for _ in sets]
+    cursors = [0] * len(sets)
+    for start, end in zip(starts, starts[1:]):
+        sig = []
+        for k, ranges in enumerate(sets):
+            c = cursors[k]
+            while c < len(ranges) and ranges[c][1] < start:
+                c += 1
+            cursors[k] = c
+            sig.append(c < len(ranges) and ranges[c][0] <= start)
+        sig = tuple(sig)
+        atom = signature_atom.setdefault(sig, len(signature_atom))
+        if atom >= CONT:
+            return None
+        if atom:
+            table[start:end] = bytes([atom]) * (end - start)
+        for k, inside in enumerate(sig):
+            if inside:
+                members[k][atom] = 1
+    return bytes(table), [bytes(m) for m in members]
+
+
+class _Generator(object):
+    """Writes one Python function per node; ``build`` returns the function's name."""
+
+    def __init__(self, set_index, members):
+        self.set_index = set_index  # set node -> index in members
+        self.members = members
+        self.constants = {"W": _WIDTH, "CONT": CONT}
+        self.lines = []
+        self.count = 0
+
+    def table(self, node):
+        name = "S%d" % self.set_index[node]
+        self.constants[name] = self.members[self.set_index[node]]
+        return name
+
+    def function(self, body):
+        """Adds ``def mN(A, d, n, p):`` with ``body`` (lines, indented 4) and returns its name."""
+        self.count += 1
+        name = "m%d" % self.count
+        self.lines.append("def %s(A, d, n, p):" % name)
+        self.lines += ["    " + line for line in body]
+        self.lines.append("")
+        return name
+
+    @staticmethod
+    def call(k, pos):
+        """The expression continuing with ``k`` at ``pos``: the identity is inlined."""
+        return pos if k is None else "%s(A, d, n, %s)" % (k, pos)
+
+    def build(self, node, k):
+        return getattr(self, "_" + node[0])(node, k)
+
+    def _set(self, node, k):
+        s = self.table(node)
+        return self.function(["if %s[A[p]]:" % s, "    return " + self.call(k, "p + W[d[p]]"), "return -1"])
+
+    def _seq(self, node, k):
+        for item in reversed(node[1]):
+            k = self.build(item, k)
+        return k
+
+    def _alt(self, node, k):
+        body = ["a = A[p]  # A has a CONT sentinel at n"]
+        for branch in node[1]:
+            f = self.build(branch, k)
+            first = self.first(branch)
+            if first is None:
+                body += ["r = %s(A, d, n, p)" % f, "if r >= 0:", "    return r"]
+            else:
+                self.count += 1
+                name = "F%d" % self.count
+                self.constants[name] = first
+                body += ["if %s[a]:" % name, "    r = %s(A, d, n, p)" % f, "    if r >= 0:", "        return r"]
+        return self.function(body + ["return -1"])
+
+    def _look(self, node, k):
+        f = self.build(node[1], None)
+        test = "<" if node[2] else ">="
+        return self.function(["if %s(A, d, n, p) %s 0:" % (f, test), "    return " + self.call(k, "p"), "return -1"])
+
+    def _atomic(self, node, k):
+        f = self.build(node[1], None)
+        return self.function(["e = %s(A, d, n, p)" % f, "if e < 0:", "    return -1", "return " + self.call(k, "e")])
+
+    def _anchor(self, node, k):
+        test = {"^": "p == 0", "$": "p == n or (p == n - 1 and d[p] == 10)"}.get(node[1], "p == n")
+        return self.function(["if %s:" % test, "    return " + self.call(k, "p"), "return -1"])
+
+    def _repeat(self, node, k):
+        _, body, lo, hi, mode = node
+        if body[0] == "set":
+            return self._repeat_set(self.table(body), lo, hi, mode, k)
+        if mode == "possessive":
+            return self._atomic(("atomic", ("repeat", body, lo, hi, "greedy")), k)
+        for _ in range(hi - lo):  # unrolled: lo copies, then hi - lo nested optional ones
+            once = self.build(body, k)
+            if mode == "lazy":
+                k = self.function(
+                    ["r = " + self.call(k, "p"), "if r >= 0:", "    return r", "return %s(A, d, n, p)" % once]
+                )
+            else:
+                k = self.function(
+                    ["r = %s(A, d, n, p)" % once, "if r >= 0:", "    return r", "return " + self.call(k, "p")]
+                )
+        for _ in range(lo):
+            k = self.build(body, k)
+        return k
+
+    def _repeat_set(self, s, lo, hi, mode, k):
+        if k is None and mode == "greedy":
+            mode = "possessive"  # nothing follows: the longest run is the first success
+        limit = "" if hi is None else "count != %d and " % hi
+        run = ["q = p", "count = 0", "while %s%s[A[q]]:" % (limit, s), "    q += W[d[q]]", "    count += 1"]
+        if hi is None and lo == 0:
+            run = ["q = p", "while %s[A[q]]:" % s, "    q += W[d[q]]"]
+        if mode == "possessive":
+            check = [] if hi is None and lo == 0 else ["if count < %d:" % lo, "    return -1"]
+            return self.function(run + check + ["return " + self.call(k, "q")])
+        if mode == "greedy":
+            if hi is None and lo == 0:
+                back = ["while True:", "    r = %s" % self.call(k, "q"), "    if r >= 0 or q == p:", "        return r"]
+            else:
+                back = ["while count >= %d:" % lo, "    r = %s" % self.call(k, "q"), "    if r >= 0 or q == p:"]
+                back += ["        return r"]
+            back += ["    q -= 1", "    while A[q] == CONT:", "        q -= 1"]
+            if not (hi is None and lo == 0):
+                back += ["    count -= 1", "return -1"]
+            return self.function(run + back)
+        body = ["count = 0", "while count < %d:" % lo, "    if not %s[A[p]]:" % s, "        return -1"]
+        body += ["    p += W[d[p]]", "    count += 1", "while True:", "    r = " + self.call(k, "p")]
+        body += ["    if r >= 0:", "        return r"]
+        stop = "not %s[A[p]]" % s if hi is None else "count == %d or not %s[A[p]]" % (hi, s)
+        body += ["    if %s:" % stop, "        return -1", "    p += W[d[p]]", "    count += 1"]
+        return self.function(body)
+
+    def first(self, node):
+        """A member table of the atoms a match of ``node`` can start with, or None:
+        any (it may match the empty string, or starts with an assertion)."""
+        kind = node[0]
+        if kind == "set":
+            return self.members[self.set_index[node]]
+        if kind in ("look", "anchor"):
+            return None
+        if kind == "atomic":
+            return self.first(node[1])
+        if kind == "repeat":
+            return self.first(node[1]) if node[2] > 0 else None
+        if kind == "alt":
+            tables = [self.first(b) for b in node[1]]
+            if any(t is None for t in tables):
+                return None
+            return bytes(max(column) for column in zip(*tables))
+        tables = []  # seq: up to the first item that cannot match the empty string
+        for item in node[1]:
+            if item[0] in ("look", "anchor"):
+                return None
+            optional = item[0] == "repeat" and item[2] == 0
+            t = self.first(item[1] if optional else item)
+            if t is None:
+                return None
+            tables.append(t)
+            if not optional:
+                return bytes(max(column) for column in zip(*tables))
+        return None
+
+    def scanner(self, top):
+        """The source's entry point: ``scan(A, d, n) -> (ends, -1 or the offset no piece matches)``."""
+        self.lines += [
+            "def scan(A, d, n):",
+            "    ends = []",
+            "    append = ends.append",
+            "    p = 0",
+            "    while p < n:",
+            "        e = %s(A, d, n, p)" % top,
+            "        if e <= p:",
+            "            return ends, p",
+            "        append(e)",
+            "        p = e",
+            "    return ends, -1",
+        ]
+        namespace = dict(self.constants)
+        exec(compile("\n".join(self.lines) + "\n", "<split pattern>", "exec"), namespace)
+        return namespace["scan"]
+
+
+def _supported(node, nullable):
+    kind = node[0]
+    if kind in ("seq", "alt"):
+        return all(_supported(n, nullable) for n in node[1])
+    if kind in ("look", "atomic"):
+        return _supported(node[1], nullable)
+    if kind == "repeat":
+        body, lo, hi = node[1], node[2], node[3]
+        if body[0] == "set":
+            return True
+        if hi is None or hi > _MAX_UNROLL or nullable(body):
+            return False
+        return _supported(body, nullable)
+    return True
+
+
+def _set_nodes(node, out):
+    if node[0] == "set":
+        out.append(node)
+    elif node[0] in ("seq", "alt"):
+        for n in node[1]:
+            _set_nodes(n, out)
+    elif node[0] in ("look", "atomic", "repeat"):
+        _set_nodes(node[1], out)
+    return out
+
+
+def build_matcher(tree, code_points, nullable):
+    """``(scan(A, d, n), atoms(d))`` for ``tree``, or None when unsupported.
+
+    ``code_points(set_node)`` gives a set node's range set; ``nullable(node)``
+    whether a node can match the empty string."""
+    if not _supported(tree, nullable):
+        return None
+    nodes = _set_nodes(tree, [])
+    index, sets = {}, []
+    for node in nodes:
+        if node not in index:
+            index[node] = len(sets)
+            sets.append(code_points(node))
+    built = atom_table(sets)
+    if built is None:
+        return None
+    table, members = built
+    generator = _Generator(index, members)
+    return generator.scanner(generator.build(tree, None)), _atoms_function(table)
+
+
+def _atoms_function(table):
+    ascii_map = bytes(table[b] if b < 0x80 else CONT for b in range(256))
+
+    def atoms(d):
+        """One atom id per byte of UTF-8 ``d`` (``CONT`` on continuation bytes)."""
+        A = d.translate(ascii_map) + b"\xff"  # CONT at n: a sentinel in no class
+        if d.isascii():
+            return A
+        A = bytearray(A)
+        i, n = 0, len(d)
+        while i < n:
+            b = d[i]
+            if b < 0x80:
+                i += 1
+                continue
+            if b < 0xC0:  # a stray continuation byte: in no class
+                i += 1
+                continue
+            cp, w = decode_at(d, i, b)
+            A[i] = table[cp]
+            i += w
+        return A
+
+    return atoms
