@@ -37,6 +37,7 @@ __all__ = ["build_matcher", "atom_table"]
 
 CONT = 255
 _MAX_UNROLL = 16
+_MAX_LINES = 20000  # a larger inlined matcher falls back to one function per node
 # The byte width of the UTF-8 sequence a lead byte starts (1 for ASCII and stray bytes).
 _WIDTH = bytes(1 if b < 0xC0 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4 for b in range(256))
 
@@ -218,6 +219,117 @@ class _Generator(object):
                 return bytes(max(column) for column in zip(*tables))
         return None
 
+    def inline(self, items, pos, depth, out):
+        """Lines (indented ``depth``) that match ``items`` from the variable ``pos`` and
+        ``return`` the end on success, falling through on failure: the sequence
+        nests, so no call is made for a class, a quantified class or an alternation."""
+        pad = "    " * depth
+        if not items:
+            out.append(pad + "return " + pos)
+            return
+        node, rest = items[0], items[1:]
+        kind = node[0]
+        if kind == "seq":
+            self.inline(list(node[1]) + rest, pos, depth, out)
+        elif kind == "alt":
+            for branch in node[1]:  # each branch followed by the rest; a failure falls into the next
+                self.inline([branch] + rest, pos, depth, out)
+        elif kind == "set":
+            q = self.var()
+            out += [pad + "if %s[A[%s]]:" % (self.table(node), pos), pad + "    %s = %s + W[d[%s]]" % (q, pos, pos)]
+            self.inline(rest, q, depth + 1, out)
+        elif kind == "anchor":
+            test = {"^": "%s == 0", "$": "%s == n or (%s == n - 1 and d[%s] == 10)"}.get(node[1], "%s == n")
+            out.append(pad + "if %s:" % test.replace("%s", pos))
+            self.inline(rest, pos, depth + 1, out)
+        elif kind == "look" and node[1][0] == "set":
+            out.append(pad + "if %s%s[A[%s]]:" % ("not " if node[2] else "", self.table(node[1]), pos))
+            self.inline(rest, pos, depth + 1, out)
+        elif kind == "look":
+            f = self.build(node[1], None)
+            out.append(pad + "if %s(A, d, n, %s) %s 0:" % (f, pos, "<" if node[2] else ">="))
+            self.inline(rest, pos, depth + 1, out)
+        elif kind == "atomic":
+            e = self.var()
+            out += [pad + "%s = %s(A, d, n, %s)" % (e, self.build(node[1], None), pos), pad + "if %s >= 0:" % e]
+            self.inline(rest, e, depth + 1, out)
+        elif node[1][0] != "set":
+            _, body, lo, hi, mode = node
+            if mode == "possessive":
+                self.inline([("atomic", ("repeat", body, lo, hi, "greedy"))] + rest, pos, depth, out)
+            elif lo > 0:
+                self.inline([body, ("repeat", body, lo - 1, hi - 1, mode)] + rest, pos, depth, out)
+            elif hi > 0:
+                more = [body, ("repeat", body, 0, hi - 1, mode)] + rest
+                for choice in (rest, more) if mode == "lazy" else (more, rest):
+                    self.inline(choice, pos, depth, out)
+            else:
+                self.inline(rest, pos, depth, out)
+        else:
+            self.inline_repeat_set(node, rest, pos, depth, out)
+
+    def inline_repeat_set(self, node, rest, pos, depth, out):
+        _, body, lo, hi, mode = node
+        s = self.table(body)
+        pad = "    " * depth
+        q, count = self.var(), self.var()
+        if not rest and mode == "greedy":
+            mode = "possessive"  # nothing follows: the longest run is the first success
+        if mode == "lazy":
+            out += [pad + "%s = %s" % (q, pos), pad + "%s = 0" % count, pad + "while True:"]
+            out += [pad + "    if %s >= %d:" % (count, lo)]
+            self.inline(rest, q, depth + 2, out)
+            stop = "not %s[A[%s]]" % (s, q) if hi is None else "%s == %d or not %s[A[%s]]" % (count, hi, s, q)
+            out += [pad + "    if %s:" % stop, pad + "        break", pad + "    %s += W[d[%s]]" % (q, q)]
+            out += [pad + "    %s += 1" % count]
+            return
+        counted = not (hi is None and lo <= 1)
+        out.append(pad + "%s = %s" % (q, pos))
+        if hi == 1:  # at most one: a test, not a loop
+            out += [pad + "if %s[A[%s]]:" % (s, q), pad + "    %s += W[d[%s]]" % (q, q)]
+            counted = False
+        elif counted:
+            limit = "" if hi is None else "%s != %d and " % (count, hi)
+            out += [pad + "%s = 0" % count, pad + "while %s%s[A[%s]]:" % (limit, s, q)]
+            out += [pad + "    %s += W[d[%s]]" % (q, q), pad + "    %s += 1" % count]
+        else:
+            out += [pad + "while %s[A[%s]]:" % (s, q), pad + "    %s += W[d[%s]]" % (q, q)]
+        if counted:
+            enough = "%s >= %d" % (count, lo)
+        else:
+            enough = "%s != %s" % (q, pos) if lo == 1 else "True"
+        if mode == "possessive":
+            if enough == "True":
+                self.inline(rest, q, depth, out)
+            else:
+                out.append(pad + "if %s:" % enough)
+                self.inline(rest, q, depth + 1, out)
+            return
+        out.append(pad + "while %s:" % enough)
+        self.inline(rest, q, depth + 1, out)
+        out += [pad + "    if %s == %s:" % (q, pos), pad + "        break", pad + "    %s -= 1" % q]
+        out += [pad + "    while A[%s] == CONT:" % q, pad + "        %s -= 1" % q]
+        if counted:
+            out.append(pad + "    %s -= 1" % count)
+
+    def var(self):
+        self.count += 1
+        return "v%d" % self.count
+
+    def inline_function(self, node):
+        """``top(A, d, n, p)``: ``node`` inlined; None when Python refuses the code (nesting limits)."""
+        body = []
+        self.inline([node], "p", 1, body)
+        source = "\n".join(["def top(A, d, n, p):"] + body + ["    return -1", ""])
+        try:
+            compile(source, "<split pattern>", "exec")
+        except (SyntaxError, RecursionError, MemoryError):
+            return None
+        if len(body) > _MAX_LINES:
+            return None
+        self.lines.append(source)
+        return "top"
+
     def scanner(self, top):
         """The source's entry point: ``scan(A, d, n) -> (ends, -1 or the offset no piece matches)``."""
         self.lines += [
@@ -283,7 +395,8 @@ def build_matcher(tree, code_points, nullable):
         return None
     table, members = built
     generator = _Generator(index, members)
-    return generator.scanner(generator.build(tree, None)), _atoms_function(table)
+    top = generator.inline_function(tree) or generator.build(tree, None)
+    return generator.scanner(top), _atoms_function(table)
 
 
 def _atoms_function(table):
