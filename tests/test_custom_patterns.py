@@ -32,7 +32,7 @@ from support import (
 from refbpe.corpus.count import count_words
 from refbpe.pretokenize import _unicode_categories, _unicode_properties, _unicode_table
 from refbpe.pretokenize.patterns import Pattern, get_pattern
-from refbpe.pretokenize.regex_compile import UnmatchedText
+from refbpe.pretokenize.regex_compile import UnmatchedText, compile_split_regex
 from refbpe.pretokenize.regex_syntax import RegexError
 from refbpe.pretokenize.unicode_classes import PinnedClasses, _runs_to_sets
 from refbpe.pretokenize.utf8_ranges import union
@@ -71,25 +71,57 @@ corner_text = st.text(st.sampled_from(CORNERS + "aZ9 .,"), max_size=20)
 any_text = st.one_of(mixed_text(), corner_text, st.lists(st.one_of(mixed_text(8), corner_text)).map("".join))
 
 
+ENGINES = ("generated", "re")
+PINNED = PinnedClasses()
+
+
 def custom(regex):
     """The pattern compiled from ``regex`` even when it is a known one's text (no scanner)."""
     return Pattern.from_regex(regex, classes=PinnedClasses())
 
 
+def _pieces(compiled, text):
+    data = text.encode("utf-8", "surrogatepass")
+    start, out = 0, []
+    for end in compiled.piece_ends(data):
+        out.append(data[start:end].decode("utf-8", "surrogatepass"))
+        start = end
+    return out
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("name", sorted(TEST_PATTERNS))
-def test_pieces_equal_regex_module(name):
+def test_pieces_equal_regex_module(name, engine):
     regex = import_regex_or_skip()
     if regex_version_mismatch():
         pytest.skip(regex_version_mismatch())
     expected = regex.compile(TEST_PATTERNS[name])
-    mine = custom(TEST_PATTERNS[name])
+    mine = compile_split_regex(TEST_PATTERNS[name], PINNED, engine)
+    assert mine.engine == engine
 
-    @settings(max_examples=examples(150))
+    @settings(max_examples=examples(100))
     @given(any_text)
     def check(text):
-        assert mine.pretokenize_str(text) == expected.findall(text)
+        assert _pieces(mine, text) == expected.findall(text)
 
     check()
+
+
+@pytest.mark.parametrize("name", sorted(TEST_PATTERNS))
+def test_the_engines_agree_on_every_interpreter(name):
+    """The generated matcher (PyPy's) and ``re`` over bytes (exact on both interpreters) agree."""
+    generated, by_re = (compile_split_regex(TEST_PATTERNS[name], PINNED, e) for e in ENGINES)
+
+    @settings(max_examples=examples(100))
+    @given(any_text)
+    def check(text):
+        assert _pieces(generated, text) == _pieces(by_re, text)
+
+    check()
+
+
+def test_a_pattern_past_the_generated_matcher_keeps_re():
+    assert compile_split_regex(r"(?:ab)+|[\s\S]", PINNED, "generated").engine == "re"
 
 
 # Pieces recorded from the regex module (CPython, Unicode 18.0.0): PyPy must give these too.

@@ -1,31 +1,36 @@
-"""A backtracking matcher for split patterns, built from closures, for PyPy.
+"""A backtracking matcher for split patterns, written as Python code, for PyPy.
 
 PyPy's ``re`` runs split patterns at about 2 MB/s (``perf/custom_patterns.py``),
-five to ten times slower than the hand-written scanners, whose loops its JIT
-compiles; this module gives a custom pattern that kind of loop.  The tree of
-``regex_syntax`` (classes already resolved to code point sets by
-``regex_compile``) is turned into nested closures ``f(A, d, n, p)`` that return
-the end of a match at byte ``p`` or -1, each calling a continuation fixed when
-it is built (continuation-passing style, so backtracking is the return of -1
-and no state is copied):
+ten times slower than the hand-written scanners, whose loops its JIT compiles;
+this module writes a custom pattern as that kind of loop and ``exec``s it.  The
+tree of ``regex_syntax`` (classes resolved to code point sets by
+``regex_compile``) becomes:
 
-* The text ``d`` is first mapped to ``A``, one atom id per byte: the code
-  points are partitioned into atoms, the classes of the pattern being unions of
-  atoms, so a class test is ``member[A[p]]``; continuation bytes get ``CONT``,
-  in no class.  ASCII is mapped with ``bytes.translate``, other characters one
-  by one.
-* A quantified class runs forward to its longest extent and backs off one code
-  point at a time (greedy), stops there (possessive), or grows from its
-  minimum (lazy): an iteration, not a recursion.
-* Alternation tries its branches in order (leftmost-first), lookahead and
-  atomic groups run their body to its first end and never re-enter it, anchors
-  test the position: the semantics of ``re`` and ``regex``.
+* An atom per byte: the code points are partitioned into atoms, the classes of
+  the pattern being unions of atoms, so the text ``d`` is mapped to ``A``, one
+  atom id per byte (ASCII with ``bytes.translate``, other characters one by
+  one), continuation bytes and a sentinel at the end getting ``CONT``, in no
+  class; a class test is then ``S[A[p]]``.
+* ``scan(A, d, n)``: one loop over the pieces with the whole pattern inlined
+  in it as nested ``if``s (``inline``): a sequence nests, an alternation tries
+  its branches in order (each followed by the rest of the sequence), a
+  quantified class runs forward to its longest extent and then backs off one
+  code point at a time (greedy), stops there (possessive, or greedy with
+  nothing after it), or grows from its minimum (lazy); a failure falls through
+  to the next choice.  Bounded quantifiers of groups are unrolled.
+* What cannot be inlined (a match ending inside two nested backtracking loops,
+  lookahead and atomic bodies other than a class) is one function per node in
+  continuation-passing style (``build``: ``f(A, d, n, p)`` returns the end of a
+  match or -1 and calls a continuation fixed when it is written), which
+  ``scan`` calls.
 
+Lookahead and atomic groups run their body to its first end and never re-enter
+it, anchors test the position: the semantics of ``re`` and ``regex``.
 ``build_matcher`` returns None for what it does not do (a quantified group
 other than a class with more than 16 repetitions or an unbounded count, a
 nullable quantified group, more than 254 atoms); ``regex_compile`` then keeps
 ``re``.  Cost: linear in the text times the backtracking the pattern asks for,
-as any backtracking engine.
+as any backtracking engine; writing the code takes a few ms.
 """
 
 from __future__ import annotations
@@ -74,6 +79,10 @@ def atom_table(sets):
     return bytes(table), [bytes(m) for m in members]
 
 
+class _TooNested(Exception):
+    """A match would end inside two nested loops: ``scan`` cannot inline the pattern."""
+
+
 class _Generator(object):
     """Writes one Python function per node; ``build`` returns the function's name."""
 
@@ -83,6 +92,8 @@ class _Generator(object):
         self.constants = {"W": _WIDTH, "CONT": CONT}
         self.lines = []
         self.count = 0
+        self.assign = False  # successes set ``e`` (inlined into scan) instead of returning
+        self.loops = 0  # backtracking loops around the code being written
 
     def table(self, node):
         name = "S%d" % self.set_index[node]
@@ -126,17 +137,26 @@ class _Generator(object):
                 self.count += 1
                 name = "F%d" % self.count
                 self.constants[name] = first
-                body += ["if %s[a]:" % name, "    r = %s(A, d, n, p)" % f, "    if r >= 0:", "        return r"]
+                body += [
+                    "if %s[a]:" % name,
+                    "    r = %s(A, d, n, p)" % f,
+                    "    if r >= 0:",
+                    "        return r",
+                ]
         return self.function(body + ["return -1"])
 
     def _look(self, node, k):
         f = self.build(node[1], None)
         test = "<" if node[2] else ">="
-        return self.function(["if %s(A, d, n, p) %s 0:" % (f, test), "    return " + self.call(k, "p"), "return -1"])
+        return self.function(
+            ["if %s(A, d, n, p) %s 0:" % (f, test), "    return " + self.call(k, "p"), "return -1"]
+        )
 
     def _atomic(self, node, k):
         f = self.build(node[1], None)
-        return self.function(["e = %s(A, d, n, p)" % f, "if e < 0:", "    return -1", "return " + self.call(k, "e")])
+        return self.function(
+            ["e = %s(A, d, n, p)" % f, "if e < 0:", "    return -1", "return " + self.call(k, "e")]
+        )
 
     def _anchor(self, node, k):
         test = {"^": "p == 0", "$": "p == n or (p == n - 1 and d[p] == 10)"}.get(node[1], "p == n")
@@ -174,9 +194,18 @@ class _Generator(object):
             return self.function(run + check + ["return " + self.call(k, "q")])
         if mode == "greedy":
             if hi is None and lo == 0:
-                back = ["while True:", "    r = %s" % self.call(k, "q"), "    if r >= 0 or q == p:", "        return r"]
+                back = [
+                    "while True:",
+                    "    r = %s" % self.call(k, "q"),
+                    "    if r >= 0 or q == p:",
+                    "        return r",
+                ]
             else:
-                back = ["while count >= %d:" % lo, "    r = %s" % self.call(k, "q"), "    if r >= 0 or q == p:"]
+                back = [
+                    "while count >= %d:" % lo,
+                    "    r = %s" % self.call(k, "q"),
+                    "    if r >= 0 or q == p:",
+                ]
                 back += ["        return r"]
             back += ["    q -= 1", "    while A[q] == CONT:", "        q -= 1"]
             if not (hi is None and lo == 0):
@@ -225,18 +254,21 @@ class _Generator(object):
         nests, so no call is made for a class, a quantified class or an alternation."""
         pad = "    " * depth
         if not items:
-            out.append(pad + "return " + pos)
+            self.succeed(pos, pad, out)
             return
         node, rest = items[0], items[1:]
         kind = node[0]
         if kind == "seq":
             self.inline(list(node[1]) + rest, pos, depth, out)
         elif kind == "alt":
-            for branch in node[1]:  # each branch followed by the rest; a failure falls into the next
-                self.inline([branch] + rest, pos, depth, out)
+            # Each branch followed by the rest; a failure falls into the next.
+            self.choices([[branch] + rest for branch in node[1]], pos, depth, out)
         elif kind == "set":
             q = self.var()
-            out += [pad + "if %s[A[%s]]:" % (self.table(node), pos), pad + "    %s = %s + W[d[%s]]" % (q, pos, pos)]
+            out += [
+                pad + "if %s[A[%s]]:" % (self.table(node), pos),
+                pad + "    %s = %s + W[d[%s]]" % (q, pos, pos),
+            ]
             self.inline(rest, q, depth + 1, out)
         elif kind == "anchor":
             test = {"^": "%s == 0", "$": "%s == n or (%s == n - 1 and d[%s] == 10)"}.get(node[1], "%s == n")
@@ -251,7 +283,10 @@ class _Generator(object):
             self.inline(rest, pos, depth + 1, out)
         elif kind == "atomic":
             e = self.var()
-            out += [pad + "%s = %s(A, d, n, %s)" % (e, self.build(node[1], None), pos), pad + "if %s >= 0:" % e]
+            out += [
+                pad + "%s = %s(A, d, n, %s)" % (e, self.build(node[1], None), pos),
+                pad + "if %s >= 0:" % e,
+            ]
             self.inline(rest, e, depth + 1, out)
         elif node[1][0] != "set":
             _, body, lo, hi, mode = node
@@ -261,12 +296,36 @@ class _Generator(object):
                 self.inline([body, ("repeat", body, lo - 1, hi - 1, mode)] + rest, pos, depth, out)
             elif hi > 0:
                 more = [body, ("repeat", body, 0, hi - 1, mode)] + rest
-                for choice in (rest, more) if mode == "lazy" else (more, rest):
-                    self.inline(choice, pos, depth, out)
+                self.choices([rest, more] if mode == "lazy" else [more, rest], pos, depth, out)
             else:
                 self.inline(rest, pos, depth, out)
         else:
             self.inline_repeat_set(node, rest, pos, depth, out)
+
+    def succeed(self, pos, pad, out):
+        """A match ends at ``pos``: return it, or (inlined into ``scan``) set ``e``."""
+        if not self.assign:
+            out.append(pad + "return " + pos)
+            return
+        if self.loops > 1:
+            raise _TooNested()
+        out.append(pad + "e = " + pos)
+        if self.loops:
+            out.append(pad + "break")
+
+    def choices(self, options, pos, depth, out):
+        """Each option in turn until one matches."""
+        for k, items in enumerate(options):
+            if self.assign and k:
+                out.append("    " * depth + "if e < 0:")
+                self.inline(items, pos, depth + 1, out)
+            else:
+                self.inline(items, pos, depth, out)
+
+    def in_loop(self, items, pos, depth, out):
+        self.loops += 1
+        self.inline(items, pos, depth, out)
+        self.loops -= 1
 
     def inline_repeat_set(self, node, rest, pos, depth, out):
         _, body, lo, hi, mode = node
@@ -278,7 +337,7 @@ class _Generator(object):
         if mode == "lazy":
             out += [pad + "%s = %s" % (q, pos), pad + "%s = 0" % count, pad + "while True:"]
             out += [pad + "    if %s >= %d:" % (count, lo)]
-            self.inline(rest, q, depth + 2, out)
+            self.in_loop(rest, q, depth + 2, out)
             stop = "not %s[A[%s]]" % (s, q) if hi is None else "%s == %d or not %s[A[%s]]" % (count, hi, s, q)
             out += [pad + "    if %s:" % stop, pad + "        break", pad + "    %s += W[d[%s]]" % (q, q)]
             out += [pad + "    %s += 1" % count]
@@ -306,7 +365,7 @@ class _Generator(object):
                 self.inline(rest, q, depth + 1, out)
             return
         out.append(pad + "while %s:" % enough)
-        self.inline(rest, q, depth + 1, out)
+        self.in_loop(rest, q, depth + 1, out)
         out += [pad + "    if %s == %s:" % (q, pos), pad + "        break", pad + "    %s -= 1" % q]
         out += [pad + "    while A[%s] == CONT:" % q, pad + "        %s -= 1" % q]
         if counted:
@@ -316,22 +375,50 @@ class _Generator(object):
         self.count += 1
         return "v%d" % self.count
 
+    def inline_scan(self, node):
+        """``scan`` with ``node`` inlined into its loop (no call per piece), or None when a
+        match could end inside two nested loops or Python refuses the code (nesting limits)."""
+        body = []
+        self.assign, self.loops = True, 0
+        try:
+            self.inline([node], "p", 2, body)
+        except _TooNested:
+            return None
+        finally:
+            self.assign = False
+        head = [
+            "def scan(A, d, n):",
+            "    ends = []",
+            "    append = ends.append",
+            "    p = 0",
+            "    while p < n:",
+        ]
+        tail = ["        if e <= p:", "            return ends, p", "        append(e)", "        p = e"]
+        return self._exec(head + ["        e = -1"] + body + tail + ["    return ends, -1"], len(body))
+
     def inline_function(self, node):
         """``top(A, d, n, p)``: ``node`` inlined; None when Python refuses the code (nesting limits)."""
         body = []
         self.inline([node], "p", 1, body)
-        source = "\n".join(["def top(A, d, n, p):"] + body + ["    return -1", ""])
+        if self._exec(["def top(A, d, n, p):"] + body + ["    return -1"], len(body)) is None:
+            return None
+        return "top"
+
+    def _exec(self, lines, size):
+        source = "\n".join(lines) + "\n"
         try:
             compile(source, "<split pattern>", "exec")
         except (SyntaxError, RecursionError, MemoryError):
             return None
-        if len(body) > _MAX_LINES:
+        if size > _MAX_LINES:
             return None
         self.lines.append(source)
-        return "top"
+        return True
 
     def scanner(self, top):
         """The source's entry point: ``scan(A, d, n) -> (ends, -1 or the offset no piece matches)``."""
+        if top is None:
+            return self._namespace()["scan"]
         self.lines += [
             "def scan(A, d, n):",
             "    ends = []",
@@ -345,9 +432,12 @@ class _Generator(object):
             "        p = e",
             "    return ends, -1",
         ]
+        return self._namespace()["scan"]
+
+    def _namespace(self):
         namespace = dict(self.constants)
         exec(compile("\n".join(self.lines) + "\n", "<split pattern>", "exec"), namespace)
-        return namespace["scan"]
+        return namespace
 
 
 def _supported(node, nullable):
@@ -357,7 +447,7 @@ def _supported(node, nullable):
     if kind in ("look", "atomic"):
         return _supported(node[1], nullable)
     if kind == "repeat":
-        body, lo, hi = node[1], node[2], node[3]
+        body, hi = node[1], node[3]
         if body[0] == "set":
             return True
         if hi is None or hi > _MAX_UNROLL or nullable(body):
@@ -395,6 +485,8 @@ def build_matcher(tree, code_points, nullable):
         return None
     table, members = built
     generator = _Generator(index, members)
+    if generator.inline_scan(tree):
+        return generator.scanner(None), _atoms_function(table)
     top = generator.inline_function(tree) or generator.build(tree, None)
     return generator.scanner(top), _atoms_function(table)
 
