@@ -29,7 +29,9 @@ from support import (
     shared_root,
 )
 
+from refbpe.cli.model import load_tokenizer
 from refbpe.corpus.count import count_words
+from refbpe.corpus.countfile import read_counts_pattern
 from refbpe.pretokenize import _unicode_categories, _unicode_properties, _unicode_table
 from refbpe.pretokenize.patterns import Pattern, get_pattern
 from refbpe.pretokenize.regex_compile import UnmatchedText, compile_split_regex
@@ -297,3 +299,41 @@ def test_tiktoken_encoding_with_a_custom_pat_str():
         text = f.read(1 << 16).decode("utf-8", "ignore")
     for part in (text, "It's 12345 ſtrange KELVIN\u212a\r\n\n  x", "x\n  "):
         assert mine.encode_ordinary(part) == theirs.encode_ordinary(part)
+
+
+TEXT = "It's 12345 cats, ſtrange KELVIN\u212a!\n\n  Über 42\r\n" * 20
+
+
+@pytest.mark.parametrize("fmt", ["gpt2", "hf", "tiktoken"])
+def test_a_model_trained_with_a_regex_encodes_with_it(tmp_path, capsys, fmt):
+    src = tmp_path / "in.txt"
+    src.write_text(TEXT, encoding="utf-8")
+    out = tmp_path / "m"
+    code, _, err = run_main(
+        capsys, "train", str(src), "--pattern-regex", NANOCHAT, "--vocab-size", "300", "--format", fmt,
+        "-o", str(out), "--quiet",
+    )  # fmt: skip
+    assert code == 0, err
+    model = {"gpt2": out, "hf": out / "tokenizer.json", "tiktoken": out / "tokenizer.tiktoken"}[fmt]
+    tok = load_tokenizer(str(model))
+    assert tok.pattern == "regex:" + NANOCHAT
+    ids = tok.encode("x 12345")
+    assert [tok.decode([i]) for i in ids] == ["x", " ", "12", "34", "5"]  # digits in pairs: nanochat's
+
+
+def test_count_files_record_the_pattern(tmp_path, capsys):
+    src = tmp_path / "in.txt"
+    src.write_text(TEXT, encoding="utf-8")
+    counts = tmp_path / "c.counts.tsv.gz"
+    assert run_main(capsys, "count", str(src), "--pattern-regex", NANOCHAT, "-o", str(counts))[0] == 0
+    assert read_counts_pattern(str(counts)) == "regex:" + NANOCHAT
+    args = ["--vocab-size", "300", "--quiet", "-o"]
+    assert run_main(capsys, "train", "--counts", str(counts), *args, str(tmp_path / "a"))[0] == 0
+    direct = ["train", str(src), "--pattern-regex", NANOCHAT]
+    assert run_main(capsys, *direct, *args, str(tmp_path / "b"))[0] == 0
+    for name in ("vocab.json", "merges.txt", "refbpe.json"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    plain = tmp_path / "p.counts.tsv"
+    assert run_main(capsys, "count", str(src), "-o", str(plain))[0] == 0
+    code, _, err = run_main(capsys, "train", "--counts", str(counts), str(plain), *args, str(tmp_path / "c"))
+    assert code == 2 and "different split patterns" in err

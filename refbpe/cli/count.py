@@ -86,7 +86,7 @@ def run(args):
         except (InputError, OSError) as e:
             raise counting_error(args, e)
     t0 = time.time()
-    write_counts(args.out, word_counts)
+    write_counts(args.out, word_counts, args.pattern)
     report["write"] = {"seconds": round(time.time() - t0, 3), "file": args.out}
     if args.report:
         write_report(args.report, report)

@@ -7,6 +7,7 @@ import sysconfig
 import time
 
 from ..corpus.count import InputError
+from ..corpus.countfile import read_counts_pattern
 from ..corpus.progress import peak_memory_mb
 from ..formats import FORMATS, write_model_dir, write_model_file_in_dir
 from ..formats.peers import PEER_FORMATS, write_peer_model
@@ -158,6 +159,18 @@ def stdlib_sources():
     ]
 
 
+def _recorded_pattern(paths):
+    """The split pattern the word-count files record (None: GPT-2's); they must agree."""
+    found = {p: read_counts_pattern(p) for p in paths}
+    names = sorted(set(found.values()), key=str)
+    if len(names) > 1:
+        raise CliError(
+            "the count files were counted with different split patterns (%s); give --pattern to choose"
+            % "; ".join("%s: %s" % (p, n or "gpt2") for p, n in found.items())
+        )
+    return names[0]
+
+
 def run(args):
     sources = list(args.corpus)
     if args.stdlib:
@@ -170,6 +183,8 @@ def run(args):
         raise CliError("--executor counts a corpus; with --counts there is nothing to count")
     check_inputs(args.counts or sources)
     check_special_tokens(args.special_token)
+    if args.counts and args.pattern is None:
+        args.pattern = _recorded_pattern(args.counts)
     profile = get_profile(args.profile)
     fmt = args.format or PEER_FORMATS.get(profile.name, ("gpt2",))[0]
     profile_options = _profile_options(args, profile)

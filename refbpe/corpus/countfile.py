@@ -12,7 +12,10 @@ Format (``NAME.counts.tsv``, or ``NAME.counts.tsv.gz`` compressed):
 * lines are sorted by the raw bytes of the word, each word once, no zero
   counts; so equal tables give byte-identical files;
 * readers skip empty lines and lines starting with ``#``, add up a word seen
-  twice, skip zero counts, and accept upper-case hex digits and a CRLF end.
+  twice, skip zero counts, and accept upper-case hex digits and a CRLF end;
+* a split pattern other than GPT-2's is recorded in a first line
+  ``# pattern: NAME`` (``NAME`` escaped as a word), which ``train --counts``
+  reads back when not given ``--pattern``.
 
 A ``.gz`` file is written with a fixed header (no name, mtime 0), so its bytes
 depend only on the table (and the zlib build).  Errors name the file and line.
@@ -32,7 +35,10 @@ __all__ = [
     "read_counts",
     "sum_counts",
     "is_counts_path",
+    "read_counts_pattern",
 ]
+
+PATTERN_LINE = "# pattern: "
 
 _ESCAPES = {0x5C: "\\\\", 0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
 # For str.translate over the word decoded as Latin-1: one code point per byte.
@@ -109,10 +115,33 @@ def gzip_bytes(data):
     return buf.getvalue()
 
 
-def write_counts(path, word_counts):
-    """Write ``{bytes: count}`` to ``path`` atomically (gzip-compressed for ``*.gz``)."""
-    data = counts_tsv(word_counts).encode("ascii")
+def write_counts(path, word_counts, pattern=None):
+    """Write ``{bytes: count}`` to ``path`` atomically (gzip-compressed for ``*.gz``).
+
+    ``pattern``, the split pattern's name, is recorded in a first comment line
+    ``# pattern: NAME`` (escaped as a word), unless it is GPT-2's (the default)."""
+    head = ""
+    if pattern not in (None, "gpt2"):
+        head = "%s%s\n" % (PATTERN_LINE, escape_word(pattern.encode("utf-8")))
+    data = (head + counts_tsv(word_counts)).encode("ascii")
     atomic_write(str(path), gzip_bytes(data) if is_gzip_path(path) else data)
+
+
+def read_counts_pattern(path):
+    """The split pattern's name a word-count file records (``# pattern: NAME``), or None."""
+    f = gzip.open(path, "rb") if is_gzip_path(path) else open(path, "rb")
+    try:
+        for raw in f:
+            line = raw.decode("ascii", "replace").rstrip("\r\n")
+            if not line.startswith("#"):
+                return None
+            if line.startswith(PATTERN_LINE):
+                return unescape_word(line[len(PATTERN_LINE) :]).decode("utf-8")
+    except (OSError, EOFError, zlib.error, ValueError, UnicodeDecodeError):
+        return None  # reading the counts reports a damaged file, with its line
+    finally:
+        f.close()
+    return None
 
 
 def read_counts(path, into=None):
