@@ -33,7 +33,7 @@ from refbpe.cli.model import load_tokenizer
 from refbpe.corpus.count import count_words
 from refbpe.corpus.countfile import read_counts_pattern
 from refbpe.pretokenize import _unicode_categories, _unicode_properties, _unicode_table
-from refbpe.pretokenize.patterns import Pattern, get_pattern
+from refbpe.pretokenize.patterns import ALIASES, Pattern, get_pattern
 from refbpe.pretokenize.regex_compile import UnmatchedText, compile_split_regex
 from refbpe.pretokenize.regex_syntax import RegexError
 from refbpe.pretokenize.unicode_classes import PinnedClasses, _runs_to_sets
@@ -182,10 +182,38 @@ def test_chunked_counting_equals_one_scan(tmp_path_factory, name, text, chunk):
     assert got == whole
 
 
+def test_parallel_counting_with_a_custom_pattern_equals_one_scan(tmp_path):
+    """Two worker processes get the pattern by its name and count what one scan counts."""
+    special = "<|endoftext|>"
+    path = tmp_path / "in.txt"
+    path.write_text(special.join([TEXT[k:] for k in range(0, 400, 7)]), encoding="utf-8")
+    pattern = Pattern.from_regex(NANOCHAT)
+    whole = {}
+    for part in path.read_bytes().split(special.encode()):
+        for piece in pattern.pretokenize(part):
+            whole[piece] = whole.get(piece, 0) + 1
+    assert count_words([str(path)], [special], workers=2, chunk_size=256, pattern=pattern.name) == whole
+
+
 def test_a_known_pattern_text_uses_its_scanner():
     for name in ("gpt2", "cl100k_base", "llama3", "o200k_base"):
         assert Pattern.from_regex(get_pattern(name).regex) is get_pattern(name)
     assert get_pattern(Pattern.from_regex(NANOCHAT).name).regex == NANOCHAT
+
+
+@pytest.mark.parametrize("alias", sorted(ALIASES))
+def test_an_alias_is_its_scanner(alias):
+    """Another spelling of a known pattern gives its scanner: the two agree on any text."""
+    scanner = Pattern.from_regex(alias)
+    assert scanner is get_pattern(ALIASES[alias])
+    compiled = compile_split_regex(alias, PINNED, "re")
+
+    @settings(max_examples=examples(100))
+    @given(any_text)
+    def check(text):
+        assert scanner.pretokenize_str(text) == _pieces(compiled, text)
+
+    check()
 
 
 def test_a_custom_pattern_travels_by_name():

@@ -32,7 +32,7 @@ from . import o200k as pretokenize_o200k
 from .cuts import NEWLINE_CUT, NEWLINE_CUT_NOT_BEFORE_SLASH, NO_CUTS, WHITESPACE_CUT
 from .regex_compile import compile_split_regex
 
-__all__ = ["Pattern", "get_pattern", "pattern_names", "DEFAULT_PATTERN", "REGEX_PREFIX"]
+__all__ = ["Pattern", "get_pattern", "pattern_names", "DEFAULT_PATTERN", "REGEX_PREFIX", "ALIASES"]
 
 DEFAULT_PATTERN = "gpt2"
 REGEX_PREFIX = "regex:"
@@ -57,8 +57,8 @@ class Pattern(object):
     def from_regex(cls, regex, name=None, classes=None):
         """The pattern of ``regex`` (``regex`` module syntax); ``regex_syntax.RegexError`` when refused.
 
-        A known pattern's exact text gives that pattern (its hand-written
-        scanner).  ``name`` labels it in messages; ``classes`` provides the
+        A known pattern's exact text, or one of its ``ALIASES``, gives that
+        pattern (its hand-written scanner).  ``name`` labels it in messages; ``classes`` provides the
         Unicode class sets (default: the pinned tables, ``unicode_classes``).
 
             >>> digits_in_pairs = Pattern.from_regex(r"\\p{L}+|\\p{N}{1,2}|\\s+|[^\\s\\p{L}\\p{N}]+")
@@ -108,6 +108,15 @@ _PATTERNS = {
     )
 }
 _BY_REGEX = {p.regex: p for p in _PATTERNS.values()}
+# Other spellings of known patterns (tests/test_custom_patterns.py proves each equal to its scanner).
+ALIASES = {
+    # GPT-2's encoder.py
+    r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""": "gpt2",
+    # rustbpe's and nanochat's GPT4_PATTERN
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|"""
+    r"""\s+(?!\S)|\s+""": "llama3",
+}
+_BY_REGEX.update((text, _PATTERNS[name]) for text, name in ALIASES.items())
 
 
 def pattern_names():
