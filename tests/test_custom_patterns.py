@@ -32,6 +32,7 @@ from support import (
 from refbpe.cli.model import load_tokenizer
 from refbpe.corpus.count import count_words
 from refbpe.corpus.countfile import read_counts_pattern
+from refbpe.formats import write_model_dir
 from refbpe.pretokenize import _unicode_categories, _unicode_properties, _unicode_table
 from refbpe.pretokenize.patterns import ALIASES, Pattern, get_pattern
 from refbpe.pretokenize.regex_compile import UnmatchedText, compile_split_regex
@@ -365,3 +366,36 @@ def test_count_files_record_the_pattern(tmp_path, capsys):
     assert run_main(capsys, "count", str(src), "-o", str(plain))[0] == 0
     code, _, err = run_main(capsys, "train", "--counts", str(counts), str(plain), *args, str(tmp_path / "c"))
     assert code == 2 and "different split patterns" in err
+
+
+@settings(max_examples=examples(30))
+@given(text=mixed_text(30), cuts=st.lists(st.integers(0, 200), max_size=6))
+def test_encode_iterable_with_a_custom_pattern_equals_encode(text, cuts):
+    tok = _model()
+    text = text + "<|endoftext|>" + text[::-1]
+    bounds = sorted(set(c for c in cuts if c < len(text)))
+    parts = [text[a:b] for a, b in zip([0] + bounds, bounds + [len(text)])]
+    assert list(tok.encode_iterable(parts)) == tok.encode(text)
+
+
+def test_cli_encode_with_a_custom_pattern_in_parallel(tmp_path, capsys):
+    tok = _model()
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(("<|endoftext|>".join([TEXT] * 30)), encoding="utf-8")
+    model = tmp_path / "m"
+    write_model_dir(str(model), tok.vocab, tok.merges, tok.special_tokens, {"pattern": tok.pattern})
+    out = tmp_path / "ids.txt"
+    args = ["--workers", "2", "--chunk-size", "1K", "--quiet"]
+    assert run_main(capsys, "encode", str(model), str(corpus), "-o", str(out), *args)[0] == 0
+    ids = [int(x) for x in out.read_text().split()]
+    assert ids == tok.encode(corpus.read_bytes().decode("utf-8"))
+
+
+_MODELS = {}
+
+
+def _model():
+    if not _MODELS:
+        vocab, merges = train_from_texts([TEXT], 300, ["<|endoftext|>"], pattern="regex:" + NANOCHAT)
+        _MODELS["m"] = Tokenizer(vocab, merges, ["<|endoftext|>"], pattern="regex:" + NANOCHAT)
+    return _MODELS["m"]
