@@ -196,6 +196,32 @@ def test_parallel_counting_with_a_custom_pattern_equals_one_scan(tmp_path):
     assert count_words([str(path)], [special], workers=2, chunk_size=256, pattern=pattern.name) == whole
 
 
+ascii_heavy = st.text(st.sampled_from("ab'sS1 2\n\r\t\x0b.!/-_\x00\u00e9\u00a0K"), max_size=40)
+
+
+@pytest.mark.parametrize("name", sorted(TEST_PATTERNS))
+def test_derived_cuts_do_not_change_the_pieces(name):
+    """Every cut the pattern's derived rule offers (``regex_cuts``) splits the pieces, not a piece."""
+    compiled = compile_split_regex(TEST_PATTERNS[name], PINNED, "re")
+    cuts = compiled.cut_points
+
+    @settings(max_examples=examples(300))
+    @given(st.one_of(ascii_heavy, any_text))
+    def check(text):
+        data = text.encode("utf-8", "surrogatepass")
+        whole = compiled.pieces(data)
+        for c in [m.end() for m in cuts.finditer(data)]:
+            assert compiled.pieces(data[:c]) + compiled.pieces(data[c:]) == whole, c
+
+    check()
+
+
+def test_nanochat_pattern_cuts_at_newlines_between_words():
+    cuts = Pattern.from_regex(NANOCHAT).cut_points
+    assert [m.end() for m in cuts.finditer(b"ab\ncd")] == [3]
+    assert not cuts.search(b"ab.\ncd") and not cuts.search(b"ab\n cd") and not cuts.search(b"ab \ncd")
+
+
 def test_a_known_pattern_text_uses_its_scanner():
     for name in ("gpt2", "cl100k_base", "llama3", "o200k_base"):
         assert Pattern.from_regex(get_pattern(name).regex) is get_pattern(name)

@@ -21,8 +21,9 @@ sequence, so decoding a chunk (strictly, or with ``replace``/``ignore``) gives
 the characters that decoding the whole input gives there.  A stretch with no
 cut point (no newline or tab and no special token) just makes a larger chunk.
 
-A pattern given as a regex (``Pattern.from_regex``) has no rule-1 candidates:
-its texts are cut at special tokens and between inputs only.
+A pattern given as a regex (``Pattern.from_regex``) has the rule-1 candidates
+derived from it (``pretokenize.regex_cuts``), or none: then its texts are cut
+at special tokens and between inputs only.
 """
 
 import gzip

@@ -9,6 +9,7 @@ interpreter:
     ``regex_syntax``   a split regex parsed (the supported subset of ``regex``'s syntax)
     ``regex_compile``  ... compiled for ``re`` over UTF-8 bytes
     ``regex_engine``   ... or written as Python code (PyPy)
+    ``regex_cuts``     ... and where its texts may be cut
     ``unicode_classes``, ``utf8_ranges``   its classes' code point sets, and their UTF-8 spelling
     ``gpt2``           GPT-2's pattern, the CS336 default (also the shared helpers)
     ``cl100k``         GPT-4's pattern and Llama 3's form of it

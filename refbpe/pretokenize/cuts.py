@@ -26,8 +26,11 @@ next, non-space byte; at the end of a chunk it is the same piece).  For
 ``o200k_base`` the byte after it must not be ``/``, which a punctuation run
 would take with the newline (``[\\r\\n/]*``).
 
-Any other pattern (``Pattern.from_regex``): ``NO_CUTS``, so texts are cut only
-at special tokens and between inputs.  That is always exact (a match never
+Any other pattern (``Pattern.from_regex``): the rule ``regex_cuts`` derives
+from the pattern, with its proof (for nanochat's pattern: a newline between
+an ASCII letter or digit and an ASCII non-space, as above); when it finds
+none (a pattern with an anchor, say), ``NO_CUTS``, so texts are cut only at
+special tokens and between inputs.  That is always exact (a match never
 spans a special token, each segment is matched on its own, and anchors see
 the segment's ends), and costs parallelism: a file without special tokens is
 one work unit, held in memory whole.

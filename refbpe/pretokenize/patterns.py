@@ -68,7 +68,8 @@ class Pattern(object):
         if classes is None and regex in _BY_REGEX:
             return _BY_REGEX[regex]
         compiled = compile_split_regex(regex, classes)
-        return cls(REGEX_PREFIX + regex, regex, compiled.piece_ends, NO_CUTS, False, name or "custom")
+        label = name or "custom"
+        return cls(REGEX_PREFIX + regex, regex, compiled.piece_ends, compiled.cut_points, False, label)
 
     def pretokenize(self, data, out=None):
         """The pre-tokens of UTF-8 ``data`` as ``bytes``, appended to ``out``."""

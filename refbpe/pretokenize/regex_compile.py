@@ -42,6 +42,8 @@ from __future__ import annotations
 import platform
 import re
 
+from .cuts import NO_CUTS
+from .regex_cuts import derive_cut_points
 from .regex_engine import build_matcher
 from .regex_syntax import RegexError, parse_regex
 from .unicode_classes import pinned_classes
@@ -58,9 +60,10 @@ class CompiledSplit(object):
     """``regex`` text compiled to a ``re`` bytes pattern (``byte_pattern``) and, when
     ``regex_engine`` can, to closures (``engine`` says which ``piece_ends`` runs)."""
 
-    def __init__(self, regex, byte_pattern, groups, matcher=None):
+    def __init__(self, regex, byte_pattern, groups, matcher=None, cut_points=NO_CUTS):
         self.regex = regex
         self.byte_pattern = byte_pattern
+        self.cut_points = cut_points  # where its texts may be cut (``regex_cuts``)
         self._re = re.compile(byte_pattern)
         self._findall = self._re.findall if not groups else None
         self._finditer = self._re.finditer
@@ -134,7 +137,8 @@ def compile_split_regex(regex, classes=None, engine=None):
         writer = _Writer(classes)
         byte_pattern = writer.write(tree)
         matcher = build_matcher(tree, writer.code_points, _nullable) if engine == "generated" else None
-        _COMPILED[key] = CompiledSplit(regex, byte_pattern, writer.groups, matcher)
+        cut_points = derive_cut_points(tree, writer.code_points)
+        _COMPILED[key] = CompiledSplit(regex, byte_pattern, writer.groups, matcher, cut_points)
     return _COMPILED[key]
 
 
