@@ -12,6 +12,7 @@
   ``tiktoken.Encoding`` with cl100k ranks and a custom ``pat_str`` equals ``from_tiktoken``.
 """
 
+import base64
 import os
 import pickle
 
@@ -425,3 +426,20 @@ def _model():
         vocab, merges = train_from_texts([TEXT], 300, ["<|endoftext|>"], pattern="regex:" + NANOCHAT)
         _MODELS["m"] = Tokenizer(vocab, merges, ["<|endoftext|>"], pattern="regex:" + NANOCHAT)
     return _MODELS["m"]
+
+
+def test_verify_against_rustbpe_with_the_pattern_regex(tmp_path, capsys):
+    rustbpe = _rustbpe()
+    text = TEXT + " 2024 12345 987654 " * 50
+    src = tmp_path / "in.txt"
+    src.write_bytes(text.encode("utf-8"))
+    tok = rustbpe.Tokenizer()
+    tok.train_from_iterator([text], 320, pattern=NANOCHAT)
+    ranks = tmp_path / "theirs.tiktoken"
+    lines = ["%s %d\n" % (base64.b64encode(bytes(b)).decode(), r) for b, r in tok.get_mergeable_ranks()]
+    ranks.write_text("".join(lines))
+    common = ["verify", str(src), "--against", str(ranks), "--vocab-size", "320", "--profile", "rustbpe"]
+    code, out, err = run_main(capsys, *common, "--pattern-regex", NANOCHAT)
+    assert code == 0, out + err
+    code, out, err = run_main(capsys, *common, "--pattern", "llama3")  # digits in threes: not theirs
+    assert code == 1, out + err
