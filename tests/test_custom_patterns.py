@@ -13,6 +13,7 @@
 """
 
 import base64
+import doctest
 import os
 import pickle
 
@@ -34,7 +35,8 @@ from refbpe.cli.model import load_tokenizer
 from refbpe.corpus.count import count_words
 from refbpe.corpus.countfile import read_counts_pattern
 from refbpe.formats import write_model_dir
-from refbpe.pretokenize import _unicode_categories, _unicode_properties, _unicode_table
+from refbpe.pretokenize import _unicode_categories, _unicode_properties, _unicode_table, utf8_ranges
+from refbpe.pretokenize import patterns as patterns_module
 from refbpe.pretokenize.patterns import ALIASES, Pattern, get_pattern
 from refbpe.pretokenize.regex_compile import UnmatchedText, compile_split_regex
 from refbpe.pretokenize.regex_syntax import RegexError
@@ -443,3 +445,8 @@ def test_verify_against_rustbpe_with_the_pattern_regex(tmp_path, capsys):
     assert code == 0, out + err
     code, out, err = run_main(capsys, *common, "--pattern", "llama3")  # digits in threes: not theirs
     assert code == 1, out + err
+
+
+@pytest.mark.parametrize("module", [patterns_module, utf8_ranges])
+def test_the_docstring_examples_hold(module):
+    assert doctest.testmod(module).failed == 0

@@ -16,8 +16,8 @@ number of ranges (at most 3 x 4 pieces each).
 
     >>> to_ranges([0x61, 0x62, 0x63, 0x78])
     ((97, 99), (120, 120))
-    >>> byte_regex(((0x61, 0x63), (0xE9, 0xE9)))
-    b'(?:[a-c]|\\\\\\xc3\\\\\\xa9)'
+    >>> byte_regex(((0x61, 0x63), (0xE9, 0xE9))) == rb"(?:[\\x61-\\x63]|\\xc3[\\xa9])"
+    True
 """
 
 from __future__ import annotations
