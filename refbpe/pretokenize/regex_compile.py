@@ -129,7 +129,7 @@ def compile_split_regex(regex, classes=None, engine=None):
     (each the faster there)."""
     classes = classes or pinned_classes()
     engine = engine or ("generated" if _ON_PYPY else "re")
-    key = (regex, id(classes), engine)
+    key = (regex, id(classes), engine)  # the entry keeps ``classes`` alive: its id stays its own
     if key not in _COMPILED:
         tree = parse_regex(regex)
         if _nullable(tree):
@@ -138,8 +138,8 @@ def compile_split_regex(regex, classes=None, engine=None):
         byte_pattern = writer.write(tree)
         matcher = build_matcher(tree, writer.code_points, _nullable) if engine == "generated" else None
         cut_points = derive_cut_points(tree, writer.code_points)
-        _COMPILED[key] = CompiledSplit(regex, byte_pattern, writer.groups, matcher, cut_points)
-    return _COMPILED[key]
+        _COMPILED[key] = (classes, CompiledSplit(regex, byte_pattern, writer.groups, matcher, cut_points))
+    return _COMPILED[key][1]
 
 
 def _nullable(node):
