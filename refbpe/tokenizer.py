@@ -105,6 +105,7 @@ class Tokenizer(object):
         self.pattern = split.name
         self.unicode = split.unicode  # the Unicode version the split reads (``unicode_tables``)
         self._piece_ends = split.piece_ends
+        self._context_bounded = split.context_bounded
         self.vocab = dict(vocab)
         self.merges = [(bytes(a), bytes(b)) for a, b in merges]
         self.special_tokens = list(special_tokens or [])
@@ -625,6 +626,8 @@ class Tokenizer(object):
                 cut = m.end()
         if cut >= hold:
             return out, text[cut:]
+        if not self._context_bounded:
+            return out, text[cut:]  # any piece may depend on what follows: wait for a special token
         # No special token starts in text[cut:hold]; keep back its last two
         # pre-tokens, whose extent may depend on what follows.
         body = text[cut:hold].encode("utf-8", "surrogatepass")

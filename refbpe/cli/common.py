@@ -23,7 +23,7 @@ from ..corpus.cluster import dask_executor
 from ..corpus.count import DEFAULT_CHUNK_SIZE, InputError
 from ..corpus.io import parse_size
 from ..corpus.progress import Progress, clear_status_line
-from ..pretokenize.patterns import pattern_key, pattern_names
+from ..pretokenize.patterns import Pattern, pattern_key, pattern_names
 from ..pretokenize.unicode_tables import UNICODE_VERSIONS, unicode_version
 from ..profiles import get_profile, profile_names
 from ..quoting import one_line
@@ -159,8 +159,27 @@ def add_profile_argument(p):
     )
 
 
+def pattern_regex(text):
+    """``--pattern-regex``: the pattern's name (``regex:TEXT``) once ``TEXT`` is known to compile."""
+    try:
+        return Pattern.from_regex(text).name
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
 def add_pattern_argument(p):
-    p.add_argument(
+    """``--pattern NAME`` or ``--pattern-regex REGEX`` (one of them), both into ``args.pattern``."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument(
+        "--pattern-regex",
+        dest="pattern",
+        type=pattern_regex,
+        default=None,
+        metavar="REGEX",
+        help="a split pattern of your own, in the regex module's syntax (docs/patterns.md lists what is "
+        "supported), with refbpe's pinned Unicode classes; a known pattern's text uses its scanner",
+    )
+    group.add_argument(
         "--pattern",
         choices=pattern_names(),
         default=None,

@@ -89,9 +89,8 @@ def load_tokenizer(path, fmt="auto", special_tokens=(), pattern=None, added=None
         manifest = os.path.join(
             path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)), MANIFEST
         )
-        pattern = pattern_key(
-            pattern, None, read_manifest_pattern(manifest) if os.path.isfile(manifest) else None
-        )
+        recorded = read_manifest_pattern(manifest) if os.path.isfile(manifest) else None
+        pattern = pattern_key(pattern, None, recorded or model.pattern)
         specials = _declared(model, special_tokens, separator, path)
         tok = Tokenizer(model.vocab, model.merges, specials, pattern=pattern)
     except FormatError as e:

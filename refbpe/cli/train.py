@@ -176,7 +176,9 @@ def _profile_options(args, profile):
             )
         # What 'refbpe count' did: documents, no prefix space, its pattern (the file's first line names it).
         counted = get_pattern(pattern_key(args.pattern, None, read_counts_pattern(args.counts[0])))
-        options.update(add_prefix_space=False, pattern="%s@%s" % (counted.name, counted.unicode))
+        versioned = "%s@%s" % (counted.name, counted.unicode)
+        custom = counted.name.startswith("regex:")  # reads the latest tables: no version to pin
+        options.update(add_prefix_space=False, pattern=counted.key if custom else versioned)
         if profile.name == "hf":
             options["cut"] = "documents"
     return options
@@ -236,6 +238,18 @@ def stdlib_sources():
     ]
 
 
+def _recorded_pattern(paths):
+    """The split pattern the word-count files record (None: GPT-2's); they must agree."""
+    found = {p: read_counts_pattern(p) for p in paths}
+    names = sorted(set(found.values()), key=str)
+    if len(names) > 1:
+        raise CliError(
+            "the count files were counted with different split patterns (%s); give --pattern to choose"
+            % "; ".join("%s: %s" % (p, n or "gpt2") for p, n in found.items())
+        )
+    return names[0]
+
+
 def run(args):
     sources = list(args.corpus)
     if args.stdlib:
@@ -248,6 +262,8 @@ def run(args):
         raise CliError("--executor counts a corpus; with --counts there is nothing to count")
     check_inputs(args.counts or sources)
     check_special_tokens(args.special_token)
+    if args.counts and args.pattern is None:
+        args.pattern = _recorded_pattern(args.counts)
     profile = _profile(args)
     fmt = args.format or PEER_FORMATS.get(profile.name, ("gpt2",))[0]
     profile_options = _profile_options(args, profile)

@@ -12,7 +12,10 @@ Format (``NAME.counts.tsv``, or ``NAME.counts.tsv.gz`` compressed):
 * lines are sorted by the raw bytes of the word, each word once, no zero
   counts; so equal tables give byte-identical files;
 * readers skip empty lines and lines starting with ``#``, add up a word seen
-  twice, skip zero counts, and accept upper-case hex digits and a CRLF end.
+  twice, skip zero counts, and accept upper-case hex digits and a CRLF end;
+* a split pattern other than GPT-2's is recorded in a first line
+  ``# pattern: NAME`` (``NAME`` escaped as a word), which ``train --counts``
+  reads back when not given ``--pattern``.
 
 A file counted with another split pattern than GPT-2's on the latest Unicode
 table starts with a comment naming it, ``# pattern: KEY`` (a pattern key,
@@ -43,6 +46,8 @@ __all__ = [
     "sum_counts",
     "is_counts_path",
 ]
+
+PATTERN_LINE = "# pattern: "
 
 _ESCAPES = {0x5C: "\\\\", 0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
 # For str.translate over the word decoded as Latin-1: one code point per byte.
@@ -119,15 +124,14 @@ def gzip_bytes(data):
     return buf.getvalue()
 
 
-_PATTERN_COMMENT = "# pattern: "
-
-
 def write_counts(
     path: Union[str, os.PathLike], word_counts: Dict[bytes, int], pattern: Optional[str] = None
 ) -> None:
-    r"""Write ``{bytes: count}`` to ``path`` atomically (gzip-compressed for ``*.gz``);
-    ``pattern``, a pattern key other than ``"gpt2"``, goes in a first comment line.
+    r"""Write ``{bytes: count}`` to ``path`` atomically (gzip-compressed for ``*.gz``).
 
+    ``pattern``, the split pattern's key (a name, ``name@version``, or a custom
+    ``regex:...``), is recorded in a first comment line ``# pattern: KEY``
+    (escaped as a word), unless it is GPT-2's (the default).
     Cost: O(W log W) for W words (the sort), plus their total length.
 
     >>> import os, tempfile
@@ -137,9 +141,28 @@ def write_counts(
     ...     open(path).read().splitlines()
     ['2\t new\\n', '5\tlow', '1\t\\xe2\\x82\\xac']
     """
-    header = _PATTERN_COMMENT + pattern + "\n" if pattern and pattern != "gpt2" else ""
-    data = (header + counts_tsv(word_counts)).encode("ascii")
+    head = ""
+    if pattern not in (None, "gpt2"):
+        head = "%s%s\n" % (PATTERN_LINE, escape_word(pattern.encode("utf-8")))
+    data = (head + counts_tsv(word_counts)).encode("ascii")
     atomic_write(str(path), gzip_bytes(data) if is_gzip_path(path) else data)
+
+
+def read_counts_pattern(path):
+    """The split pattern's key a word-count file records (``# pattern: KEY``), or None."""
+    f = gzip.open(path, "rb") if is_gzip_path(path) else open(path, "rb")
+    try:
+        for raw in f:
+            line = raw.decode("ascii", "replace").rstrip("\r\n")
+            if not line.startswith("#"):
+                return None
+            if line.startswith(PATTERN_LINE):
+                return unescape_word(line[len(PATTERN_LINE) :]).decode("utf-8")
+    except (OSError, EOFError, zlib.error, ValueError, UnicodeDecodeError):
+        return None  # reading the counts reports a damaged file, with its line
+    finally:
+        f.close()
+    return None
 
 
 def read_counts(
@@ -185,18 +208,6 @@ def read_counts(
     finally:
         f.close()
     return counts
-
-
-def read_counts_pattern(path):
-    """The pattern key a word-count file's first line names (``# pattern: KEY``), or None."""
-    f = gzip.open(path, "rb") if is_gzip_path(path) else open(path, "rb")
-    try:
-        first = f.readline(200).decode("ascii", "replace").rstrip("\r\n")
-    except (OSError, EOFError, zlib.error):
-        return None
-    finally:
-        f.close()
-    return first[len(_PATTERN_COMMENT) :].strip() or None if first.startswith(_PATTERN_COMMENT) else None
 
 
 def _parse_word(raw):

@@ -11,6 +11,7 @@ the special tokens as added tokens (``special: true``).  Read: any byte-level BP
 import json
 
 from ..atomic import chunked
+from ..pretokenize.patterns import Pattern
 from ..quoting import quote
 from .bytemap import MappedText, TokenBytes, encode_token
 from .model import FormatError, Model, special_ids, with_specials
@@ -185,10 +186,23 @@ def read_hf(path):
             raise FormatError("%s: token %s is not in the byte-level (GPT-2) mapping" % (path, quote(text)))
     for i, content in added.items():
         vocab[i] = content.encode("utf-8")
-    return Model(vocab, merges, specials, "hf", True, path)
+    return Model(vocab, merges, specials, "hf", True, path, _split_pattern(path, data.get("pre_tokenizer")))
 
 
 def _utf8(text):
     if not isinstance(text, str):
         raise ValueError("%s is not a string" % quote(text))
     return text.encode("utf-8")
+
+
+def _split_pattern(path, pre_tokenizer):
+    """The split pattern's name of a ``Split`` (regex, ``Isolated``) before ByteLevel, or None."""
+    steps = pre_tokenizer.get("pretokenizers") if isinstance(pre_tokenizer, dict) else None
+    for step in steps or []:
+        regex = step.get("pattern", {}).get("Regex") if isinstance(step, dict) else None
+        if step.get("type") == "Split" and isinstance(regex, str) and step.get("behavior") == "Isolated":
+            try:
+                return Pattern.from_regex(regex).name
+            except ValueError as e:
+                raise FormatError("%s: the Split pre-tokenizer's regex: %s" % (path, e))
+    return None

@@ -36,7 +36,7 @@ is the merge of two lower-ranked ones.
 import json
 import os
 
-from ..pretokenize.patterns import pattern_key
+from ..pretokenize.patterns import REGEX_PREFIX, Pattern, pattern_key
 from .cache import TIKTOKEN_HOST, cached_file
 from .gpt2_files import read_gpt2
 from .tiktoken import read_tiktoken
@@ -201,11 +201,10 @@ def _manifest_beside(path):
         specials = {e["content"]: int(e["id"]) for e in manifest.get("special_tokens", [])}
     except (TypeError, KeyError, ValueError):
         raise ValueError("%s: 'special_tokens' must be a list of {content, id}" % manifest_path)
-    return {
-        "pattern": manifest.get("pattern", "gpt2"),
-        "unicode": manifest.get("unicode"),
-        "special_tokens": specials,
-    }
+    pattern = manifest.get("pattern")
+    if pattern is None and isinstance(manifest.get("pat_str"), str):
+        pattern = Pattern.from_regex(manifest["pat_str"]).name
+    return {"pattern": pattern or "gpt2", "unicode": manifest.get("unicode"), "special_tokens": specials}
 
 
 def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
@@ -234,9 +233,10 @@ def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
         model = read_tiktoken(path)
         vocab, merges = dict(model.vocab), model.merges
     specials = dict(known.get("special_tokens", {}) if special_tokens is None else special_tokens)
-    pattern = pattern_key(
-        pattern, None, "%s@%s" % (known.get("pattern") or "gpt2", known.get("unicode") or "")
-    )
+    recorded = known.get("pattern") or "gpt2"
+    if known.get("unicode") and not recorded.startswith(REGEX_PREFIX):
+        recorded = "%s@%s" % (recorded, known["unicode"])
+    pattern = pattern_key(pattern, None, recorded)
     for token, i in specials.items():
         if i in vocab and vocab[i] != token.encode("utf-8"):
             raise ValueError("special token %r: id %d is already the token %r" % (token, i, vocab[i]))

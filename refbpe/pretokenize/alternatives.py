@@ -110,8 +110,11 @@ def _is_contraction(cps, any_case):
 
 
 def alternative(pattern, data, start, end):
-    """(index, regex text) of the alternative that produced the piece ``data[start:end]``."""
+    """(index, regex text) of the alternative that produced the piece ``data[start:end]``;
+    None for a pattern given as a regex (only the scanners' alternatives are known)."""
     split = get_pattern(pattern)
+    if split.name not in _ALTERNATIVES:
+        return None
     alts = alternatives(split.name)
     cps = _chars(data, start, end)
     index = _index(split.name, data, cps, end, class_table(split.unicode), flag_table(split.unicode))

@@ -103,6 +103,8 @@ def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None):
                 piece,
                 "special token"
                 if is_special
+                else "a piece of the split pattern"
+                if alt is None
                 else "%s alternative %d, %s" % (tok.pattern, alt[0] + 1, alt[1]),
                 cpos,
                 line_no,

@@ -50,7 +50,7 @@ def profile_verdict(
     tables = _Tables(word_counts, sources, special_tokens, pattern or "gpt2")
     first = None
     for name in names:
-        for settings in candidate_settings(name, theirs):
+        for settings in candidate_settings(name, theirs, pattern):
             result = compare_with_profile(name, settings, theirs, vocab_size, special_tokens, tables)
             if result["identical"]:
                 return _identical(report, result, profile is None)
@@ -99,8 +99,9 @@ def _describe(settings):
     return ", ".join(parts)
 
 
-def candidate_settings(name, theirs):
-    """The settings of profile ``name`` to try against ``theirs``, most likely first."""
+def candidate_settings(name, theirs, pattern=None):
+    """The settings of profile ``name`` to try against ``theirs``, most likely first
+    (rustbpe: only ``pattern`` when one is given)."""
     profile = get_profile(name)
     named = _their_manifest_settings(theirs)
     if named and named.get("profile") == name:
@@ -109,7 +110,7 @@ def candidate_settings(name, theirs):
         options["cut"] = named.get("sequences")
         return [profile.settings(**options)]
     if name == "rustbpe":
-        return [profile.settings(pattern=p) for p in ("llama3", "gpt2")]
+        return [profile.settings(pattern=p) for p in ([pattern] if pattern else ["llama3", "gpt2"])]
     if name == "hf":
         prefixes = [_their_prefix_space(theirs)]
         if prefixes[0] is None:

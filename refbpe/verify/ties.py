@@ -22,7 +22,7 @@ demand, and kept as word indices).
 
 from ..pretokenize.patterns import get_pattern
 from ..specials import special_pattern, split_specials
-from .cuts import Cutter
+from .cutter import Cutter
 
 __all__ = ["TIE_RULES", "RULE_TEXT", "ORDER_FREE", "rule_choices", "FirstCounted"]
 
@@ -87,7 +87,7 @@ class FirstCounted(object):
 
     ``replay`` is a ``replay.PairReplay`` whose ``index`` maps pre-token bytes
     to word numbers.  Pre-tokens come from ``texts`` in order (special tokens
-    removed), ``step`` characters at a time, cut at safe cuts (``cuts``) so that
+    removed), ``step`` characters at a time, cut at safe cuts (``cutter``) so that
     no pre-token is split.
     """
 

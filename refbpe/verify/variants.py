@@ -8,7 +8,7 @@ counts, so a variant costs what its difference touches, not a second replay:
 Reading (cause "pre-tokenization"): other word counts.
     specials-as-text, lines, lines+specials-as-text, chunk-boundaries (every N
     characters, for a few plausible N).  The word-count difference is taken
-    over windows around the places that read differently (``cuts``:
+    over windows around the places that read differently (``cutter``:
     ``reading_delta``); those few extra words (with signed counts) are merged
     alongside the replay.  ``count_variant`` is the plain recount (the oracle).
 Reading by another Unicode version (cause "unicode-version"): a trainer
@@ -37,7 +37,7 @@ import heapq
 from ..pretokenize.patterns import get_pattern
 from ..pretokenize.unicode_tables import LATEST, UNICODE_VERSIONS, changed_code_points
 from ..specials import special_pattern, split_specials
-from .cuts import Cutter, is_space
+from .cutter import Cutter, is_space
 from .replay import SHIFT, merge_ids
 
 __all__ = [
@@ -159,7 +159,7 @@ def reading_delta(
 ):
     """{bytes: signed count}: ``count_variant`` minus the reference counts.
 
-    Only windows between safe cuts (``cuts``) around each place that reads
+    Only windows between safe cuts (``cutter``) around each place that reads
     differently (a line end, a chunk end, a special token read as text) are
     counted, and a window met again (line ends repeat: ``".\n\nThe"``)
     reuses its difference.  Returns None when a text would need more than
