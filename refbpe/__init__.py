@@ -13,6 +13,9 @@ The tree is the pipeline:
     ``train``        ``train_bpe`` and friends: counting, then merging, then the vocab
     ``profiles``     trainers' conventions (cs336, rustbpe, hf)
     ``tokenizer``    encode and decode
+    ``encoding``     tiktoken's ``Encoding`` on the tokenizer's engine, encodings by name
+    ``encoding_models``  which encoding an OpenAI model uses (``encoding_for_model``)
+    ``batch``        a function over a list of texts in forked worker processes
     ``formats``      every model format, one module each
     ``analysis``     compression figures and token boundaries of a trained model
     ``naive``        the short, slow oracle the tests hold the fast code to
@@ -21,9 +24,20 @@ The tree is the pipeline:
     ``cli``          the command line, a layer on top that the library never imports
 """
 
+from .encoding import Encoding, get_encoding, list_encoding_names
+from .encoding_models import encoding_for_model, encoding_name_for_model
 from .tokenizer import Tokenizer
 from .train import train_bpe
 
 __version__ = "0.1.0"
 
-__all__ = ["train_bpe", "Tokenizer", "__version__"]
+__all__ = [
+    "train_bpe",
+    "Tokenizer",
+    "__version__",
+    "Encoding",
+    "get_encoding",
+    "encoding_for_model",
+    "encoding_name_for_model",
+    "list_encoding_names",
+]

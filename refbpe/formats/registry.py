@@ -41,6 +41,34 @@ KNOWN_ENCODINGS = {
         "pattern": "o200k_base",
         "special_tokens": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
     },
+    # tiktoken's other public encodings; "ranks" names the ranks file when it is another's
+    "gpt2": {"pattern": "gpt2", "special_tokens": {"<|endoftext|>": 50256}, "ranks": "r50k_base"},
+    "r50k_base": {"pattern": "gpt2", "special_tokens": {"<|endoftext|>": 50256}},
+    "p50k_base": {"pattern": "gpt2", "special_tokens": {"<|endoftext|>": 50256}},
+    "p50k_edit": {
+        "pattern": "gpt2",
+        "special_tokens": {
+            "<|endoftext|>": 50256,
+            "<|fim_prefix|>": 50281,
+            "<|fim_middle|>": 50282,
+            "<|fim_suffix|>": 50283,
+        },
+        "ranks": "p50k_base",
+    },
+    "o200k_harmony": {
+        "pattern": "o200k_base",
+        # tiktoken's order; <|reserved_200018|> shares id 200018 with <|endofprompt|>
+        "special_tokens": dict(
+            [("<|endoftext|>", 199999), ("<|endofprompt|>", 200018), ("<|startoftext|>", 199998)]
+            + [("<|reserved_200000|>", 200000), ("<|reserved_200001|>", 200001), ("<|return|>", 200002)]
+            + [("<|constrain|>", 200003), ("<|reserved_200004|>", 200004), ("<|channel|>", 200005)]
+            + [("<|start|>", 200006), ("<|end|>", 200007), ("<|message|>", 200008)]
+            + [("<|reserved_%d|>" % i, i) for i in range(200009, 200012)]
+            + [("<|call|>", 200012)]
+            + [("<|reserved_%d|>" % i, i) for i in range(200013, 201088)]
+        ),
+        "ranks": "o200k_base",
+    },
 }
 
 
@@ -101,7 +129,7 @@ def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
     path = os.fspath(path_or_name)
     if path in KNOWN_ENCODINGS and not os.path.exists(path):
         known = KNOWN_ENCODINGS[path]
-        path = locate_ranks(path)
+        path = locate_ranks(known.get("ranks", path))
     else:
         known = _manifest_beside(path) or KNOWN_ENCODINGS.get(os.path.splitext(os.path.basename(path))[0], {})
     model = read_tiktoken(path)
