@@ -47,7 +47,7 @@ def check_num_threads(num_threads):
 
 
 def map_texts(function, texts, num_threads):
-    """``[function(t) for t in texts]`` (each result a list of ints < 2**32) on up to ``num_threads`` processes."""
+    """``[function(t) for t in texts]`` (lists of ints < 2**32) on up to ``num_threads`` processes."""
     check_num_threads(num_threads)
     texts = list(texts)
     workers = min(num_threads or os.cpu_count() or 1, os.cpu_count() or 1, len(texts))

@@ -436,7 +436,8 @@ def _raise_disallowed_special_token(token):
         "pass it to `allowed_special`, e.g. `allowed_special={%r, ...}`.\n"
         "If you want this text to be encoded as normal text, disable the check for this token "
         "by passing `disallowed_special=(enc.special_tokens_set - {%r})`.\n"
-        "To disable this check for all special tokens, pass `disallowed_special=()`.\n" % (token, token, token)
+        "To disable this check for all special tokens, pass `disallowed_special=()`.\n"
+        % (token, token, token)
     )
 
 

@@ -65,7 +65,10 @@ MODEL_TO_ENCODING = dict(
     [(m, "o200k_base") for m in ("o1", "o3", "o4-mini", "gpt-5", "gpt-4.1", "gpt-4o")]
     + [(m, "cl100k_base") for m in ("gpt-4", "gpt-3.5-turbo", "gpt-3.5", "gpt-35-turbo")]
     + [(m, "cl100k_base") for m in ("davinci-002", "babbage-002")]
-    + [(m, "cl100k_base") for m in ("text-embedding-ada-002", "text-embedding-3-small", "text-embedding-3-large")]
+    + [
+        (m, "cl100k_base")
+        for m in ("text-embedding-ada-002", "text-embedding-3-small", "text-embedding-3-large")
+    ]
     + [(m, "p50k_base") for m in _P50K_MODELS]
     + [(m, "r50k_base") for m in _R50K_MODELS]
     + [("text-davinci-edit-001", "p50k_edit"), ("code-davinci-edit-001", "p50k_edit")]

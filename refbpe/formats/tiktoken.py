@@ -16,7 +16,13 @@ import binascii
 
 from .model import FormatError, Model, special_ids, with_specials
 
-__all__ = ["tiktoken_ranks_text", "tiktoken_special_tokens", "merges_from_ranks", "read_tiktoken", "read_ranks"]
+__all__ = [
+    "tiktoken_ranks_text",
+    "tiktoken_special_tokens",
+    "merges_from_ranks",
+    "read_tiktoken",
+    "read_ranks",
+]
 
 
 def _check_ranks_follow_merges(vocab, merges):
