@@ -4,16 +4,18 @@ tiktoken's batch methods run threads, which its Rust core lets run at once.
 refbpe's encoder is Python: threads take turns on the interpreter lock
 (CPython) or its equivalent (PyPy), so the work goes to forked processes.
 
-1. The function and the texts are left in a module global, then the pool
-   forks: each worker inherits them (and the encoder's tables, caches and,
-   under PyPy, its compiled code) without pickling anything.
-2. The texts are cut into contiguous runs of about equal size (some four per
-   worker, so that a long document does not leave the others idle at the end);
-   a worker gets only the run's bounds.
-3. A worker returns each result as an ``array("I")`` (pickled as raw bytes,
-   far cheaper than a list of ints), and the results are put back in input
-   order.  The first exception, in input order, is raised, as
-   ``ThreadPoolExecutor.map`` raises it.
+1. The texts are cut into contiguous runs of about equal size (some eight
+   per process, so that a long document does not leave the others idle at
+   the end).
+2. The function, the texts, the runs and a shared run counter are left in a
+   module global, then K - 1 workers fork: each inherits them (and the
+   encoder's tables, caches and, under PyPy, its compiled code) without
+   pickling anything.  The caller is the K-th: warm already, it works too.
+3. Every process claims the next run from the counter until none is left.
+   A worker returns its results as ``array("I")`` (pickled as raw bytes, far
+   cheaper than a list of ints); they are put back in input order, and the
+   first exception in input order is raised, as ``ThreadPoolExecutor.map``
+   raises it.
 
 Small batches (under ``_PROCESSES_FROM`` characters), one worker, and
 platforms without ``fork`` run in this process; the results are the same.
@@ -22,6 +24,7 @@ Cost: the input's encoding spread over the workers, plus O(total ids) to
 copy the results back.
 """
 
+import gc
 import multiprocessing
 import os
 import threading
@@ -31,12 +34,11 @@ from concurrent.futures import ProcessPoolExecutor
 __all__ = ["map_texts", "check_num_threads"]
 
 # Below this many characters a batch runs in this process: forking and collecting cost more
-# than they save (measured by perf/encode_batch.py --small under PyPy: 1 MB of english_medium
-# documents take about as long either way on 2 workers).
+# than they save (measured by perf/encode_batch.py --small under PyPy).
 _PROCESSES_FROM = 1 << 20
-_RUNS_PER_WORKER = 4
+_RUNS_PER_WORKER = 8
 
-_BATCH = [None, None]  # (function, texts) of the batch being run; read by the forked workers
+_BATCH = []  # [function, texts, runs, next run counter] of the batch being run; the workers inherit it
 _LOCK = threading.Lock()
 
 
@@ -53,18 +55,24 @@ def map_texts(function, texts, num_threads):
     workers = min(num_threads or os.cpu_count() or 1, os.cpu_count() or 1, len(texts))
     if workers <= 1 or sum(len(t) for t in texts) < _PROCESSES_FROM or not _can_fork():
         return [function(t) for t in texts]
+    context = multiprocessing.get_context("fork")
+    runs = _runs(texts, workers)
     with _LOCK:
-        _BATCH[0], _BATCH[1] = function, texts
+        _BATCH[:] = [function, texts, runs, context.Value("l", 0)]
         try:
-            context = multiprocessing.get_context("fork")
-            with ProcessPoolExecutor(workers, mp_context=context) as pool:
-                futures = [pool.submit(_run, start, stop) for start, stop in _runs(texts, workers)]
-                results = []
+            with ProcessPoolExecutor(workers - 1, mp_context=context) as pool:
+                futures = [pool.submit(_work, True) for _ in range(workers - 1)]
+                done = _work(False)
                 for future in futures:
-                    results.extend(ids.tolist() for ids in future.result())
-                return results
+                    done.update(future.result())
         finally:
-            _BATCH[0] = _BATCH[1] = None
+            del _BATCH[:]
+    results = []
+    for k in range(len(runs)):
+        if isinstance(done[k], BaseException):
+            raise done[k]
+        results.extend(ids if type(ids) is list else ids.tolist() for ids in done[k])
+    return results
 
 
 def _can_fork():
@@ -86,7 +94,33 @@ def _runs(texts, workers):
     return runs
 
 
-def _run(start, stop):
-    """In a worker: the results of texts[start:stop] as ``array("I")``."""
-    function, texts = _BATCH
-    return [array("I", function(texts[k])) for k in range(start, stop)]
+def _work(in_worker):
+    """{run index: its results, or the exception that stopped it} of the runs this process claims.
+
+    Every process (the caller too) claims the next run until none is left; a worker packs
+    each result as ``array("I")``."""
+    function, texts, runs, counter = _BATCH
+    enabled = gc.isenabled()
+    gc.disable()  # a collection would write to (and so copy) every page shared with the other processes
+    try:
+        return _claim_runs(function, texts, runs, counter, in_worker)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _claim_runs(function, texts, runs, counter, in_worker):
+    done = {}
+    while True:
+        with counter.get_lock():
+            k = counter.value
+            counter.value = k + 1
+        if k >= len(runs):
+            return done
+        start, stop = runs[k]
+        try:
+            done[k] = [function(texts[i]) for i in range(start, stop)]
+            if in_worker:
+                done[k] = [array("I", ids) for ids in done[k]]
+        except Exception as e:
+            done[k] = e
