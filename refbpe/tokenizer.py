@@ -29,6 +29,17 @@ special-token rules (only allowed ones are matched; disallowed text raises
 ValueError); without them ``encode`` is the CS336 one: every special token
 is matched.
 
+Every ``str`` and every byte string is encoded, as tiktoken encodes it
+(``Encoding`` in ``encoding.py`` is tiktoken's API on this engine, built by
+``from_ranks``).  A ``str`` holding surrogates, which UTF-8 cannot encode, is
+first repaired by tiktoken's UTF-16 round trip: a pair becomes its character,
+a lone surrogate U+FFFD (``encode_iterable`` holds back a final high surrogate
+that the next chunk may pair).  Bytes that are not UTF-8 (``encode_utf8``):
+the valid prefix is encoded, the tokens of its last pre-token (with the
+whitespace tokens before it when it starts with whitespace) are taken back,
+and their bytes with everything from the first invalid byte on are encoded
+as one piece (``_encode_invalid_tail``).
+
 ``encode_iterable`` streams: it keeps back the text that more input could
 still change (the last two pre-tokens, and any tail that may be the start of a
 special token) and encodes the rest, so its memory is bounded by one chunk

@@ -466,3 +466,16 @@ def test_refbpe_encode_on_bytes_that_are_not_utf8_is_tiktoken_on_the_decoded_tex
     )
     assert status == 0, err
     assert json.loads(out) == ref.encode_ordinary(data.decode("utf-8", errors))
+
+
+def test_batches_in_processes_equal_one_by_one():
+    """On every interpreter (no tiktoken needed): the forked path against a plain loop."""
+    enc = ours("gpt2")
+    with open(corpus_path("english_small.txt"), encoding="utf-8") as f:
+        docs = f.read().split("<|endoftext|>")[:40]
+    assert sum(len(d) for d in docs) > 1 << 20
+    assert enc.encode_ordinary_batch(docs, num_threads=2) == [enc.encode_ordinary(d) for d in docs]
+    poisoned = docs[:5] + ["<|endoftext|>"] + docs[5:]
+    with pytest.raises(ValueError, match="disallowed special token"):
+        enc.encode_batch(poisoned, num_threads=2)
+    assert enc.encode_batch(poisoned, num_threads=2, allowed_special="all")[5] == [enc.eot_token]

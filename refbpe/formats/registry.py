@@ -10,6 +10,9 @@ tiktoken nor a network to load them:
                  <|fim_middle|> 100259, <|fim_suffix|> 100260, <|endofprompt|> 100276
     o200k_base   pattern o200k_base; <|endoftext|> 199999, <|endofprompt|> 200018
 
+and tiktoken's others (``gpt2``, ``r50k_base``, ``p50k_base``, ``p50k_edit``,
+``o200k_harmony``), some of which read another's ranks file (``"ranks"``).
+
 A name is looked up as ``<name>.tiktoken`` in ``$REFBPE_TIKTOKEN_DIR``, then in
 ``data/tiktoken/`` of ``$REFBPE_SHARED`` and of the ``shared/`` directory
 beside the repository (where the test suite finds its data); anything else is
