@@ -7,17 +7,19 @@ refbpe's encoder is Python: threads take turns on the interpreter lock
 1. The texts are cut into contiguous runs of about equal size (some eight
    per process, so that a long document does not leave the others idle at
    the end).
-2. The function, the texts, the runs and a shared run counter are left in a
-   module global, then K - 1 workers fork: each inherits them (and the
-   encoder's tables, caches and, under PyPy, its compiled code) without
-   pickling anything.  The caller is the K-th: warm already, it works too.
-3. Every process claims the next run from the counter until none is left.
+2. The caller encodes the first run, so that the encoder's caches and,
+   under PyPy, its compiled code are made once, not once per process.
+3. The function, the texts, the runs and a shared run counter are left in a
+   module global, then K - 1 workers fork: each inherits them (with the
+   encoder's tables, caches and compiled code) without pickling anything.
+   The caller is the K-th and works too.
+4. Every process claims the next run from the counter until none is left.
    A worker returns its results as ``array("I")`` (pickled as raw bytes, far
    cheaper than a list of ints); they are put back in input order, and the
    first exception in input order is raised, as ``ThreadPoolExecutor.map``
    raises it.
 
-Small batches (under ``_PROCESSES_FROM`` characters), one worker, and
+Small batches (under ``_PROCESSES_FROM`` characters, 16 M), one worker, and
 platforms without ``fork`` run in this process; the results are the same.
 Calls are serialised by a lock (the global holds one batch at a time).
 Cost: the input's encoding spread over the workers, plus O(total ids) to
@@ -34,8 +36,10 @@ from concurrent.futures import ProcessPoolExecutor
 __all__ = ["map_texts", "check_num_threads"]
 
 # Below this many characters a batch runs in this process: forking and collecting cost more
-# than they save (measured by perf/encode_batch.py --small under PyPy).
-_PROCESSES_FROM = 1 << 20
+# than they save.  Measured by perf/encode_batch.py --small --mb 4 under PyPy (cl100k_base, on 2
+# cores shared with other jobs): 4 MB took 0.47 CPU s in this process, 0.97 on 2 processes;
+# the same 16 MB as ``corpus.encode``'s in-process limit.
+_PROCESSES_FROM = 16 << 20
 _RUNS_PER_WORKER = 8
 
 _BATCH = []  # [function, texts, runs, next run counter] of the batch being run; the workers inherit it
@@ -58,11 +62,13 @@ def map_texts(function, texts, num_threads):
     context = multiprocessing.get_context("fork")
     runs = _runs(texts, workers)
     with _LOCK:
-        _BATCH[:] = [function, texts, runs, context.Value("l", 0)]
+        first = _run(function, texts, runs[0], False)  # compiled and cached here once, before the fork
+        _BATCH[:] = [function, texts, runs, context.Value("l", 1)]
         try:
             with ProcessPoolExecutor(workers - 1, mp_context=context) as pool:
                 futures = [pool.submit(_work, True) for _ in range(workers - 1)]
                 done = _work(False)
+                done[0] = first
                 for future in futures:
                     done.update(future.result())
         finally:
@@ -117,10 +123,13 @@ def _claim_runs(function, texts, runs, counter, in_worker):
             counter.value = k + 1
         if k >= len(runs):
             return done
-        start, stop = runs[k]
-        try:
-            done[k] = [function(texts[i]) for i in range(start, stop)]
-            if in_worker:
-                done[k] = [array("I", ids) for ids in done[k]]
-        except Exception as e:
-            done[k] = e
+        done[k] = _run(function, texts, runs[k], in_worker)
+
+
+def _run(function, texts, run, in_worker):
+    """The results of the texts of ``run``, or the exception that stopped it."""
+    try:
+        results = [function(texts[i]) for i in range(*run)]
+    except Exception as e:
+        return e
+    return [array("I", ids) for ids in results] if in_worker else results

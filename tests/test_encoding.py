@@ -303,12 +303,18 @@ def test_batch_thread_count_is_checked_as_tiktoken(method):
     )
 
 
-def test_large_batch_runs_in_processes_and_matches_tiktoken():
-    """Over the in-process threshold: the forked workers' results, in order, and the first error."""
+@pytest.fixture
+def processes_for_any_batch(monkeypatch):
+    from refbpe import batch
+
+    monkeypatch.setattr(batch, "_PROCESSES_FROM", 0)
+
+
+def test_large_batch_runs_in_processes_and_matches_tiktoken(processes_for_any_batch):
+    """The forked workers' results, in order, and the first error."""
     enc, ref = pair("cl100k_base")
     with open(corpus_path("english_small.txt"), encoding="utf-8") as f:
         docs = f.read().split("<|endoftext|>")
-    assert sum(len(d) for d in docs) > 1 << 20
     assert enc.encode_ordinary_batch(docs, num_threads=2) == ref.encode_ordinary_batch(docs, num_threads=2)
     poisoned = docs[:3] + ["x<|endofprompt|>"] + docs[3:]
     assert outcome(enc.encode_batch, poisoned, num_threads=2) == ("raises", ValueError)
@@ -468,12 +474,11 @@ def test_refbpe_encode_on_bytes_that_are_not_utf8_is_tiktoken_on_the_decoded_tex
     assert json.loads(out) == ref.encode_ordinary(data.decode("utf-8", errors))
 
 
-def test_batches_in_processes_equal_one_by_one():
+def test_batches_in_processes_equal_one_by_one(processes_for_any_batch):
     """On every interpreter (no tiktoken needed): the forked path against a plain loop."""
     enc = ours("gpt2")
     with open(corpus_path("english_small.txt"), encoding="utf-8") as f:
         docs = f.read().split("<|endoftext|>")[:40]
-    assert sum(len(d) for d in docs) > 1 << 20
     assert enc.encode_ordinary_batch(docs, num_threads=2) == [enc.encode_ordinary(d) for d in docs]
     poisoned = docs[:5] + ["<|endoftext|>"] + docs[5:]
     with pytest.raises(ValueError, match="disallowed special token"):
