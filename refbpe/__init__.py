@@ -13,7 +13,7 @@ The tree is the pipeline:
     ``train``        ``train_bpe`` and friends: counting, then merging, then the vocab
     ``profiles``     trainers' conventions (cs336, rustbpe, hf)
     ``tokenizer``    encode and decode
-    ``encoding``     tiktoken's ``Encoding`` on the tokenizer's engine, encodings by name
+    ``tiktoken_api`` tiktoken's ``Encoding`` on the tokenizer's engine, encodings by name
     ``encoding_models``  which encoding an OpenAI model uses (``encoding_for_model``)
     ``batch``        a function over a list of texts in forked worker processes
     ``formats``      every model format, one module each
@@ -22,18 +22,38 @@ The tree is the pipeline:
     ``verify``       comparing another implementation with the reference
     ``atomic``       files written atomically
     ``cli``          the command line, a layer on top that the library never imports
+
+``__all__`` is the public API, described in ``docs/api.md``: the trainers, counting
+and word-count files, ``Tokenizer``, the split patterns, and model files.
 """
 
-from .encoding import Encoding, get_encoding, list_encoding_names
+from .corpus.count import count_words
+from .corpus.countfile import read_counts, write_counts
 from .encoding_models import encoding_for_model, encoding_name_for_model
+from .formats import FORMATS, Model, read_model, write_model
+from .pretokenize import Pattern, get_pattern, pattern_names
+from .tiktoken_api import Encoding, get_encoding, list_encoding_names
 from .tokenizer import Tokenizer
-from .train import train_bpe
+from .train import train_bpe, train_from_count_files, train_from_counts, train_from_texts
 
 __version__ = "0.1.0"
 
 __all__ = [
     "train_bpe",
+    "train_from_texts",
+    "train_from_counts",
+    "train_from_count_files",
+    "count_words",
+    "read_counts",
+    "write_counts",
     "Tokenizer",
+    "Pattern",
+    "get_pattern",
+    "pattern_names",
+    "Model",
+    "read_model",
+    "write_model",
+    "FORMATS",
     "__version__",
     "Encoding",
     "get_encoding",

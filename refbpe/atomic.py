@@ -8,10 +8,11 @@ disk, an interrupt) leaves every previous output as it was and no temporary
 file behind.
 """
 
+import contextlib
 import os
 import tempfile
 
-__all__ = ["WriteError", "atomic_write", "atomic_write_many"]
+__all__ = ["atomic_write", "atomic_write_many", "atomic_stream"]
 
 
 class WriteError(OSError):
@@ -63,3 +64,25 @@ def _write_temporary(path, data):
         os.unlink(tmp)
         raise
     return tmp
+
+
+@contextlib.contextmanager
+def atomic_stream(path):
+    """A binary file to write ``path`` in pieces: renamed into place when the block
+    ends normally, removed (the target untouched) when it raises or is interrupted."""
+    fd, tmp = tempfile.mkstemp(
+        prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path))
+    )
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -6,9 +6,11 @@ raises KeyError.  The tables are tiktoken 0.14's (``tiktoken/model.py``).
 Cost: one dict lookup, then one ``startswith`` per prefix.
 """
 
-from .encoding import get_encoding
+from __future__ import annotations
 
-__all__ = ["MODEL_TO_ENCODING", "MODEL_PREFIX_TO_ENCODING", "encoding_name_for_model", "encoding_for_model"]
+from .tiktoken_api import Encoding, get_encoding
+
+__all__ = ["encoding_name_for_model", "encoding_for_model"]
 
 MODEL_PREFIX_TO_ENCODING = {
     "o1-": "o200k_base",
@@ -76,8 +78,13 @@ MODEL_TO_ENCODING = dict(
 )
 
 
-def encoding_name_for_model(model_name):
-    """The name of the encoding ``model_name`` uses; KeyError if the name is not recognised."""
+def encoding_name_for_model(model_name: str) -> str:
+    """The name of the encoding ``model_name`` uses; KeyError if the name is not recognised.
+    O(number of prefixes).
+
+    >>> encoding_name_for_model("gpt-4"), encoding_name_for_model("gpt-4o-2024-05-13")
+    ('cl100k_base', 'o200k_base')
+    """
     if model_name in MODEL_TO_ENCODING:
         return MODEL_TO_ENCODING[model_name]
     for prefix, encoding_name in MODEL_PREFIX_TO_ENCODING.items():
@@ -89,6 +96,12 @@ def encoding_name_for_model(model_name):
     )
 
 
-def encoding_for_model(model_name):
-    """The ``Encoding`` ``model_name`` uses; KeyError if the name is not recognised."""
+def encoding_for_model(model_name: str) -> Encoding:
+    """The ``Encoding`` ``model_name`` uses; KeyError if the name is not recognised.
+    O(number of prefixes), then ``get_encoding``'s cost.
+
+    >>> encoding_for_model("davinci-3")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    KeyError: 'Could not automatically map davinci-3 to a tokeniser...'
+    """
     return get_encoding(encoding_name_for_model(model_name))

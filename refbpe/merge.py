@@ -88,7 +88,7 @@ Lazy deletion (the heapq docs' "priority queue implementation notes")
 import heapq
 from array import array
 
-__all__ = ["learn_merges"]
+__all__ = ["learn_merges", "MergeCheck"]
 
 SEP = -1  # the slot between two words
 DEAD = -2  # a slot merged into its left neighbour
@@ -150,13 +150,17 @@ def _entry_maker(tie, token_bytes, shift, mask):
     return lambda c, p: _IdEntry(c, (rank[p >> shift] << rank_shift) | rank[p & mask], p)
 
 
-def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=1):
+def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=1, trace=None):
     """Return up to ``num_merges`` merges ``[(left_bytes, right_bytes), ...]``.
 
     Fewer are returned when no pair is left, or when the best pair occurs
     fewer than ``min_count`` times (HF's ``min_frequency``).  ``tie`` picks the
     tie rule (``_entry_maker``; ``refbpe.profiles`` chooses it): the default is
     CS336's.  ``progress(done, total)``, if given, is called now and then.
+    ``trace``, a list, receives ``(count, ties, runner_up)`` per merge: the
+    merged pair's count, how many pairs had that count (it included), and the
+    greatest count among the other pairs (``_TracedTables`` keeps a histogram
+    of counts for ``ties``: O(1) more per changed pair, only when tracing).
 
     >>> learn_merges({b"abab": 2, b"ab": 1}, 2)
     [(b'a', b'b'), (b'ab', b'ab')]
@@ -170,13 +174,18 @@ def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=
     make_entry = _entry_maker(tie, token_bytes, shift, mask)
     heap = [make_entry(c, p) for p, c in counts.items()]
     heapq.heapify(heap)
-    step = _StepTables(256 + num_merges, sym.typecode)
+    if trace is None:
+        step = _StepTables(256 + num_merges, sym.typecode)
+    else:
+        step = _TracedTables(256 + num_merges, sym.typecode, counts)
 
     merges = []
     while len(merges) < num_merges:
         best = _pop_best(heap, counts, where)
         if best is None or counts[best] < min_count:
             break
+        if trace is not None:
+            trace.append(step.observe(best, heap, counts, where))
         a, b = best >> shift, best & mask
         z = len(token_bytes)
         token_bytes.append(token_bytes[a] + token_bytes[b])
@@ -191,6 +200,98 @@ def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=
     if progress is not None:
         progress(len(merges), num_merges)
     return merges
+
+
+class MergeCheck(object):
+    """Another trainer's merges applied in their order on the engine's state, with
+    the rule's choice read before each (``verify.certify``'s fast path).
+
+    ``merges`` must make a new token each and use only tokens made before
+    (``valid``); ``tie`` is the engine's (``"bytes"``, ``"ids"`` or a rank
+    list over every id the merges make).  ``choice()`` is the pair the rule
+    takes now, ``apply(k)`` merges their k-th pair, whatever it is.  Costs as
+    ``learn_merges``: their merge list is the one the engine would take when
+    they agree, so a certified run is one merge phase.
+    """
+
+    def __init__(self, word_counts, merges, tie="bytes"):
+        self.token_bytes = [bytes([i]) for i in range(256)]
+        self.shift = max(16, (256 + len(merges)).bit_length())
+        self.mask = (1 << self.shift) - 1
+        self.sym, self.nxt, self.prv, self.freq = _link_words(word_counts, 256 + len(merges))
+        self.counts, self.where = _count_pairs(self.sym, self.freq, self.shift)
+        self.make_entry = _entry_maker(tie, self.token_bytes, self.shift, self.mask)
+        self.heap = [self.make_entry(c, p) for p, c in self.counts.items()]
+        heapq.heapify(self.heap)
+        self.step = _StepTables(256 + len(merges), self.sym.typecode)
+        self.merges = merges
+        self.id_of = {b: i for i, b in enumerate(self.token_bytes)}
+
+    @staticmethod
+    def valid(merges):
+        """True when every merge makes a new token out of tokens made before."""
+        made = set(bytes([i]) for i in range(256))
+        for a, b in merges:
+            if a not in made or b not in made or a + b in made:
+                return False
+            made.add(a + b)
+        return True
+
+    def pair_of(self, k):
+        """The packed pair of their k-th merge (both sides are tokens by then)."""
+        a, b = self.merges[k]
+        return (self.id_of[a] << self.shift) | self.id_of[b]
+
+    def bytes_of(self, p):
+        return (self.token_bytes[p >> self.shift], self.token_bytes[p & self.mask])
+
+    def count(self, p):
+        return self.counts.get(p, 0)
+
+    def choice(self):
+        """The packed pair the tie rule takes now, or None when no pair is left."""
+        heap, counts = self.heap, self.counts
+        while heap:
+            entry = heap[0]
+            current = counts.get(entry.pair, 0)
+            if current == entry.count:
+                return entry.pair
+            if current > 0:
+                entry.count = current
+                heapq.heapreplace(heap, entry)
+            else:
+                heapq.heappop(heap)
+                self.where.pop(entry.pair, None)
+        return None
+
+    def tied(self, count):
+        """Every packed pair whose count is ``count`` (a scan: for reports only)."""
+        return [p for p, c in self.counts.items() if c == count]
+
+    def runner_up(self, p):
+        """The greatest count among the pairs other than ``p``."""
+        best = 0
+        for q, c in self.counts.items():
+            if q != p and c > best:
+                best = c
+        return best
+
+    def apply(self, k):
+        """Merge their k-th pair everywhere it occurs (nowhere: only its token is made)."""
+        a, b = self.merges[k]
+        p = self.pair_of(k)
+        x, y = p >> self.shift, p & self.mask
+        z = len(self.token_bytes)
+        self.token_bytes.append(a + b)
+        self.id_of[a + b] = z
+        slots = self.where.pop(p, None)
+        if slots is None or self.counts.get(p, 0) <= 0:
+            return
+        _apply_merge(self.sym, self.nxt, self.prv, self.freq, slots, x, y, z, self.step)
+        fresh = self.step.collect(self.counts, self.where, x, y, z, self.shift)
+        del self.counts[p]
+        for q, c in fresh:
+            heapq.heappush(self.heap, self.make_entry(c, q))
 
 
 def _index_type(largest):
@@ -323,6 +424,68 @@ class _StepTables(object):
             fresh.append((p, c))
             self.right_at[y] = None
         del self.left_touched[:], self.right_touched[:]
+        return fresh
+
+
+def _peek_best(heap, counts, where):
+    """The greatest current count on the heap without taking it (0 when empty)."""
+    while heap:
+        entry = heap[0]
+        current = counts.get(entry.pair, 0)
+        if current == entry.count:
+            return current
+        if current > 0:
+            entry.count = current
+            heapq.heapreplace(heap, entry)
+        else:
+            heapq.heappop(heap)
+            where.pop(entry.pair, None)
+    return 0
+
+
+class _TracedTables(_StepTables):
+    """``_StepTables`` that also keep ``histogram[count]``: how many pairs have
+    that count now, for the trace's ``ties``; updated wherever a count changes."""
+
+    def __init__(self, vocab_size, code, counts):
+        _StepTables.__init__(self, vocab_size, code)
+        self.histogram = histogram = {}
+        for c in counts.values():
+            histogram[c] = histogram.get(c, 0) + 1
+
+    def observe(self, best, heap, counts, where):
+        """(count, ties, runner-up) of ``best``, just popped; its count leaves the histogram."""
+        c = counts[best]
+        ties = self.histogram[c]
+        self._move(c, 0)
+        return (c, ties, _peek_best(heap, counts, where))
+
+    def _move(self, old, new):
+        h = self.histogram
+        if old > 0:
+            left = h[old] - 1
+            if left:
+                h[old] = left
+            else:
+                del h[old]
+        if new > 0:
+            h[new] = h.get(new, 0) + 1
+
+    def collect(self, counts, where, a, b, z, shift):
+        merged = (a << shift) | b  # left the histogram in ``observe``
+        old = {}
+        for x in self.left_touched:
+            old[((b if x == z else x) << shift) | a] = 0
+        for y in self.right_touched:
+            old[(b << shift) | y] = 0
+        old.pop(merged, None)
+        for p in old:
+            old[p] = counts[p]
+        fresh = _StepTables.collect(self, counts, where, a, b, z, shift)
+        for p, c in old.items():
+            self._move(c, counts[p])
+        for _, c in fresh:
+            self._move(0, c)
         return fresh
 
 

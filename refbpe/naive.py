@@ -29,6 +29,8 @@ __all__ = [
     "naive_encode",
     "naive_rank_encode",
     "merge_word",
+    "naive_trace",
+    "naive_step_checks",
 ]
 
 
@@ -55,14 +57,14 @@ def merge_word(word, pair, merged):
     return tuple(out)
 
 
-def naive_train_bpe(text, vocab_size, special_tokens=(), pattern=None):
+def naive_train_bpe(text, vocab_size, special_tokens=(), *, pattern=None):
     """(vocab, merges) for ``text`` (a str), by full recount every step."""
     counts = _pretoken_counts(text, special_tokens, pattern)
     return naive_train_bpe_from_counts(counts, vocab_size, special_tokens)
 
 
 def naive_train_bpe_from_counts(
-    word_counts, vocab_size, special_tokens=(), profile="cs336", min_frequency=0, initial_alphabet=()
+    word_counts, vocab_size, special_tokens=(), *, profile="cs336", min_frequency=0, initial_alphabet=()
 ):
     """(vocab, merges) for ``{pre-token bytes: count}``, by full recount every step.
 
@@ -137,18 +139,20 @@ def naive_train_from_texts(
     texts,
     vocab_size,
     special_tokens=(),
+    *,
     profile="cs336",
     cut=None,
     pattern=None,
     add_prefix_space=False,
-    **rest,
+    min_frequency=0,
+    initial_alphabet=(),
 ):
     """(vocab, merges) for ``texts`` as a peer's ``train_from_iterator`` takes them.
 
     ``cut``: ``items`` (each text one sequence; the default for hf, whose special
     tokens stay text), ``documents`` (cut at special tokens, dropped; the
-    default otherwise) or ``lines`` (after each newline).  ``rest``: see
-    ``naive_train_bpe_from_counts``.
+    default otherwise) or ``lines`` (after each newline).  ``min_frequency`` and
+    ``initial_alphabet``: see ``naive_train_bpe_from_counts``.
     """
     cut = cut or ("items" if profile == "hf" else "documents")
     pattern = get_pattern(pattern or get_profile(profile).default_pattern)
@@ -164,10 +168,17 @@ def naive_train_from_texts(
             if add_prefix_space and seq and not seq.startswith(" "):
                 seq = " " + seq
             counts.update(pattern.pretokenize(seq.encode("utf-8", "surrogatepass")))
-    return naive_train_bpe_from_counts(counts, vocab_size, special_tokens, profile, **rest)
+    return naive_train_bpe_from_counts(
+        counts,
+        vocab_size,
+        special_tokens,
+        profile=profile,
+        min_frequency=min_frequency,
+        initial_alphabet=initial_alphabet,
+    )
 
 
-def naive_encode(text, vocab, merges, special_tokens=(), pattern=None):
+def naive_encode(text, vocab, merges, special_tokens=(), *, pattern=None):
     """Token ids of ``text``: every merge applied in order to every pre-token.
 
     A special token takes the largest id holding its bytes (appended at the
@@ -211,3 +222,48 @@ def naive_rank_encode(piece, rank_of):
             return [rank_of[p] for p in parts]
         _, k = min(joins)
         parts[k : k + 2] = [parts[k] + parts[k + 1]]
+
+
+def _pair_counts(words):
+    counts = Counter()
+    for w, n in words.items():
+        for pair in zip(w, w[1:]):
+            counts[pair] += n
+    return counts
+
+
+def _merged_words(words, pair):
+    out = Counter()
+    for w, n in words.items():
+        out[merge_word(w, pair, pair[0] + pair[1])] += n
+    return out
+
+
+def naive_trace(word_counts, merges):
+    """``[(count, ties, runner_up)]`` of each merge, recounting every pair before
+    each (what ``merge.learn_merges(trace=...)`` must equal)."""
+    words = Counter({tuple(bytes([c]) for c in w): n for w, n in word_counts.items() if n > 0})
+    out = []
+    for pair in merges:
+        counts = _pair_counts(words)
+        c = counts[pair]
+        others = [v for p, v in counts.items() if p != pair and v > 0]
+        out.append((c, sum(1 for v in counts.values() if v == c), max(others, default=0)))
+        words = _merged_words(words, pair)
+    return out
+
+
+def naive_step_checks(word_counts, merges, choose):
+    """The steps at which ``merges`` are not what BPE takes, recounting every pair:
+    their pair does not occur, is below the maximum, or is not ``choose(tied
+    pairs)`` among the pairs of the maximum count (what ``verify.certify`` must list)."""
+    words = Counter({tuple(bytes([c]) for c in w): n for w, n in word_counts.items() if n > 0})
+    failing = []
+    for step, pair in enumerate(merges):
+        counts = _pair_counts(words)
+        top = max(counts.values(), default=0)
+        c = counts.get(pair, 0)
+        if c == 0 or c < top or choose([p for p, v in counts.items() if v == top]) != pair:
+            failing.append(step)
+        words = _merged_words(words, pair)
+    return failing

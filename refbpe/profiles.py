@@ -45,7 +45,7 @@ from .formats.bytemap import bytes_to_unicode
 from .merge import learn_merges
 from .pretokenize.patterns import get_pattern
 
-__all__ = ["Profile", "ProfileLimit", "PROFILES", "get_profile", "profile_names", "DEFAULT_PROFILE"]
+__all__ = ["Profile", "ProfileLimit", "get_profile", "profile_names"]
 
 DEFAULT_PROFILE = "cs336"
 
@@ -102,10 +102,12 @@ class Profile(object):
             "initial_alphabet": _alphabet_bytes(initial_alphabet),
         }
 
-    def train_counted(self, word_counts, vocab_size, special_tokens, settings, progress=None):
-        """(vocab {id: bytes}, merges) in this profile's id layout."""
+    def train_counted(self, word_counts, vocab_size, special_tokens, settings, progress=None, trace=None):
+        """(vocab {id: bytes}, merges) in this profile's id layout; ``trace``: as ``learn_merges``'s."""
         wanted = vocab_size - 256 - len(special_tokens)
-        merges = learn_merges(word_counts, wanted, progress, self.tie, max(1, settings["min_frequency"]))
+        merges = learn_merges(
+            word_counts, wanted, progress, self.tie, max(1, settings["min_frequency"]), trace
+        )
         vocab = {i: bytes([i]) for i in range(256)}
         for a, b in merges:
             vocab[len(vocab)] = a + b
@@ -156,12 +158,12 @@ class HFProfile(Profile):
             ids.setdefault(c, len(ids))
         return ids
 
-    def train_counted(self, word_counts, vocab_size, special_tokens, settings, progress=None):
+    def train_counted(self, word_counts, vocab_size, special_tokens, settings, progress=None, trace=None):
         ids = self.layout(word_counts, special_tokens, settings["initial_alphabet"])
         base = len(ids)
         wanted = max(0, vocab_size - base)
         ranks = [ids.get(_BYTE_TO_CHAR[b], 0) for b in range(256)] + list(range(base, base + wanted))
-        merges = learn_merges(word_counts, wanted, progress, ranks, max(1, settings["min_frequency"]))
+        merges = learn_merges(word_counts, wanted, progress, ranks, max(1, settings["min_frequency"]), trace)
         vocab = {}
         for text, i in ids.items():
             vocab[i] = text.encode("utf-8") if i < len(special_tokens) else bytes([_CHAR_TO_BYTE[text]])

@@ -30,7 +30,7 @@ ValueError); without them ``encode`` is the CS336 one: every special token
 is matched.
 
 Every ``str`` and every byte string is encoded, as tiktoken encodes it
-(``Encoding`` in ``encoding.py`` is tiktoken's API on this engine, built by
+(``Encoding`` in ``tiktoken_api.py`` is tiktoken's API on this engine, built by
 ``from_ranks``).  A ``str`` holding surrogates, which UTF-8 cannot encode, is
 first repaired by tiktoken's UTF-16 round trip: a pair becomes its character,
 a lone surrogate U+FFFD (``encode_iterable`` holds back a final high surrogate
@@ -57,12 +57,27 @@ contraction or ``[\\r\\n/]*`` only extends the last piece
 characters).
 """
 
+from __future__ import annotations
+
 import heapq
 import os
+from typing import (
+    AbstractSet,
+    Any,
+    Collection,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
-from .formats.gpt2 import MANIFEST, read_gpt2, read_manifest_pattern, read_model_dir
+from .formats.gpt2_files import MANIFEST, read_gpt2, read_manifest_pattern, read_model_dir
 from .formats.registry import load_tiktoken
-from .pretokenize.patterns import get_pattern
+from .pretokenize.patterns import Pattern, get_pattern
 from .specials import special_pattern, split_specials
 
 __all__ = ["Tokenizer"]
@@ -78,9 +93,34 @@ _BATCH = 1 << 16  # characters gathered before a scan: bounds memory, amortises 
 
 
 class Tokenizer(object):
-    """Byte-level BPE tokenizer with the CS336 ``Tokenizer`` interface."""
+    """Byte-level BPE tokenizer with the CS336 ``Tokenizer`` interface.
 
-    def __init__(self, vocab, merges, special_tokens=None, pattern=None):
+    ``vocab`` {id: bytes} and ``merges`` [(bytes, bytes)] as the trainers
+    return them; ``special_tokens`` are matched before pre-tokenizing (one
+    missing from the vocab is appended at the next free id); ``pattern`` names
+    the split pattern (``get_pattern``; GPT-2's by default).
+
+    Cost: building it, O(vocab + merges) plus a 65,536-entry table of byte
+    pairs; ``encode``, one pass over the text plus, per distinct pre-token of
+    L bytes, O(L^2) (O(L log L) from 192 bytes on), repeated pre-tokens being
+    cached; ``decode``, O(output bytes).
+
+    >>> from refbpe import train_from_texts
+    >>> vocab, merges = train_from_texts(["low low lower<|endoftext|>lowest"], 260, ["<|endoftext|>"])
+    >>> tok = Tokenizer(vocab, merges, ["<|endoftext|>"])
+    >>> ids = tok.encode("lower low<|endoftext|>")
+    >>> ids, [tok.vocab[i] for i in ids], tok.decode(ids)
+    ([258, 114, 32, 257, 259], [b'lowe', b'r', b' ', b'low', b'<|endoftext|>'], 'lower low<|endoftext|>')
+    """
+
+    def __init__(
+        self,
+        vocab: Dict[int, bytes],
+        merges: Iterable[Tuple[bytes, bytes]],
+        special_tokens: Optional[Iterable[str]] = None,
+        *,
+        pattern: Union[str, Pattern, None] = None,
+    ) -> None:
         self.pattern = get_pattern(pattern).name
         self._piece_ends = get_pattern(pattern).piece_ends
         self.vocab = dict(vocab)
@@ -107,7 +147,13 @@ class Tokenizer(object):
         self._rank_of = None  # tiktoken's {token bytes: rank}, set by from_tiktoken
 
     @classmethod
-    def from_tiktoken(cls, path_or_name, special_tokens=None, pattern=None):
+    def from_tiktoken(
+        cls,
+        path_or_name: Union[str, os.PathLike],
+        special_tokens: Optional[Dict[str, int]] = None,
+        *,
+        pattern: Optional[str] = None,
+    ) -> Tokenizer:
         """A tiktoken encoding: ``cl100k_base``, ``o200k_base`` (by name, found as
         ``tiktoken_encodings`` says) or a ``.tiktoken`` ranks file's path.
 
@@ -121,7 +167,13 @@ class Tokenizer(object):
         return tok
 
     @classmethod
-    def from_ranks(cls, mergeable_ranks, special_tokens=None, pattern=None):
+    def from_ranks(
+        cls,
+        mergeable_ranks: Dict[bytes, int],
+        special_tokens: Optional[Dict[str, int]] = None,
+        *,
+        pattern: Union[str, Pattern, None] = None,
+    ) -> Tokenizer:
         """The engine of tiktoken's ``Encoding``: ranks {token bytes: rank} (a rank is an id)
         and {special token: id}; ids equal tiktoken's (see the module docstring).
 
@@ -162,18 +214,23 @@ class Tokenizer(object):
         return pairs
 
     @classmethod
-    def from_files(cls, vocab_path, merges_path, special_tokens=None):
+    def from_files(
+        cls,
+        vocab_path: Union[str, os.PathLike],
+        merges_path: Union[str, os.PathLike],
+        special_tokens: Optional[Iterable[str]] = None,
+    ) -> Tokenizer:
         """Load GPT-2 format ``vocab.json`` and ``merges.txt``."""
         vocab, merges = read_gpt2(vocab_path, merges_path)
         return cls(vocab, merges, special_tokens)
 
     @classmethod
-    def from_dir(cls, directory, pattern=None):
+    def from_dir(cls, directory: Union[str, os.PathLike], *, pattern: Optional[str] = None) -> Tokenizer:
         """Load a directory written by ``refbpe train`` (special tokens included);
         the split pattern is ``pattern``, else the one its manifest names, else GPT-2's."""
         vocab, merges, special_tokens = read_model_dir(directory)
         pattern = pattern or read_manifest_pattern(os.path.join(directory, MANIFEST))
-        return cls(vocab, merges, special_tokens, pattern)
+        return cls(vocab, merges, special_tokens, pattern=pattern)
 
     def _merge_ranks(self):
         """{packed (left id, right id): rank << shift | merged id}.
@@ -454,7 +511,13 @@ class Tokenizer(object):
         self._cache[piece] = ids
         return ids
 
-    def encode(self, text, allowed_special=None, disallowed_special=None):
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: Union[str, AbstractSet[str], None] = None,
+        disallowed_special: Union[str, Collection[str], None] = None,
+    ) -> List[int]:
         """Token ids of ``text``.
 
         Without keywords every special token in ``text`` is matched (CS336).
@@ -468,7 +531,7 @@ class Tokenizer(object):
             pattern = self._tiktoken_specials(text, allowed_special, disallowed_special)
         return self.encode_matching(text, pattern)
 
-    def encode_matching(self, text, specials):
+    def encode_matching(self, text: str, specials: Any) -> List[int]:
         """Ids of ``text`` where only what ``specials`` matches is a special token.
 
         ``specials``: ``specials.special_pattern`` of some of the special
@@ -489,7 +552,7 @@ class Tokenizer(object):
                 self._encode_bytes(segment.encode("utf-8"), out)
         return out
 
-    def encode_utf8(self, data, segments=None):
+    def encode_utf8(self, data: bytes, segments: Optional[List[Tuple[int, int]]] = None) -> List[int]:
         """Token ids of UTF-8 ``data``: ``encode(data.decode("utf-8"))`` without the round trip.
 
         ``segments``, a list, gets ``(bytes, tokens)`` of each stretch of text
@@ -503,7 +566,7 @@ class Tokenizer(object):
             pattern = self._bytes_pattern = special_pattern(self.special_tokens, as_bytes=True)
         return self._encode_utf8(data, pattern, segments)
 
-    def encode_utf8_ordinary(self, data):
+    def encode_utf8_ordinary(self, data: bytes) -> List[int]:
         """Token ids of any bytes, special tokens taken as text: tiktoken's ``Encoding._encode_bytes``."""
         return self._encode_utf8(data, None, None)
 
@@ -574,7 +637,7 @@ class Tokenizer(object):
             segments.append((len(data) - pos, len(out) - before))
         return out
 
-    def encode_with_offsets(self, text):
+    def encode_with_offsets(self, text: str) -> Tuple[List[int], List[int]]:
         """``(ids, offsets)``: ``offsets[k]`` is the index in ``text`` of the character token k starts in.
 
         Byte-level tokens can split a character; one that starts inside a
@@ -599,7 +662,7 @@ class Tokenizer(object):
             chars += starts
         return ids, offsets
 
-    def encode_ordinary(self, text):
+    def encode_ordinary(self, text: str) -> List[int]:
         """Token ids of ``text`` with special tokens treated as plain text (tiktoken's name)."""
         return self.encode(text, allowed_special=(), disallowed_special=())
 
@@ -625,8 +688,19 @@ class Tokenizer(object):
             return self._pattern
         return special_pattern(sorted(allowed & known))
 
-    def encode_iterable(self, iterable):
-        """Yield the ids of ``"".join(iterable)`` lazily, in bounded memory."""
+    def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
+        """Yield the ids of ``"".join(iterable)`` lazily, in bounded memory.
+
+        The chunks may cut anywhere, even inside a special token: the ids are
+        ``encode``'s of the joined text.  Cost: ``encode``'s, and memory for one
+        chunk plus the longest pre-token (module docstring).
+
+        >>> vocab = {i: bytes([i]) for i in range(256)}
+        >>> vocab[256] = b"ow"
+        >>> tok = Tokenizer(vocab, [(b"o", b"w")], ["<|eot|>"])
+        >>> list(tok.encode_iterable(["lo", "w<|e", "ot|>o", "w"]))
+        [108, 256, 257, 256]
+        """
         pending = []
         size = 0
         for chunk in iterable:
@@ -684,7 +758,7 @@ class Tokenizer(object):
 
     # -- decoding ---------------------------------------------------------
 
-    def decode(self, ids):
+    def decode(self, ids: Sequence[int]) -> str:
         """Text of ``ids``; invalid UTF-8 becomes U+FFFD."""
         vocab = self.vocab
         try:

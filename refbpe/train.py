@@ -7,19 +7,29 @@ pair is left (the result then says so in ``report["stopped_early"]``).
 
 ``profile=`` (``refbpe.profiles``: ``cs336``, the default, ``rustbpe``, ``hf``)
 changes the tie rule, the id layout and how input is cut into sequences, to
-reproduce another trainer exactly; the options it adds are listed in
-``PROFILE_OPTIONS``.
+reproduce another trainer exactly; its options (``pattern``, ``cut``,
+``add_prefix_space``, ``min_frequency``, ``initial_alphabet``) are keyword-only
+parameters of every trainer here, as are the counting options.
+
+Cost: counting is linear in the input (``corpus.count``: split over
+``workers`` processes, memory bounded by the chunk size and the word table),
+merging is the engine's (``merge``: O(total symbols + changed occurrences +
+heap pushes * log H)), and the vocab is O(vocab_size).
 """
+
+from __future__ import annotations
 
 import os
 import time
+from concurrent.futures import Executor
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from .corpus.count import DEFAULT_CHUNK_SIZE, InputError, count_words, default_workers
 from .corpus.countfile import sum_counts
 from .corpus.io import open_input
-from .corpus.progress import peak_memory_mb
+from .corpus.progress import Progress, peak_memory_mb
 from .corpus.sequences import count_texts, count_texts_parallel
-from .profiles import get_profile
+from .profiles import Profile, get_profile
 
 __all__ = [
     "train_bpe",
@@ -29,14 +39,13 @@ __all__ = [
     "build_vocab",
     "check_training_args",
     "train_from_texts",
-    "PROFILE_OPTIONS",
+    "count_with_profile",
 ]
 
-# train_bpe's options that belong to the profile (``Profile.settings``), by keyword.
-PROFILE_OPTIONS = ("pattern", "cut", "add_prefix_space", "min_frequency", "initial_alphabet")
 
-
-def check_training_args(vocab_size, special_tokens, minimum=None):
+def check_training_args(
+    vocab_size: int, special_tokens: Optional[Iterable[str]], minimum: Optional[int] = None
+) -> Tuple[int, List[str]]:
     """Validated (vocab_size, special tokens without duplicates); ValueError if bad.
 
     ``minimum``: the smallest vocab size allowed (default: 256 bytes + special tokens)."""
@@ -58,7 +67,7 @@ def check_training_args(vocab_size, special_tokens, minimum=None):
     return vocab_size, specials
 
 
-def build_vocab(merges, special_tokens):
+def build_vocab(merges: Iterable[Tuple[bytes, bytes]], special_tokens: Iterable[str]) -> Dict[int, bytes]:
     """{id: bytes} in the refbpe id layout."""
     vocab = {i: bytes([i]) for i in range(256)}
     for a, b in merges:
@@ -68,21 +77,49 @@ def build_vocab(merges, special_tokens):
     return vocab
 
 
-def train_from_counts(word_counts, vocab_size, special_tokens=(), progress=None, report=None, **options):
-    """(vocab, merges) from ``{pre-token bytes: count}``; ``options``: ``profile``
-    and its merge options (``min_frequency``, ``initial_alphabet``)."""
-    profile, settings = _profile_settings(options)
-    if options:
-        raise TypeError("unexpected options: %s" % ", ".join(sorted(options)))
+def train_from_counts(
+    word_counts: Dict[bytes, int],
+    vocab_size: int,
+    special_tokens: Iterable[str] = (),
+    *,
+    profile: Union[str, Profile, None] = None,
+    pattern: Optional[str] = None,
+    cut: Optional[str] = None,
+    add_prefix_space: Optional[bool] = None,
+    min_frequency: int = 0,
+    initial_alphabet: Union[str, Iterable[str], None] = None,
+    progress: Optional[Progress] = None,
+    report: Optional[Dict[str, Any]] = None,
+    trace: Optional[List[Tuple[int, int, int]]] = None,
+) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
+    """(vocab, merges) from ``{pre-token bytes: count}``.
+
+    ``profile`` and its merge options (``min_frequency``, ``initial_alphabet``)
+    as in ``train_bpe``; ``pattern``, ``cut`` and ``add_prefix_space`` say how
+    the counts were made (checked against the profile, recorded in
+    ``report["profile"]``).  ``trace``, a list, receives ``(count, ties,
+    runner-up count)`` per merge (``merge.learn_merges``; ``formats.trace``
+    writes it).  Cost: the merge engine's (``merge``), O(total
+    symbols + changed occurrences + heap pushes * log H), H the heap's size.
+
+    The word counts of the CS336 handout's example, six merges:
+
+    >>> vocab, merges = train_from_counts({b"low": 5, b"lower": 2, b"widest": 3, b"newest": 6}, 262)
+    >>> merges
+    [(b's', b't'), (b'e', b'st'), (b'o', b'w'), (b'l', b'ow'), (b'w', b'est'), (b'n', b'e')]
+    """
+    profile, settings = _profile_settings(
+        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
+    )
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
-    return _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings)
+    return _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
 
 
-def _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings):
+def _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None):
     t0 = time.time()
-    vocab, merges = profile.train_counted(word_counts, vocab_size, special_tokens, settings, progress)
+    vocab, merges = profile.train_counted(word_counts, vocab_size, special_tokens, settings, progress, trace)
     if report is not None:
         wanted = profile.merges_wanted(word_counts, vocab_size, special_tokens, settings)
         report["merge"] = {
@@ -98,7 +135,27 @@ def _learn(word_counts, vocab_size, special_tokens, progress, report, profile, s
     return vocab, merges
 
 
-def train_bpe(input_path, vocab_size, special_tokens, **options):
+def train_bpe(
+    input_path: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]],
+    vocab_size: int,
+    special_tokens: Iterable[str],
+    *,
+    workers: Optional[int] = None,
+    chunk_size: Optional[int] = DEFAULT_CHUNK_SIZE,
+    errors: str = "strict",
+    executor: Optional[Executor] = None,
+    executor_data: str = "path",
+    read_size: Optional[int] = None,
+    pattern: Optional[str] = None,
+    profile: Union[str, Profile, None] = None,
+    cut: Optional[str] = None,
+    add_prefix_space: Optional[bool] = None,
+    min_frequency: int = 0,
+    initial_alphabet: Union[str, Iterable[str], None] = None,
+    progress: Optional[Progress] = None,
+    report: Optional[Dict[str, Any]] = None,
+    trace: Optional[List[Tuple[int, int, int]]] = None,
+) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """The CS336 adapter: ``(vocab {id: bytes}, merges [(bytes, bytes)])``.
 
     ``input_path`` is a path (or a list of paths; ``-`` is stdin, ``*.gz`` is
@@ -106,38 +163,120 @@ def train_bpe(input_path, vocab_size, special_tokens, **options):
     this process), ``chunk_size`` (bytes), ``errors`` (``strict``, ``replace``
     or ``ignore``), ``executor`` (any ``concurrent.futures.Executor``),
     ``executor_data`` (``path`` or ``chunk``: see ``count.count_words``),
-    ``progress`` (a ``progress.Progress``), ``report`` (a dict filled with
-    per-phase figures), ``pattern`` (the split pattern's name, ``refbpe.patterns``:
-    ``gpt2``, the default, ``cl100k_base``, ``o200k_base`` or ``llama3``).
-    ``profile`` (``cs336``, ``rustbpe`` or ``hf``) and its options
-    (``PROFILE_OPTIONS``, ``pattern`` among them; ``refbpe.profiles``) reproduce
-    another trainer; ``report["profile"]`` then records the settings.
+    ``read_size`` (bytes read around a cut), ``progress`` (a
+    ``progress.Progress``), ``report`` (a dict filled with per-phase figures),
+    ``pattern`` (the split pattern's name, ``refbpe.patterns``: ``gpt2``, the
+    default, ``cl100k_base``, ``o200k_base`` or ``llama3``).  ``profile``
+    (``cs336``, ``rustbpe`` or ``hf``) and its options (``cut``,
+    ``add_prefix_space``, ``min_frequency``, ``initial_alphabet``, and
+    ``pattern``; ``refbpe.profiles``) reproduce another trainer;
+    ``report["profile"]`` then records the settings.
+
+    Cost: counting O(input bytes), split over ``workers`` processes, in memory
+    bounded by the chunk size and the word table; then ``train_from_counts``'s.
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, "corpus.txt")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write("low low lower<|endoftext|>lowest")
+    ...     vocab, merges = train_bpe(path, 260, ["<|endoftext|>"], workers=1)
+    >>> merges, vocab[259]
+    ([(b'o', b'w'), (b'l', b'ow'), (b'low', b'e')], b'<|endoftext|>')
     """
-    profile, settings = _profile_settings(options)
+    profile, settings = _profile_settings(
+        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
+    )
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
-    progress = options.pop("progress", None)
-    report = options.pop("report", None)
     sources = input_path if isinstance(input_path, (list, tuple)) else [input_path]
+    word_counts = _count_as(
+        sources, special_tokens, settings, workers, chunk_size, errors, executor, executor_data, read_size,
+        progress, report,
+    )  # fmt: skip
+    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
+
+
+def count_with_profile(
+    sources: Sequence[Union[str, os.PathLike]],
+    special_tokens: Iterable[str],
+    *,
+    profile: Union[str, Profile, None] = None,
+    pattern: Optional[str] = None,
+    cut: Optional[str] = None,
+    add_prefix_space: Optional[bool] = None,
+    workers: Optional[int] = None,
+    chunk_size: Optional[int] = DEFAULT_CHUNK_SIZE,
+    errors: str = "strict",
+    executor: Optional[Executor] = None,
+    executor_data: str = "path",
+    read_size: Optional[int] = None,
+    progress: Optional[Progress] = None,
+    report: Optional[Dict[str, Any]] = None,
+) -> Dict[bytes, int]:
+    """The word counts ``train_bpe`` trains on: ``sources`` counted as ``profile``'s
+    trainer counts them (its pattern, sequences and prefix space).  Cost: as
+    ``train_bpe``'s counting phase."""
+    profile, settings = _profile_settings(profile, pattern, cut, add_prefix_space, 0, None)
+    return _count_as(
+        list(sources), list(special_tokens), settings, workers, chunk_size, errors, executor, executor_data,
+        read_size, progress, report,
+    )  # fmt: skip
+
+
+def _count_as(
+    sources, special_tokens, settings, workers, chunk_size, errors, executor, executor_data, read_size,
+    progress, report,
+):  # fmt: skip
     if settings["sequences"] == "documents" and not settings["add_prefix_space"]:
-        word_counts = count_corpus(
-            sources, special_tokens, progress=progress, report=report, pattern=settings["pattern"], **options
+        return count_corpus(
+            sources,
+            special_tokens,
+            workers=workers,
+            chunk_size=chunk_size,
+            errors=errors,
+            executor=executor,
+            executor_data=executor_data,
+            read_size=read_size,
+            pattern=settings["pattern"],
+            progress=progress,
+            report=report,
         )
-    else:
-        word_counts = _count_in_process(sources, special_tokens, settings, options, report)
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings)
+    return _count_in_process(sources, special_tokens, settings, workers, errors, report)
 
 
-def train_from_texts(texts, vocab_size, special_tokens=(), progress=None, report=None, **options):
+def train_from_texts(
+    texts: Iterable[str],
+    vocab_size: int,
+    special_tokens: Iterable[str] = (),
+    *,
+    profile: Union[str, Profile, None] = None,
+    pattern: Optional[str] = None,
+    cut: Optional[str] = None,
+    add_prefix_space: Optional[bool] = None,
+    min_frequency: int = 0,
+    initial_alphabet: Union[str, Iterable[str], None] = None,
+    progress: Optional[Progress] = None,
+    report: Optional[Dict[str, Any]] = None,
+    trace: Optional[List[Tuple[int, int, int]]] = None,
+) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """(vocab, merges) for ``texts`` (strs), each one sequence, as a peer's
     ``train_from_iterator`` takes them: the default cut is ``items`` (the
     ``hf`` profile keeps special tokens in the text there, as HF does); the
-    ``cut`` option cuts each text further (``sequences``)."""
-    options.setdefault("cut", "items" if options.get("profile") == "hf" else "documents")
-    profile, settings = _profile_settings(options)
-    if options:
-        raise TypeError("unexpected options: %s" % ", ".join(sorted(options)))
+    ``cut`` option cuts each text further (``sequences``).  The other options
+    are ``train_bpe``'s.  Cost: counting O(text length), in this process, then
+    ``train_from_counts``'s.
+
+    >>> vocab, merges = train_from_texts(["low low lower<|endoftext|>lowest"], 260, ["<|endoftext|>"])
+    >>> merges, vocab[259]
+    ([(b'o', b'w'), (b'l', b'ow'), (b'low', b'e')], b'<|endoftext|>')
+    """
+    if cut is None:
+        cut = "items" if get_profile(profile).name == "hf" else "documents"
+    profile, settings = _profile_settings(
+        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
+    )
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
@@ -145,23 +284,28 @@ def train_from_texts(texts, vocab_size, special_tokens=(), progress=None, report
     word_counts = count_texts(
         texts, settings["sequences"], cuts, settings["pattern"], settings["add_prefix_space"]
     )
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings)
+    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
 
 
-def _profile_settings(options):
-    """(profile, settings), the profile's options taken out of ``options``."""
-    profile = get_profile(options.pop("profile", None))
-    given = dict((k, options.pop(k)) for k in PROFILE_OPTIONS if k in options)
-    return profile, profile.settings(**given)
+def _profile_settings(profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet):
+    """(the ``Profile``, its checked settings with these options)."""
+    profile = get_profile(profile)
+    settings = profile.settings(
+        pattern=pattern,
+        cut=cut,
+        add_prefix_space=add_prefix_space,
+        min_frequency=min_frequency,
+        initial_alphabet=initial_alphabet,
+    )
+    return profile, settings
 
 
-def _count_in_process(sources, special_tokens, settings, options, report):
+def _count_in_process(sources, special_tokens, settings, workers, errors, report):
     """The word table of ``sources``, each read whole and cut by ``settings``
     (``sequences.count_texts_parallel``, ``workers`` processes)."""
     t0 = time.time()
     cut = settings["sequences"]
     cuts = special_tokens if cut == "documents" else ()
-    errors = options.get("errors", "strict")
     texts = []
     total = 0
     for source in sources:
@@ -177,9 +321,8 @@ def _count_in_process(sources, special_tokens, settings, options, report):
             raise InputError("%s: invalid UTF-8 at byte offset %d" % (source, e.start))
         texts.append(data)
         del data
-    workers = options.get("workers") or default_workers()
     counts = count_texts_parallel(
-        texts, cut, cuts, settings["pattern"], settings["add_prefix_space"], workers
+        texts, cut, cuts, settings["pattern"], settings["add_prefix_space"], workers or default_workers()
     )
     if report is not None:
         elapsed = time.time() - t0
@@ -194,25 +337,39 @@ def _count_in_process(sources, special_tokens, settings, options, report):
     return counts
 
 
-def count_corpus(sources, special_tokens, progress=None, report=None, **options):
+def count_corpus(
+    sources: Sequence[Union[str, os.PathLike]],
+    special_tokens: Iterable[str],
+    *,
+    workers: Optional[int] = None,
+    chunk_size: Optional[int] = DEFAULT_CHUNK_SIZE,
+    errors: str = "strict",
+    executor: Optional[Executor] = None,
+    executor_data: str = "path",
+    read_size: Optional[int] = None,
+    shard: Optional[Tuple[int, int]] = None,
+    pattern: Optional[str] = None,
+    progress: Optional[Progress] = None,
+    report: Optional[Dict[str, Any]] = None,
+) -> Dict[bytes, int]:
     """Phase 1 of training: ``count.count_words`` over ``sources``, with progress
     and ``report["count"]`` (seconds, bytes, MB/s, unique words, peak memory).
-    ``options`` are ``train_bpe``'s counting options (and ``shard``)."""
+    The options are ``train_bpe``'s counting options (and ``shard``)."""
     t0 = time.time()
     if progress is not None:
         progress.start()
     word_counts = count_words(
         sources,
         special_tokens,
-        workers=options.get("workers"),
-        chunk_size=options.get("chunk_size") or DEFAULT_CHUNK_SIZE,
-        errors=options.get("errors", "strict"),
+        workers=workers,
+        chunk_size=chunk_size or DEFAULT_CHUNK_SIZE,
+        errors=errors,
         progress=progress.bytes if progress is not None else None,
-        executor=options.get("executor"),
-        read_size=options.get("read_size"),
-        executor_data=options.get("executor_data", "path"),
-        shard=options.get("shard"),
-        pattern=options.get("pattern"),
+        executor=executor,
+        read_size=read_size,
+        executor_data=executor_data,
+        shard=shard,
+        pattern=pattern,
     )
     elapsed = time.time() - t0
     if report is not None:
@@ -230,13 +387,40 @@ def count_corpus(sources, special_tokens, progress=None, report=None, **options)
     return word_counts
 
 
-def train_from_count_files(paths, vocab_size, special_tokens=(), progress=None, report=None, **options):
-    """``(vocab, merges)`` from word-count files (``refbpe.countfile``), added up.
+def train_from_count_files(
+    paths: Union[str, os.PathLike, Iterable[Union[str, os.PathLike]]],
+    vocab_size: int,
+    special_tokens: Iterable[str] = (),
+    *,
+    profile: Union[str, Profile, None] = None,
+    pattern: Optional[str] = None,
+    cut: Optional[str] = None,
+    add_prefix_space: Optional[bool] = None,
+    min_frequency: int = 0,
+    initial_alphabet: Union[str, Iterable[str], None] = None,
+    progress: Optional[Progress] = None,
+    report: Optional[Dict[str, Any]] = None,
+    trace: Optional[List[Tuple[int, int, int]]] = None,
+) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
+    """``(vocab, merges)`` from word-count files (``corpus.countfile``), added up.
 
     The same result as ``train_bpe`` on the corpus the files were counted
-    from (with the same special tokens).  ``options``: as ``train_from_counts``."""
+    from (with the same special tokens).  The options are ``train_from_counts``'s.
+    Cost: reading O(total file size), then ``train_from_counts``'s.
 
-    profile, settings = _profile_settings(options)
+    >>> import os, tempfile
+    >>> from refbpe import write_counts
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     paths = [os.path.join(d, "a.counts.tsv"), os.path.join(d, "b.counts.tsv")]
+    ...     write_counts(paths[0], {b"low": 3, b"lower": 2})
+    ...     write_counts(paths[1], {b"low": 2, b"widest": 3, b"newest": 6})
+    ...     vocab, merges = train_from_count_files(paths, 262)
+    >>> merges
+    [(b's', b't'), (b'e', b'st'), (b'o', b'w'), (b'l', b'ow'), (b'w', b'est'), (b'n', b'e')]
+    """
+    profile, settings = _profile_settings(
+        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
+    )
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
@@ -253,15 +437,15 @@ def train_from_count_files(paths, vocab_size, special_tokens=(), progress=None, 
             "peak_memory_mb": round(peak_memory_mb()[0], 1),
             "peak_worker_memory_mb": 0.0,
         }
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings)
+    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
 
 
-def _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings):
+def _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None):
     if progress is not None:
         progress.finish()
         progress.start()
     merge_progress = progress.merges if progress is not None else None
-    result = _learn(word_counts, vocab_size, special_tokens, merge_progress, report, profile, settings)
+    result = _learn(word_counts, vocab_size, special_tokens, merge_progress, report, profile, settings, trace)
     if progress is not None:
         progress.finish()
     return result

@@ -1,12 +1,16 @@
-"""The package's shape: no import cycle, the command line a layer on top, accurate ``__all__``.
+"""The package's shape: no import cycle, the command line a layer on top, accurate ``__all__``,
+one idea per module name, and a public API that is documented, annotated and exemplified.
 
 The graph comes from ``tests/import_graph.py`` (``python tests/import_graph.py``
 prints it).
 """
 
 import ast
+import glob
 import importlib
+import inspect
 import io
+import os
 import re
 import tokenize
 
@@ -110,8 +114,6 @@ def test_each_package_docstring_names_its_modules(package):
 
 
 def test_the_module_map_lists_every_module():
-    import os
-
     with open(
         os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "modules.md")
     ) as f:
@@ -163,3 +165,161 @@ def test_every_measured_figure_names_the_script_that_reproduces_it():
             if _MEASURED.search(text) and not _REPRODUCER.search(text):
                 bare.append("%s: %s" % (name, " ".join(text.split())[:120]))
     assert bare == []
+
+
+def test_no_two_modules_share_a_file_name_for_two_ideas():
+    """A file name means one thing in the tree.  The one exception: a command-line module is named
+    after its subcommand (``refbpe count`` is ``cli/count.py``), and may share that name with the
+    library module it fronts (``corpus/count.py``), which it must import: one idea, two layers."""
+    import refbpe.cli
+
+    subcommands = {m.__name__.rsplit(".", 1)[1] for m in refbpe.cli.SUBCOMMANDS}
+    graph = import_graph()
+    by_file = {}
+    for name, path in modules().items():
+        if os.path.basename(path) not in ("__init__.py", "__main__.py"):
+            by_file.setdefault(os.path.basename(path), []).append(name)
+    clashes = []
+    for file_name, names in sorted(by_file.items()):
+        library = [n for n in names if not n.startswith("refbpe.cli.")]
+        cli = [n for n in names if n.startswith("refbpe.cli.")]
+        fronting = (
+            len(library) == 1
+            and file_name[: -len(".py")] in subcommands
+            and all(library[0] in graph[c] for c in cli)
+        )
+        if len(names) > 1 and not fronting:
+            clashes.append(names)
+    assert clashes == []
+
+
+def _documentation():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    texts = []
+    for path in [os.path.join(root, "README.md")] + sorted(glob.glob(os.path.join(root, "docs", "*.md"))):
+        with open(path, encoding="utf-8") as f:
+            texts.append(f.read())
+    return "\n".join(texts)
+
+
+def test_every_public_name_is_documented():
+    """Each name of ``refbpe.__all__`` appears, as code, in README.md or a page under docs/."""
+    import refbpe
+
+    docs = _documentation()
+    assert [n for n in refbpe.__all__ if "`%s`" % n not in docs and "`%s(" % n not in docs] == []
+
+
+def _public_functions():
+    """(qualified name, function) for the functions and classes of ``refbpe.__all__``: a
+    class's ``__init__`` and its public methods."""
+    import refbpe
+
+    out = []
+    for name in refbpe.__all__:
+        obj = getattr(refbpe, name)
+        if inspect.isfunction(obj):
+            out.append((name, obj))
+        elif inspect.isclass(obj):
+            for attr, member in vars(obj).items():
+                if attr.startswith("_") and attr != "__init__":
+                    continue
+                if isinstance(member, (staticmethod, classmethod)):
+                    member = member.__func__
+                if inspect.isfunction(member):
+                    out.append(("%s.%s" % (name, attr), member))
+    return out
+
+
+def test_every_public_function_is_annotated_with_keyword_only_options():
+    bare = []
+    for qualname, function in _public_functions():
+        signature = inspect.signature(function)
+        for p in signature.parameters.values():
+            if p.kind == p.VAR_KEYWORD:
+                bare.append("%s takes **%s: options are named, keyword-only parameters" % (qualname, p.name))
+            elif p.annotation is p.empty and p.name not in ("self", "cls"):
+                bare.append("%s: %s has no annotation" % (qualname, p.name))
+        if signature.return_annotation is signature.empty:
+            bare.append("%s has no return annotation" % qualname)
+    assert bare == []
+
+
+def test_every_public_function_and_class_has_an_example_and_its_cost():
+    """The docstring of each function and class of ``refbpe.__all__`` holds a ``>>>`` example
+    (``tests/test_api.py`` runs them) and the cost, as big-O."""
+    import refbpe
+
+    missing = []
+    for name in refbpe.__all__:
+        obj = getattr(refbpe, name)
+        if inspect.isfunction(obj) or inspect.isclass(obj):
+            doc = obj.__doc__ or ""
+            if ">>> " not in doc:
+                missing.append("%s: no example" % name)
+            if "O(" not in doc:
+                missing.append("%s: no cost" % name)
+    assert missing == []
+
+
+def _imported_from(tree, current, is_package, known):
+    """{module alias: refbpe module} and {refbpe module: names taken from it} of one parsed file."""
+    aliases, taken = {}, {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            aliases.update((a.asname or a.name, a.name) for a in node.names if a.name in known)
+        elif isinstance(node, ast.ImportFrom):
+            target = node.module
+            if node.level:
+                base = current if is_package else current.rsplit(".", 1)[0]
+                for _ in range(node.level - 1):
+                    base = base.rsplit(".", 1)[0]
+                target = base + "." + node.module if node.module else base
+            if target not in known:
+                continue
+            for a in node.names:
+                if target + "." + a.name in known:
+                    aliases[a.asname or a.name] = target + "." + a.name
+                else:
+                    taken.setdefault(target, set()).add(a.name)
+    return aliases, taken
+
+
+def _names_used_from_outside():
+    """{refbpe module: the names that another module, a test or a perf script takes from it},
+    by ``from M import name`` or ``M.name`` on an imported module."""
+    known = modules()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    files = {path: name for name, path in known.items()}
+    for folder in ("tests", "perf"):
+        for d, _, names in os.walk(os.path.join(root, folder)):
+            files.update((os.path.join(d, f), None) for f in names if f.endswith(".py"))
+    used = {}
+    for path, current in files.items():
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), path)
+        aliases, taken = _imported_from(tree, current, path.endswith("__init__.py"), known)
+        for module, names in taken.items():
+            used.setdefault(module, set()).update(names)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and getattr(node.value, "id", None) in aliases:
+                used.setdefault(aliases[node.value.id], set()).add(node.attr)
+    return used
+
+
+def test_all_lists_only_what_is_used_outside_the_module():
+    """``__all__`` is a module's interface: a name nothing else takes is internal.  Exempt: the
+    package's own ``__all__`` (the public API, for users) and the ``register``/``run`` of each
+    subcommand module (``cli.SUBCOMMANDS`` calls them)."""
+    import refbpe.cli
+
+    used = _names_used_from_outside()
+    exempt = {m.__name__ + "." + f for m in refbpe.cli.SUBCOMMANDS for f in ("register", "run")}
+    unused = []
+    for name in sorted(modules()):
+        if name in ("refbpe", "refbpe.__main__"):
+            continue
+        for attr in getattr(importlib.import_module(name), "__all__", ()):
+            if attr not in used.get(name, ()) and name + "." + attr not in exempt:
+                unused.append("%s.%s" % (name, attr))
+    assert unused == []

@@ -58,7 +58,7 @@ def tokenizer(trained):
 @pytest.fixture(scope="module")
 def tokenizers(trained):
     """The same vocab under every split pattern: the cut rules are per pattern."""
-    return {name: Tokenizer(trained[0], trained[1], SPECIALS, name) for name in pattern_names()}
+    return {name: Tokenizer(trained[0], trained[1], SPECIALS, pattern=name) for name in pattern_names()}
 
 
 def ids_of(units):

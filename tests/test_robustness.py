@@ -660,7 +660,7 @@ def test_full_disk_keeps_previous_outputs(tmp_path):
     assert first.returncode == 0, first.stderr
     before = read_outputs(out)
     from refbpe import train_bpe
-    from refbpe.formats.gpt2 import gpt2_vocab_json
+    from refbpe.formats.gpt2_files import gpt2_vocab_json
 
     limit = 8 << 10
     new_vocab = train_bpe(corpus, 1200, [EOT], workers=1)[0]

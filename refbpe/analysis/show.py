@@ -17,7 +17,7 @@ line of ids follows (in the same colours): one per unit.
 Cost: O(characters + tokens).
 """
 
-__all__ = ["units", "render", "render_plain", "render_ansi"]
+__all__ = ["units", "render", "render_plain"]
 
 _BACKGROUNDS = ["48;5;153", "48;5;223", "48;5;157", "48;5;225", "48;5;229"]
 _RESET = "\x1b[0m"

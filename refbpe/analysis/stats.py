@@ -41,14 +41,37 @@ def _median(sorted_values):
     return sorted_values[mid] if n % 2 else (sorted_values[mid - 1] + sorted_values[mid]) / 2.0
 
 
-def corpus_stats(tokenizer, sources, top=10, **options):
-    """A dict of figures for ``tokenizer`` on ``sources``; ``options`` go to ``iter_encoded``."""
+def corpus_stats(
+    tokenizer,
+    sources,
+    *,
+    top=10,
+    workers=None,
+    chunk_size=None,
+    errors="strict",
+    separator=None,
+    progress=None,
+    executor=None,
+    read_size=None,
+):
+    """A dict of figures for ``tokenizer`` on ``sources``; ``workers`` to
+    ``read_size`` are ``encode.iter_encoded``'s options."""
     t0 = time.time()
     counts = [0] * (max(tokenizer.vocab) + 1 if tokenizer.vocab else 0)
     ratios = array("d")
     tally = DocumentTally(lambda b, t: ratios.append(b / float(t)))
     total_bytes = tokens = 0
-    units = iter_encoded(tokenizer, sources, **options)
+    units = iter_encoded(
+        tokenizer,
+        sources,
+        workers=workers,
+        chunk_size=chunk_size,
+        errors=errors,
+        separator=separator,
+        progress=progress,
+        executor=executor,
+        read_size=read_size,
+    )
     try:
         for unit in units:
             for i in unit.ids:

@@ -2,7 +2,7 @@
 
 This module imports nothing else of the command line, so every subcommand can
 use it.  An option spelled the same in two subcommands means the same thing
-there (README, "Options"): ``-o/--out`` is what the command writes, ``--format``
+there (docs/cli.md, "Options"): ``-o/--out`` is what the command writes, ``--format``
 the format of the command's model (written by ``train``, read by the others),
 ``--special-token`` a special token, and the counting options (``--workers``,
 ``--chunk-size``, ``--errors``, ``--executor``, ``--executor-data``,
@@ -47,9 +47,9 @@ __all__ = [
     "fail",
     "make_progress",
     "positive_int",
+    "size",
     "read_text_arg",
     "silence_stdout",
-    "size",
     "write_report",
     "write_stdout",
 ]

@@ -55,7 +55,7 @@ def run(args):
     try:
         m = read_model(args.src, args.source_format, args.special_token)
         pattern = args.pattern or _source_pattern(args.src)
-        out = write_model(args.out, args.to, m.vocab, m.merges, m.special_tokens, pattern)
+        out = write_model(args.out, args.to, m.vocab, m.merges, m.special_tokens, pattern=pattern)
     except FormatError as e:
         raise CliError(str(e))
     if not args.quiet:

@@ -29,7 +29,8 @@ def register(sub):
         "count",
         help="write the word (pre-token) counts of text files, or of one shard of them",
         description="Write the word (pre-token) counts of CORPUS: one 'count<TAB>escaped bytes' line per "
-        "word, sorted by bytes (format: README, refbpe/countfile.py; *.gz output is gzip-compressed). With "
+        "word, sorted by bytes (format: docs/formats.md, refbpe/corpus/countfile.py; *.gz output is "
+        "gzip-compressed). With "
         "--shard I/N, only shard I of N byte ranges of the inputs (cut where no pre-token is split): the "
         "counts of shards 0..N-1 add up to the whole, and 'refbpe train --counts' trains on them.",
     )

@@ -4,7 +4,7 @@ import sys
 
 from ..corpus.idfile import DTYPES, IdFileError, file_kind, read_bin, read_npy, read_text_ids
 from .common import CliError, check_inputs, write_stdout
-from .model import add_model_argument, load_tokenizer
+from .model_argument import add_model_argument, load_tokenizer
 
 __all__ = ["register", "run"]
 

@@ -22,7 +22,7 @@ from .common import (
     make_progress,
     write_report,
 )
-from .model import add_model_argument, load_tokenizer
+from .model_argument import add_model_argument, load_tokenizer
 
 __all__ = ["register", "run"]
 

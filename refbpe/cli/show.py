@@ -4,7 +4,7 @@ import sys
 
 from ..analysis.show import render
 from .common import CliError, read_text_arg, write_stdout
-from .model import add_model_argument, load_tokenizer
+from .model_argument import add_model_argument, load_tokenizer
 
 __all__ = ["register", "run"]
 

@@ -12,7 +12,7 @@ from .common import (
     make_progress,
     write_report,
 )
-from .model import add_model_options, load_tokenizer
+from .model_argument import add_model_options, load_tokenizer
 
 __all__ = ["register", "run"]
 

@@ -10,6 +10,7 @@ from ..corpus.count import InputError
 from ..corpus.progress import peak_memory_mb
 from ..formats import FORMATS, write_model_dir, write_model_file_in_dir
 from ..formats.peers import PEER_FORMATS, write_peer_model
+from ..formats.trace import trace_records, write_trace
 from ..profiles import get_profile
 from ..train import check_training_args, train_bpe, train_from_count_files
 from .common import (
@@ -107,6 +108,12 @@ def register(sub):
         help="--profile hf: characters always in the vocab (byte-level mapped, as HF's initial_alphabet); "
         "'bytelevel' for all 256 (ByteLevel.alphabet())",
     )
+    t.add_argument(
+        "--trace",
+        metavar="FILE.jsonl",
+        help="write one JSON object per merge (step, pair as hex, id, count, ties, runner-up count): "
+        "the format 'verify --trace' compares",
+    )
     add_counting_arguments(t)
     return t
 
@@ -182,6 +189,9 @@ def run(args):
     check_output_dir(args.out)
     if args.report:
         check_output_file(args.report, "--report")
+    if args.trace:
+        check_output_file(args.trace, "--trace")
+        profile_options["trace"] = trace = []
 
     # 1. Count and merge.
     progress = make_progress(args)
@@ -223,6 +233,8 @@ def run(args):
         write_model_dir(args.out, vocab, merges, specials, extra or None)
     else:  # HF's ids in another format: the generic writers keep any id layout
         write_model_file_in_dir(args.out, fmt, vocab, merges, specials, pattern)
+    if args.trace:
+        write_trace(args.trace, trace_records(merges, trace, vocab))
     if pattern != "gpt2":
         report["pattern"] = pattern
     report["write"] = {"seconds": round(time.time() - t1, 3), "directory": args.out}

@@ -5,20 +5,20 @@ under ``--exact-ids``), 1 different, 2 bad input.  The text is the report's
 rendering (``refbpe.verify.render``); ``--json`` prints the report itself.
 """
 
-import gzip
 import json
-import os
 import sys
 
-from ..corpus.count import InputError
-from ..corpus.countfile import is_counts_path, sum_counts
 from ..corpus.idfile import read_ids
-from ..formats import FORMATS, FormatError, Model, read_model
-from ..formats.registry import KNOWN_ENCODINGS, load_tiktoken
+from ..corpus.io import InputError
+from ..corpus.pretokens import iter_segments
+from ..formats import FORMATS, FormatError, read_model
+from ..formats.trace import read_trace
 from ..tokenizer import Tokenizer
-from ..train import count_corpus
+from ..train import train_from_counts
 from ..verify import verify_encoding, verify_merges
+from ..verify.pieces import compare_split, render_split_comparison
 from ..verify.profile_rules import profile_verdict
+from ..verify.traces import compare_traces, render_trace_comparison
 from .common import (
     CliError,
     add_counting_arguments,
@@ -27,19 +27,16 @@ from .common import (
     check_inputs,
     check_output_file,
     check_special_tokens,
-    counting_error,
-    counting_options,
-    executor_context,
-    make_progress,
     positive_int,
     read_text_arg,
     write_report,
 )
+from .reference import SMALL_CORPUS, is_tiktoken_encoding, their_model
+from .reference import word_counts as reference_counts
 
 __all__ = ["register", "run"]
 
 EXIT_IDENTICAL, EXIT_DIFFERENT = 0, 1
-SMALL_CORPUS = 16 << 20  # below this, counting in-process beats starting workers
 
 
 def register(sub):
@@ -115,6 +112,19 @@ def register(sub):
         help="hold the corpus text for the reading variants and the first-counted tie rule only up to "
         "this size (default 16 MiB)",
     )
+    v.add_argument(
+        "--trace",
+        metavar="FILE.jsonl",
+        help="compare their training trace (the format of 'train --trace') with the reference's, step by "
+        "step: the first step whose count or pair differs, and the words that hold the pair",
+    )
+    v.add_argument(
+        "--split",
+        metavar="PIECES",
+        help="compare their pre-tokenizer's pieces of CORPUS (the format of 'refbpe split': one JSON string "
+        "per line) with the pattern's: the first differing piece, the alternative and the code point",
+    )
+    v.add_argument("--hex", action="store_true", help="with --split: their pieces are hex (as 'split --hex')")
     add_profile_argument(v)
     add_counting_arguments(v, workers_help="processes for counting (default: 1 below 16 MB, else CPU count)")
     return v
@@ -131,32 +141,6 @@ def _emit(args, report, rendered=False):
         status = "identical" if report["identical"] else "DIFFERENT"
         sys.stdout.write("%s\n%s\n" % (status, report["explanation"]))
     return EXIT_IDENTICAL if report["identical"] else EXIT_DIFFERENT
-
-
-def _is_tiktoken_name(path):
-    return path in KNOWN_ENCODINGS and not os.path.exists(path)
-
-
-def _is_tiktoken_encoding(path):
-    """A tiktoken encoding by name, or a ranks file (read with its tiktoken rule)."""
-    return _is_tiktoken_name(path) or (path.endswith(".tiktoken") and os.path.isfile(path))
-
-
-def _their_model(args):
-    if not args.against:
-        raise CliError("--against PATH is required")
-    if _is_tiktoken_name(args.against):  # cl100k_base, o200k_base: tiktoken's own encodings
-        try:
-            vocab, merges, specials, _ = load_tiktoken(args.against)
-        except (OSError, ValueError) as e:
-            raise CliError(str(e))
-        return Model(vocab, merges, sorted(specials, key=specials.get), "tiktoken", True, args.against)
-    if not os.path.exists(args.against):
-        raise CliError("%s: no such file or directory" % args.against)
-    try:
-        return read_model(args.against, args.format, args.special_token, strict=False)
-    except FormatError as e:
-        raise CliError(str(e))
 
 
 def _their_setup(args, theirs):
@@ -176,33 +160,6 @@ def _their_setup(args, theirs):
     return {"their_vocab": tokens, "declared": declared, "their_size": size}
 
 
-def _absent_specials(sources, special_tokens, texts):
-    """The given special tokens that occur in none of the text sources (None: not known)."""
-    if not special_tokens or "-" in sources:
-        return None
-    if texts is not None:
-        return [t for t in special_tokens if not any(t in text for text in texts)]
-    absent = []
-    for t in special_tokens:
-        needle = t.encode("utf-8")
-        if not any(_file_contains(s, needle) for s in sources):
-            absent.append(t)
-    return absent
-
-
-def _file_contains(path, needle, block=1 << 22):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        tail = b""
-        while True:
-            data = f.read(block)
-            if not data:
-                return False
-            if needle in tail + data[: len(needle)] or needle in data:
-                return True
-            tail = data[-len(needle) :]
-
-
 def _run_encode(args, theirs):
     if not args.ids:
         raise CliError("--encode needs --ids FILE (their token ids: .npy or a JSON list)")
@@ -218,46 +175,62 @@ def _run_encode(args, theirs):
         raise CliError(str(e))
 
 
-def _word_counts(args, report):
-    """(word counts, the texts when small enough to replay reading variants, or None,
-    the given special tokens absent from the corpus, or None when not known)."""
-    count_files = list(args.counts or [])
-    bare_counts_flag = args.counts is not None and not count_files
-    if count_files and args.corpus:
-        raise CliError("give either CORPUS files or --counts FILE..., not both")
-    sources = count_files or args.corpus
-    if not sources:
-        raise CliError("no input: give CORPUS files (or word-count files) and --vocab-size")
-    check_inputs(sources)
-    as_counts = [bool(count_files or bare_counts_flag or is_counts_path(s)) for s in sources]
-    if all(as_counts):
-        if args.executor:
-            raise CliError("--executor counts a corpus; with word-count files there is nothing to count")
-        try:
-            return sum_counts(sources), None, None
-        except ValueError as e:
-            raise CliError(str(e))
-    if any(as_counts):
-        raise CliError("give either text corpora or word-count files, not both")
-    total = sum(os.path.getsize(s) for s in sources if s != "-")
-    with executor_context(args) as (executor, threads):
-        try:
-            word_counts = count_corpus(
-                sources,
-                args.special_token,
-                progress=make_progress(args),
-                report=report,
-                **counting_options(args, executor, threads, workers=1 if total < SMALL_CORPUS else None),
-            )
-        except (InputError, OSError) as e:
-            raise counting_error(args, e)
-    texts = None
-    if not args.no_hypotheses and "-" not in sources and total <= args.max_hypothesis_bytes:
-        try:
-            texts = [open(s, "rb").read().decode("utf-8") for s in sources]
-        except UnicodeDecodeError:
-            texts = None
-    return word_counts, texts, _absent_specials(sources, args.special_token, texts)
+def _their_pieces(path, as_hex):
+    """Their pieces, read lazily: JSON strings (or ``[offset, piece]``), one per line."""
+    with open(path, "rb") as f:
+        for n, line in enumerate(f, 1):
+            try:
+                item = json.loads(line)
+                piece = item[1] if isinstance(item, list) else item
+                yield bytes.fromhex(piece) if as_hex else piece.encode("utf-8", "surrogatepass")
+            except (ValueError, TypeError, IndexError, AttributeError) as e:
+                raise CliError("%s:%d: not a piece (%s)" % (path, n, e))
+
+
+def _run_split(args):
+    """``verify --split``: their pieces of CORPUS against the pattern's."""
+    check_inputs(args.corpus + [args.split])
+    segments = (
+        (at, data)
+        for _, at, data in iter_segments(args.corpus, args.special_token, args.pattern, errors=args.errors)
+    )
+    try:
+        report = compare_split(segments, _their_pieces(args.split, args.hex), args.pattern)
+    except InputError as e:
+        raise CliError(str(e))
+    if args.json:
+        sys.stdout.write(json.dumps(report, sort_keys=True, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(render_split_comparison(report) + "\n")
+    return EXIT_IDENTICAL if report["identical"] else EXIT_DIFFERENT
+
+
+def _run_trace(args):
+    """``verify --trace``: their trace against the reference's, trained on the same counts."""
+    if args.vocab_size is None:
+        raise CliError("--vocab-size is required")
+    try:
+        theirs = read_trace(args.trace)
+    except OSError as e:
+        raise CliError("%s: cannot read (%s)" % (args.trace, e.strerror or e))
+    except ValueError as e:
+        raise CliError(str(e))
+    options = {"profile": args.profile or "cs336"}
+    if args.pattern:
+        options["pattern"] = args.pattern
+    counts, _, _ = reference_counts(args, {}, options)
+    engine = []
+    try:
+        _, merges = train_from_counts(counts, args.vocab_size, args.special_token, trace=engine, **options)
+    except ValueError as e:
+        raise CliError(str(e))
+    ours = [{"step": k, "pair": m, "count": t[0]} for k, (m, t) in enumerate(zip(merges, engine))]
+    report = compare_traces(ours, theirs, counts)
+    if args.json:
+        sys.stdout.write(json.dumps(report, sort_keys=True) + "\n")
+    else:
+        sys.stdout.write(render_trace_comparison(report) + "\n")
+    return EXIT_IDENTICAL if report["identical"] else EXIT_DIFFERENT
 
 
 def run(args):
@@ -265,14 +238,18 @@ def run(args):
     if args.report:
         check_output_file(args.report, "--report")
     if args.encode:
-        if _is_tiktoken_encoding(args.against or ""):
+        if is_tiktoken_encoding(args.against or ""):
             return _emit(args, _run_encode(args, None))  # read once, as a tiktoken encoding
-        return _emit(args, _run_encode(args, _their_model(args)))
-    theirs = _their_model(args)
+        return _emit(args, _run_encode(args, their_model(args)))
+    if args.trace:
+        return _run_trace(args)
+    if args.split:
+        return _run_split(args)
+    theirs = their_model(args)
     if args.vocab_size is None:
         raise CliError("--vocab-size is required")
     figures = {}
-    word_counts, texts, absent = _word_counts(args, figures)
+    word_counts, texts, absent = reference_counts(args, figures)
     setup = _their_setup(args, theirs)
     setup["absent"] = absent
     try:

@@ -22,7 +22,7 @@ import concurrent.futures
 import contextlib
 import warnings
 
-__all__ = ["ExecutorError", "CONNECT_TIMEOUT", "scheduler_address", "dask_executor"]
+__all__ = ["ExecutorError", "scheduler_address", "dask_executor"]
 
 # Seconds to reach the scheduler and to wait for a first worker: an
 # unreachable scheduler is an error well before Dask's own 30 s default.

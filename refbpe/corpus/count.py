@@ -25,6 +25,8 @@ they, and stream chunks, go through files so that a killed worker cannot
 leave a torn message in the pool's pipes (``spool`` says why).
 """
 
+from __future__ import annotations
+
 import concurrent.futures
 import contextlib
 import itertools
@@ -35,6 +37,7 @@ import signal
 import threading
 from array import array
 from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, Dict, Iterable, Optional, Sequence, Tuple, Union
 
 from ..pretokenize.gpt2 import add_small_counts, count_pretokens
 from ..pretokenize.patterns import get_pattern
@@ -46,17 +49,13 @@ from .spool import SpoolDirectory, run_spooled, take, take_chunk
 __all__ = [
     "count_words",
     "count_chunk",
-    "count_file_range",
-    "input_spans",
     "pack_counts",
     "unpack_counts",
     "InputError",
     "WorkerError",
     "DEFAULT_CHUNK_SIZE",
-    "auto_chunk_size",
     "default_workers",
     "make_executor",
-    "stop_pool",
     "pool_session",
 ]
 
@@ -381,18 +380,19 @@ def _tasks(spans, chunk_size, special_tokens, errors, read_size, executor_data, 
 
 
 def count_words(
-    sources,
-    special_tokens=(),
-    workers=None,
-    chunk_size=DEFAULT_CHUNK_SIZE,
-    errors="strict",
-    progress=None,
-    executor=None,
-    read_size=None,
-    shard=None,
-    executor_data="path",
-    pattern=None,
-):
+    sources: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]],
+    special_tokens: Iterable[str] = (),
+    *,
+    workers: Optional[int] = None,
+    chunk_size: Optional[int] = DEFAULT_CHUNK_SIZE,
+    errors: str = "strict",
+    progress: Optional[Callable[[int, Optional[int]], None]] = None,
+    executor: Optional[concurrent.futures.Executor] = None,
+    read_size: Optional[int] = None,
+    shard: Optional[Tuple[int, int]] = None,
+    executor_data: str = "path",
+    pattern: Optional[str] = None,
+) -> Dict[bytes, int]:
     """{pre-token bytes: count} over all ``sources`` (paths, ``-`` or ``*.gz``).
 
     Files are read one after another, and each file starts a new text: no
@@ -403,6 +403,17 @@ def count_words(
     ``"path"`` (they read the file themselves: a shared filesystem) or
     ``"chunk"`` (this process reads them and ships the bytes).  ``pattern``
     names the split pattern (``refbpe.patterns``; None or ``"gpt2"``: GPT-2's).
+    Cost: O(input bytes) split over ``workers`` processes; memory O(chunk size
+    * workers + unique words).
+
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = os.path.join(d, "corpus.txt")
+    ...     with open(path, "w") as f:
+    ...         _ = f.write("low low lower<|endoftext|>lowest")
+    ...     counts = count_words(path, ["<|endoftext|>"], workers=1)
+    >>> sorted(counts.items())
+    [(b' low', 1), (b' lower', 1), (b'low', 1), (b'lowest', 1)]
     """
     if isinstance(sources, (str, bytes, os.PathLike)):
         sources = [sources]

@@ -44,15 +44,7 @@ from .idfile import IdWriter, array_typecode
 from .io import cut_points, find_cut_in_file, input_size, stream_chunks
 from .spool import SpoolDirectory, run_spooled, take, take_chunk
 
-__all__ = [
-    "Unit",
-    "iter_encoded",
-    "encode_to_file",
-    "encode_chunk",
-    "auto_chunk_size",
-    "work_plan",
-    "DocumentTally",
-]
+__all__ = ["iter_encoded", "encode_to_file", "DocumentTally"]
 
 _UINT16, _UINT32 = array_typecode("uint16"), array_typecode("uint32")
 # Inputs below this are encoded in-process: a pool's start-up, the tokenizer
@@ -215,6 +207,7 @@ def work_plan(sources, workers=None, chunk_size=None, executor=None):
 def iter_encoded(
     tokenizer,
     sources,
+    *,
     workers=None,
     chunk_size=None,
     errors="strict",
@@ -384,25 +377,48 @@ class DocumentTally(object):
         self._bytes = self._tokens = 0
 
 
-def encode_to_file(tokenizer, sources, output, kind=None, dtype=None, stream=None, report=None, **options):
+def encode_to_file(
+    tokenizer,
+    sources,
+    output,
+    *,
+    kind=None,
+    dtype=None,
+    stream=None,
+    report=None,
+    workers=None,
+    chunk_size=None,
+    errors="strict",
+    separator=None,
+    progress=None,
+    executor=None,
+    read_size=None,
+):
     """Encode ``sources`` into the id file ``output`` (``idfile.IdWriter``); a summary dict.
 
-    ``options`` go to ``iter_encoded``.  Nothing is left at ``output`` unless
-    every unit was encoded and written.  The summary: input bytes,
+    ``workers`` to ``read_size`` are ``iter_encoded``'s options.  Nothing is
+    left at ``output`` unless every unit was encoded and written.  The summary: input bytes,
     documents, tokens, the dtype, seconds and MB/s; ``report`` (a dict)
     gets the same.
     """
     t0 = time.time()
     sources = [os.fspath(s) for s in ([sources] if isinstance(sources, (str, os.PathLike)) else sources)]
-    workers, chunk_size, _, in_process = work_plan(
-        sources, options.get("workers"), options.get("chunk_size"), options.get("executor")
-    )
-    options.update(workers=workers, chunk_size=chunk_size)
+    workers, chunk_size, _, in_process = work_plan(sources, workers, chunk_size, executor)
     writer = IdWriter(output, kind=kind, dtype=dtype, stream=stream)
     tally = DocumentTally(lambda b, t: None)
     covered = 0
     try:
-        units = iter_encoded(tokenizer, sources, **options)
+        units = iter_encoded(
+            tokenizer,
+            sources,
+            workers=workers,
+            chunk_size=chunk_size,
+            errors=errors,
+            separator=separator,
+            progress=progress,
+            executor=executor,
+            read_size=read_size,
+        )
         try:
             for unit in units:
                 writer.write(unit.ids)

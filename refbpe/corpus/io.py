@@ -50,7 +50,6 @@ __all__ = [
     "InputError",
     "parse_size",
     "next_cut",
-    "is_safe_cut",
     "find_cut_in_file",
     "cut_points",
 ]

@@ -29,15 +29,7 @@ from ..pretokenize.patterns import get_pattern
 from ..specials import special_pattern
 from .count import make_executor, pack_counts, unpack_counts
 
-__all__ = [
-    "SEQUENCE_CUTS",
-    "cut_sequences",
-    "count_sequences",
-    "count_texts",
-    "count_texts_parallel",
-    "count_piece",
-    "pieces_at_sequence_boundaries",
-]
+__all__ = ["cut_sequences", "count_texts", "count_texts_parallel", "pieces_at_sequence_boundaries"]
 
 SEQUENCE_CUTS = ("documents", "lines", "items")
 

@@ -4,7 +4,7 @@ Every reader returns a ``Model`` (``model``): vocab {id: bytes}, merges in
 rank order, special tokens, the format read, and whether the file had ids.
 
 Formats, one module each
-    gpt2      ``gpt2``: a directory with ``vocab.json`` + ``merges.txt``
+    gpt2      ``gpt2_files``: a directory with ``vocab.json`` + ``merges.txt``
               (``#version`` line optional) and, when written by refbpe,
               ``refbpe.json`` (special tokens).
     hf        ``hf``: a Hugging Face ``tokenizer.json`` (byte-level BPE).
@@ -15,27 +15,29 @@ Formats, one module each
 
 ``bytemap`` is the GPT-2 byte-to-unicode table (gpt2 and hf), ``detect`` tells
 the formats apart, ``peers`` writes a profile's model in its peer's own shape
-(``train --profile rustbpe|hf``), ``registry`` finds tiktoken's named encodings
+(``train --profile rustbpe|hf``), ``trace`` reads and writes training traces (``train --trace``),
+``registry`` finds tiktoken's named encodings
 (``cl100k_base``, ``o200k_base``), and this module dispatches.  Every file is written
 atomically (``refbpe.atomic``).
 """
 
+from __future__ import annotations
+
 import json
 import os
+from typing import Dict, Iterable, Optional, Tuple, Union
 
 from ..atomic import atomic_write, atomic_write_many
 from ..pretokenize.patterns import get_pattern
 from .bytemap import decode_token, encode_token
 from .detect import FILE_OF, detect_format, gpt2_paths
-from .gpt2 import (
+from .gpt2_files import (
     MANIFEST,
-    ModelFileError,
     read_gpt2,
     read_gpt2_merges,
     read_gpt2_vocab,
     read_manifest_pattern,
     read_manifest_specials,
-    read_model_dir,
     write_gpt2_dir_any_ids,
     write_model_dir,
 )
@@ -49,21 +51,13 @@ __all__ = [
     "MANIFEST",
     "FormatError",
     "Model",
-    "ModelFileError",
     "decode_token",
     "detect_format",
     "encode_token",
-    "hex_json",
-    "hf_tokenizer_json",
     "merges_from_ranks",
     "read_gpt2",
-    "read_hex_json",
-    "read_hf",
     "read_manifest_pattern",
     "read_model",
-    "read_model_dir",
-    "read_tiktoken",
-    "tiktoken_ranks_text",
     "tiktoken_special_tokens",
     "write_model",
     "write_model_dir",
@@ -71,13 +65,31 @@ __all__ = [
 ]
 
 
-def read_model(path, fmt="auto", special_tokens=(), strict=True):
-    """A ``Model`` from ``path`` in format ``fmt`` (``auto`` detects it).
+def read_model(
+    path: Union[str, os.PathLike],
+    fmt: str = "auto",
+    special_tokens: Iterable[str] = (),
+    *,
+    strict: bool = True,
+) -> Model:
+    """A ``Model`` from ``path`` in format ``fmt`` (``auto`` detects it; ``FORMATS``).
 
     ``special_tokens`` (given by the caller) are added to those the file
     names; formats without special tokens (tiktoken, plain GPT-2) need them.
     ``strict=False`` reads GPT-2 merges of tokens the vocab lacks (``verify``
     reports such output as a difference instead of refusing to read it).
+    A file that is not valid in its format is a ``FormatError`` (a
+    ValueError) naming it.  Cost: O(file size); a tiktoken ranks file also
+    has its merges rebuilt, O(L^2) per token of L bytes.
+
+    >>> import os, tempfile
+    >>> from refbpe import train_from_texts
+    >>> vocab, merges = train_from_texts(["low low lower"], 259, ["<|endoftext|>"])
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = write_model(os.path.join(d, "m"), "gpt2", vocab, merges, ["<|endoftext|>"])
+    ...     m = read_model(os.path.join(d, "m"))
+    >>> m.format, m.merges, m.special_tokens, m.vocab[258]
+    ('gpt2', [(b'o', b'w'), (b'l', b'ow')], ['<|endoftext|>'], b'<|endoftext|>')
     """
     if fmt == "auto":
         fmt = detect_format(path)
@@ -148,7 +160,15 @@ def _pattern_extra(pattern):
     return {} if name == "gpt2" else {"pattern": name}
 
 
-def write_model(dest, fmt, vocab, merges, special_tokens, pattern=None):
+def write_model(
+    dest: Union[str, os.PathLike],
+    fmt: str,
+    vocab: Dict[int, bytes],
+    merges: Iterable[Tuple[bytes, bytes]],
+    special_tokens: Iterable[str],
+    *,
+    pattern: Optional[str] = None,
+) -> str:
     """Write ``(vocab, merges, special_tokens)`` to ``dest`` in format ``fmt``.
 
     ``pattern`` (a split pattern's name; GPT-2's by default) goes into the
@@ -156,7 +176,16 @@ def write_model(dest, fmt, vocab, merges, special_tokens, pattern=None):
 
     gpt2: ``dest`` is a directory (vocab.json, merges.txt, refbpe.json).
     hf: a file, or a directory to hold ``tokenizer.json``.  tiktoken and json:
-    a file.  Returns the path written (the directory for gpt2).
+    a file.  Returns the path written (the directory for gpt2).  Every file is
+    written atomically.  Cost: O(size of the vocab and merges).
+
+    >>> import os, tempfile
+    >>> from refbpe import train_from_texts
+    >>> vocab, merges = train_from_texts(["low low lower"], 259, ["<|endoftext|>"])
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = write_model(os.path.join(d, "m"), "gpt2", vocab, merges, ["<|endoftext|>"])
+    ...     sorted(os.listdir(os.path.join(d, "m")))
+    ['merges.txt', 'refbpe.json', 'vocab.json']
     """
     special_tokens = list(special_tokens or ())
     if fmt == "gpt2":
@@ -195,7 +224,7 @@ def write_model_file_in_dir(directory, fmt, vocab, merges, special_tokens, patte
         if fmt != "gpt2":
             os.makedirs(directory, exist_ok=True)
             directory = os.path.join(directory, FILE_OF[fmt])
-        return write_model(directory, fmt, vocab, merges, special_tokens, pattern)
+        return write_model(directory, fmt, vocab, merges, special_tokens, pattern=pattern)
     # The ranks and the manifest naming the special tokens are replaced together.
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, FILE_OF[fmt])

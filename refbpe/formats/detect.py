@@ -15,7 +15,7 @@ import os
 
 from .model import FormatError
 
-__all__ = ["DIR_FILES", "FILE_OF", "detect_format", "gpt2_paths"]
+__all__ = ["FILE_OF", "detect_format", "gpt2_paths"]
 
 
 def gpt2_paths(path):

@@ -24,10 +24,10 @@ import os
 from ..atomic import atomic_write_many
 from ..pretokenize.patterns import get_pattern
 from .bytemap import encode_token
-from .gpt2 import MANIFEST
+from .gpt2_files import MANIFEST
 from .hf import hf_tokenizer_json
 
-__all__ = ["PEER_FORMATS", "hf_profile_json", "rustbpe_ranks_text", "write_peer_model"]
+__all__ = ["PEER_FORMATS", "write_peer_model"]
 
 # The format each profile writes in its peer's shape, and the file it goes to.
 PEER_FORMATS = {"hf": ("hf", "tokenizer.json"), "rustbpe": ("tiktoken", "tokenizer.tiktoken")}

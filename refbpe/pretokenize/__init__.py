@@ -13,6 +13,6 @@ interpreter:
     ``_gen_unicode_table``                        their generator (CPython + ``regex``)
 """
 
-from .patterns import DEFAULT_PATTERN, Pattern, get_pattern, pattern_names
+from .patterns import Pattern, get_pattern, pattern_names
 
-__all__ = ["DEFAULT_PATTERN", "Pattern", "get_pattern", "pattern_names"]
+__all__ = ["Pattern", "get_pattern", "pattern_names"]

@@ -32,14 +32,7 @@ from ._unicode_categories import CASE_VARIANTS
 from .gpt2 import CLASS_OF, LETTER, NUMBER, OTHER, SPACE, count_pieces
 from .gpt2 import decode_at as _decode_at
 
-__all__ = [
-    "CL100K_PATTERN",
-    "LLAMA3_PATTERN",
-    "piece_ends",
-    "llama3_piece_ends",
-    "pretokenize",
-    "count_pretokens",
-]
+__all__ = ["CL100K_PATTERN", "LLAMA3_PATTERN", "piece_ends", "llama3_piece_ends"]
 
 CL100K_PATTERN = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|"""

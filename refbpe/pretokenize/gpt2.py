@@ -29,18 +29,16 @@ Speed: PyPy's JIT turns the index loop below into machine code; indexing a
 about 30x).
 """
 
-from ._unicode_table import RUNS, UNICODE_VERSION
+from ._unicode_table import RUNS
 
 __all__ = [
     "GPT2_PATTERN",
-    "UNICODE_VERSION",
     "count_pretokens",
     "piece_ends",
     "pretokenize",
     "add_small_counts",
     "decode_at",
     "CLASS_OF",
-    "count_pretokens",
     "count_pieces",
     "pretokenize_str",
     "char_class",

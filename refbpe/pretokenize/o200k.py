@@ -40,7 +40,7 @@ from ._unicode_categories import CASE_VARIANTS, RUNS
 from .gpt2 import count_pieces
 from .gpt2 import decode_at as _decode_at
 
-__all__ = ["O200K_PATTERN", "piece_ends", "pretokenize", "count_pretokens", "FLAGS_OF", "U", "L"]
+__all__ = ["O200K_PATTERN", "piece_ends", "FLAGS_OF", "U", "L"]
 
 O200K_PATTERN = "|".join(
     [

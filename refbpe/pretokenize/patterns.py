@@ -16,24 +16,37 @@ bytes.  (Importing this module builds the scanners' class tables, 1.1 MB
 each: about 50 ms on CPython.)
 """
 
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Union
+
 from . import cl100k as pretokenize_cl100k
 from . import gpt2 as pretokenize
 from . import o200k as pretokenize_o200k
 
-__all__ = ["Pattern", "get_pattern", "pattern_names", "DEFAULT_PATTERN"]
+__all__ = ["Pattern", "get_pattern", "pattern_names"]
 
 DEFAULT_PATTERN = "gpt2"
 
 
 class Pattern(object):
-    """A named split pattern: ``name``, ``regex`` (its text) and its scanner."""
+    """A named split pattern: ``name``, ``regex`` (its text) and its scanner.
 
-    def __init__(self, name, regex, piece_ends):
+    ``piece_ends(data)`` gives the end offsets of the pre-tokens of UTF-8
+    ``data``; the other methods build on it.  Cost: every method is one pass
+    over the data, O(len(data)).
+
+    >>> gpt2 = get_pattern("gpt2")
+    >>> gpt2.pretokenize_str("I've 12345 apples"), gpt2.piece_ends(b"I've 12345 apples")
+    (['I', "'ve", ' 12345', ' apples'], [1, 4, 10, 17])
+    """
+
+    def __init__(self, name: str, regex: str, piece_ends: Callable[[bytes], List[int]]) -> None:
         self.name = name
         self.regex = regex
         self.piece_ends = piece_ends
 
-    def pretokenize(self, data, out=None):
+    def pretokenize(self, data: bytes, out: Optional[List[bytes]] = None) -> List[bytes]:
         """The pre-tokens of UTF-8 ``data`` as ``bytes``, appended to ``out``."""
         if out is None:
             out = []
@@ -43,16 +56,20 @@ class Pattern(object):
             start = end
         return out
 
-    def pretokenize_str(self, text):
+    def pretokenize_str(self, text: str) -> List[str]:
         """Pre-tokens of ``text`` as ``str`` (for tests and debugging)."""
         data = text.encode("utf-8", "surrogatepass")
         return [p.decode("utf-8", "surrogatepass") for p in self.pretokenize(data)]
 
-    def count_pretokens(self, data, counts=None, small=None):
-        """``pretokenize.count_pretokens`` with this pattern's scanner."""
+    def count_pretokens(
+        self, data: bytes, counts: Optional[Dict[bytes, int]] = None, small: Optional[Dict[int, int]] = None
+    ) -> Dict[bytes, int]:
+        """``pretokenize.count_pretokens`` with this pattern's scanner: ``{pre-token: count}``
+        of UTF-8 ``data``, added to ``counts`` (``small``: pieces of under 8 bytes
+        under packed-int keys, added to ``counts`` by the caller)."""
         return pretokenize.count_pieces(data, self.piece_ends(data), counts, small)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Pattern(%r)" % self.name
 
 
@@ -67,13 +84,23 @@ _PATTERNS = {
 }
 
 
-def pattern_names():
-    """The known names, the default first."""
+def pattern_names() -> List[str]:
+    """The known names, the default first.  Cost: O(1) (four names).
+
+    >>> pattern_names()
+    ['gpt2', 'cl100k_base', 'llama3', 'o200k_base']
+    """
     return [DEFAULT_PATTERN] + sorted(n for n in _PATTERNS if n != DEFAULT_PATTERN)
 
 
-def get_pattern(name=None):
-    """The ``Pattern`` called ``name`` (None: the default); a ``Pattern`` is returned as is."""
+def get_pattern(name: Union[str, Pattern, None] = None) -> Pattern:
+    """The ``Pattern`` called ``name`` (None: the default); a ``Pattern`` is returned as is.
+
+    ValueError for an unknown name.  Cost: O(1), a dict lookup.
+
+    >>> get_pattern("cl100k_base").pretokenize_str("I've 12345 apples")
+    ['I', "'ve", ' ', '123', '45', ' apples']
+    """
     if isinstance(name, Pattern):
         return name
     try:

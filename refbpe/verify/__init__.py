@@ -10,7 +10,7 @@ Merges (``refbpe verify CORPUS... --vocab-size N --against PATH``)
     their merges; otherwise the report gives the first step the reference
     counts cannot explain, with the counts involved.  Setup mismatches
     (``setup_checks``) come first.  One report (the JSON contract in
-    README.md) and its text rendering (``render``).
+    docs/verify.md) and its text rendering (``render``).
 
 Word-count files (``*.counts.tsv[.gz]``, or ``--counts``)
     The format of ``refbpe.countfile``; they let another implementation's
@@ -26,21 +26,16 @@ replay of hypotheses), ``replay`` (merges replayed over word counts),
 ``cuts`` (safe places to cut text), ``setup_checks``, ``render`` (the text),
 ``encoding`` (the id comparison), ``display`` (bytes shown readably),
 ``profile_rules`` (``--profile``, and which trainer profile reproduces their model).
+Certificates and traces: ``certify`` checks their merge list step by step
+against the word counts without training (``refbpe certify``); ``traces``
+compares their training trace with the reference's (``verify --trace``);
+``pieces`` compares their pre-tokenizer's pieces with the pattern's (``verify --split``).
 The command line is ``refbpe.cli.verify``.
 """
 
 from .encoding import verify_encoding
 from .merges import CAUSES, verify_merges
 from .replay import PairReplay
-from .ties import TIE_RULES
-from .variants import VARIANTS, count_variant
+from .variants import count_variant
 
-__all__ = [
-    "CAUSES",
-    "PairReplay",
-    "TIE_RULES",
-    "VARIANTS",
-    "count_variant",
-    "verify_encoding",
-    "verify_merges",
-]
+__all__ = ["CAUSES", "PairReplay", "count_variant", "verify_encoding", "verify_merges"]

@@ -20,7 +20,7 @@ def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None):
     """Report comparing ``their_ids`` with refbpe's encoding of ``text`` under ``model``
     (split ``pattern``, GPT-2's by default), or under ``tokenizer`` when given
     (``Tokenizer.from_tiktoken``: tiktoken's encodings)."""
-    tok = tokenizer or Tokenizer(model.vocab, model.merges, model.special_tokens, pattern)
+    tok = tokenizer or Tokenizer(model.vocab, model.merges, model.special_tokens, pattern=pattern)
     pretokenize = get_pattern(tok.pattern).pretokenize
     ours = tok.encode(text)
     n = min(len(ours), len(their_ids))

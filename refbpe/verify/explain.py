@@ -25,7 +25,7 @@ from .replay import PairReplay
 from .ties import ORDER_FREE, TIE_RULES, FirstCounted, rule_choices
 from .variants import VARIANTS, make_overlays
 
-__all__ = ["replay_hypotheses", "Hypothesis"]
+__all__ = ["replay_hypotheses"]
 
 
 class Hypothesis(object):

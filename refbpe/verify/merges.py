@@ -13,7 +13,7 @@ Phases:
 5. Conclude: the cause, with the one hypothesis that explains all their
    merges, or the facts when none does (``conclude``).
 
-The result is one report (a dict, the JSON contract in README.md); ``render``
+The result is one report (a dict, the JSON contract in docs/verify.md); ``render``
 makes the text from it, so the text carries every conclusion the JSON holds.
 """
 

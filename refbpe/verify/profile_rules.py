@@ -26,13 +26,13 @@ import os
 from ..corpus.count import default_workers
 from ..corpus.countfile import is_counts_path
 from ..corpus.sequences import count_texts_parallel
-from ..formats.gpt2 import MANIFEST
+from ..formats.gpt2_files import MANIFEST
 from ..pretokenize.patterns import get_pattern
 from ..profiles import ProfileLimit, get_profile
 from .display import pair_json, show_pair
 from .replay import PairReplay
 
-__all__ = ["profile_verdict", "candidate_settings", "compare_with_profile"]
+__all__ = ["profile_verdict"]
 
 SMALL_CORPUS = 16 << 20  # below this, counting in-process beats starting workers (as cli.verify)
 

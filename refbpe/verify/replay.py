@@ -30,7 +30,7 @@ import heapq
 
 from ..naive import merge_word
 
-__all__ = ["PairReplay", "SHIFT", "bpe", "merge_ids"]
+__all__ = ["PairReplay", "SHIFT", "merge_ids"]
 
 SHIFT = 32  # pair key: left << SHIFT | right (ids stay far below 2**32)
 _MASK = (1 << SHIFT) - 1

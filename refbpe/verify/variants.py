@@ -34,18 +34,7 @@ from ..specials import special_pattern, split_specials
 from .cuts import Cutter, is_space
 from .replay import SHIFT, merge_ids
 
-__all__ = [
-    "VARIANTS",
-    "VARIANT_TEXT",
-    "VARIANT_CAUSE",
-    "CHUNK_SIZES",
-    "count_variant",
-    "reading_delta",
-    "encode_texts",
-    "make_overlays",
-    "merge_right_to_left",
-    "merge_overlapping",
-]
+__all__ = ["VARIANTS", "VARIANT_TEXT", "VARIANT_CAUSE", "count_variant", "reading_delta", "make_overlays"]
 
 # (name, cause, description)
 VARIANTS = [

@@ -73,7 +73,7 @@ def load_tokenizer(path, fmt="auto", special_tokens=(), pattern=None):
             path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)), MANIFEST
         )
         pattern = pattern or (read_manifest_pattern(manifest) if os.path.isfile(manifest) else None)
-        return Tokenizer(model.vocab, model.merges, model.special_tokens, pattern)
+        return Tokenizer(model.vocab, model.merges, model.special_tokens, pattern=pattern)
     except FormatError as e:
         raise CliError(str(e))
     except OSError as e:

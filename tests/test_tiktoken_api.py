@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from support import IS_PYPY, corpus_path, cs336_path, edge_atoms, examples, shared_root
 
 import refbpe
-from refbpe.encoding import Encoding, encoding_definition
+from refbpe.tiktoken_api import Encoding, encoding_definition
 from refbpe.tokenizer import Tokenizer
 
 NAMES = ["gpt2", "cl100k_base", "o200k_base"]

@@ -5,6 +5,16 @@
     enc.encode("<|endoftext|>")                      # ValueError: a special token in user text
     enc.encode("<|endoftext|>", allowed_special="all")  # [100257]
 
+Built in memory (a rank is an id; the split pattern here is GPT-2's)::
+
+>>> ranks = {bytes([b]): b for b in range(256)}
+>>> ranks.update({b"lo": 256, b"low": 257, b" low": 258})
+>>> enc = Encoding("tiny", pat_str=R50K_PAT_STR, mergeable_ranks=ranks, special_tokens={"<|endoftext|>": 259})
+>>> enc.encode("low low<|endoftext|>", allowed_special="all"), enc.n_vocab
+([257, 258, 259], 260)
+>>> enc.decode([257, 258]), enc.decode_tokens_bytes([257, 258])
+('low low', [b'low', b' low'])
+
 The constructor, attributes, methods, defaults, exceptions and pickling are
 tiktoken's; the ids are tiktoken's on every ``str`` (surrogates repaired as
 tiktoken repairs them: pairs joined, lone ones U+FFFD) and, through
@@ -33,6 +43,8 @@ holds every split of every token into two tokens: about 1 s for cl100k_base
 under CPython); encoding is the engine's.
 """
 
+from __future__ import annotations
+
 import bisect
 import functools
 import hashlib
@@ -40,21 +52,25 @@ import operator
 import os
 import tempfile
 import threading
+from typing import AbstractSet, Any, Collection, Dict, List, Literal, Optional, Sequence, Set, Tuple, Union
 
 import regex
 
 from .batch import check_num_threads, map_texts
-from .formats.gpt2 import read_gpt2_vocab
+from .formats.gpt2_files import read_gpt2_vocab
 from .formats.registry import KNOWN_ENCODINGS, locate_ranks
 from .formats.tiktoken import read_ranks
 from .pretokenize.patterns import Pattern, get_pattern, pattern_names
 from .specials import special_pattern
 from .tokenizer import Tokenizer
 
-__all__ = ["Encoding", "get_encoding", "list_encoding_names", "R50K_PAT_STR"]
+__all__ = ["Encoding", "get_encoding", "list_encoding_names", "encoding_definition"]
 
 # tiktoken's text of GPT-2's pattern (equivalent to refbpe's ``gpt2``, written for speed)
 R50K_PAT_STR = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+
+AllowedSpecial = Union[Literal["all"], AbstractSet[str]]
+DisallowedSpecial = Union[Literal["all"], Collection[str]]
 
 _NAMES = ["gpt2", "r50k_base", "p50k_base", "p50k_edit", "cl100k_base", "o200k_base", "o200k_harmony"]
 _EXPLICIT_N_VOCAB = {"gpt2": 50257, "r50k_base": 50257, "p50k_base": 50281}
@@ -64,9 +80,27 @@ _GPT2_ENCODER_JSON_SHA256 = "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed
 
 
 class Encoding(object):
-    """tiktoken's ``Encoding``: a name, a split pattern, mergeable ranks and special tokens."""
+    """tiktoken's ``Encoding``: a name, a split pattern, mergeable ranks and special tokens.
 
-    def __init__(self, name, *, pat_str, mergeable_ranks, special_tokens, explicit_n_vocab=None):
+    >>> ranks = {bytes([b]): b for b in range(256)}
+    >>> ranks.update({b"lo": 256, b"low": 257, b" low": 258})
+    >>> enc = Encoding("tiny", pat_str=R50K_PAT_STR, mergeable_ranks=ranks, special_tokens={"<|eot|>": 259})
+    >>> enc.encode("low low<|eot|>", allowed_special="all"), enc.decode([257, 258])
+    ([257, 258, 259], 'low low')
+
+    Building it is O(total length of the tokens); encoding costs the engine's
+    (``Tokenizer``: O(n log n) per pre-token of n bytes at worst).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        pat_str: str,
+        mergeable_ranks: Dict[bytes, int],
+        special_tokens: Dict[str, int],
+        explicit_n_vocab: Optional[int] = None,
+    ) -> None:
         """``mergeable_ranks`` {token bytes: rank}, the rank being the id; ``special_tokens``
         {str: id}; ``explicit_n_vocab``, when given, is checked against both (AssertionError)."""
         self.name = name
@@ -83,35 +117,43 @@ class Encoding(object):
         self._sorted_token_bytes = sorted(mergeable_ranks)
         self._allowed_patterns = {}
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<Encoding %r>" % (self.name,)
 
     # -- encoding ----------------------------------------------------------------
 
-    def encode_ordinary(self, text):
+    def encode_ordinary(self, text: str) -> List[int]:
         """Ids of ``text``, special tokens taken as text.
 
-        >>> enc.encode_ordinary("hello world")
-        [31373, 995]
+        gpt2: ``enc.encode_ordinary("hello world")`` is ``[31373, 995]``
         """
         return self._core.encode_matching(text, None)
 
-    def encode(self, text, *, allowed_special=frozenset(), disallowed_special="all"):
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> List[int]:
         """Ids of ``text``.  A special token in ``text`` is one id when allowed, raises
         ValueError when disallowed (the default for every one not allowed), and is
         text otherwise.
 
-        >>> enc.encode("hello world")
-        [31373, 995]
-        >>> enc.encode("<|endoftext|>", allowed_special={"<|endoftext|>"})
-        [50256]
-        >>> enc.encode("<|endoftext|>", disallowed_special=())
-        [27, 91, 437, 1659, 5239, 91, 29]
+        gpt2: ``enc.encode("hello world")`` is ``[31373, 995]``
+        gpt2: ``enc.encode("<|endoftext|>", allowed_special={"<|endoftext|>"})`` is ``[50256]``
+        gpt2: ``enc.encode("<|endoftext|>", disallowed_special=())`` is ``[27, 91, 437, 1659, 5239, 91, 29]``
         """
         allowed_special = self._check_specials(text, allowed_special, disallowed_special)
         return self._core.encode_matching(text, self._allowed_pattern(allowed_special))
 
-    def encode_to_numpy(self, text, *, allowed_special=frozenset(), disallowed_special="all"):
+    def encode_to_numpy(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> Any:
         """``encode`` as a read-only ``numpy`` array of ``uint32`` (numpy needed here only).
 
         Like tiktoken's, it raises UnicodeEncodeError on a ``str`` with surrogates."""
@@ -123,19 +165,24 @@ class Encoding(object):
         ids.setflags(write=False)
         return ids
 
-    def encode_ordinary_batch(self, text, *, num_threads=8):
+    def encode_ordinary_batch(self, text: Sequence[str], *, num_threads: int = 8) -> List[List[int]]:
         """``[encode_ordinary(t) for t in text]`` on up to ``num_threads`` processes (``batch``).
 
-        >>> enc.encode_ordinary_batch(["hello world", "goodbye world"])
-        [[31373, 995], [11274, 16390, 995]]
+        gpt2: ``enc.encode_ordinary_batch(["hello world"])`` is ``[[31373, 995]]``
         """
         return map_texts(self.encode_ordinary, text, num_threads)
 
-    def encode_batch(self, text, *, num_threads=8, allowed_special=frozenset(), disallowed_special="all"):
+    def encode_batch(
+        self,
+        text: Sequence[str],
+        *,
+        num_threads: int = 8,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> List[List[int]]:
         """``[encode(t, ...) for t in text]`` on up to ``num_threads`` processes (``batch``).
 
-        >>> enc.encode_batch(["hello world", "goodbye world"])
-        [[31373, 995], [11274, 16390, 995]]
+        gpt2: ``enc.encode_batch(["hello world"])`` is ``[[31373, 995]]``
         """
         if allowed_special == "all":
             allowed_special = self.special_tokens_set
@@ -148,14 +195,19 @@ class Encoding(object):
         )
         return map_texts(encoder, text, num_threads)
 
-    def encode_with_unstable(self, text, *, allowed_special=frozenset(), disallowed_special="all"):
+    def encode_with_unstable(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> Tuple[List[int], List[List[int]]]:
         """``(stable ids, completions)``: the ids of ``text`` but its last pre-token (with the
         whitespace tokens before it when it starts with one), and every id sequence that a
         longer text starting with ``text`` may end with (tiktoken's own caveats apply: this
         API is unstable).  The completions are sorted.
 
-        >>> enc.encode_with_unstable("hello fanta")[0]
-        [31373]
+        gpt2: ``enc.encode_with_unstable("hello fanta")[0]`` is ``[31373]``
         """
         allowed_special = self._check_specials(text, allowed_special, disallowed_special)
         data = text.encode("utf-8")
@@ -205,11 +257,10 @@ class Encoding(object):
             yield tokens[k]
             k += 1
 
-    def encode_single_token(self, text_or_bytes):
+    def encode_single_token(self, text_or_bytes: Union[str, bytes]) -> int:
         """The id of a text or bytes that is one token (special tokens included); KeyError if none.
 
-        >>> enc.encode_single_token("hello")
-        31373
+        gpt2: ``enc.encode_single_token("hello")`` is ``31373``
         """
         if isinstance(text_or_bytes, str):
             text_or_bytes = text_or_bytes.encode("utf-8")
@@ -226,11 +277,10 @@ class Encoding(object):
 
     # -- decoding ----------------------------------------------------------------
 
-    def decode_bytes(self, tokens):
+    def decode_bytes(self, tokens: Sequence[int]) -> bytes:
         """The bytes of ``tokens``.
 
-        >>> enc.decode_bytes([31373, 995])
-        b'hello world'
+        gpt2: ``enc.decode_bytes([31373, 995])`` is ``b'hello world'``
         """
         decoder = self._decoder
         if not isinstance(tokens, (list, tuple)):
@@ -246,19 +296,17 @@ class Encoding(object):
                     raise KeyError("Invalid token for decoding: %d" % t)
             raise
 
-    def decode(self, tokens, errors="replace"):
+    def decode(self, tokens: Sequence[int], errors: str = "replace") -> str:
         """The text of ``tokens``; bytes that are not UTF-8 as ``errors`` says (U+FFFD by default).
 
-        >>> enc.decode([31373, 995])
-        'hello world'
+        gpt2: ``enc.decode([31373, 995])`` is ``'hello world'``
         """
         return self.decode_bytes(tokens).decode("utf-8", errors=errors)
 
-    def decode_single_token_bytes(self, token):
+    def decode_single_token_bytes(self, token: int) -> bytes:
         """The bytes of one token (special tokens included); KeyError if the id is unknown.
 
-        >>> enc.decode_single_token_bytes(31373)
-        b'hello'
+        gpt2: ``enc.decode_single_token_bytes(31373)`` is ``b'hello'``
         """
         token = _token_id(token)
         data = self._decoder[token] if token < len(self._decoder) else None
@@ -266,20 +314,18 @@ class Encoding(object):
             raise KeyError(str(token))
         return data
 
-    def decode_tokens_bytes(self, tokens):
+    def decode_tokens_bytes(self, tokens: Sequence[int]) -> List[bytes]:
         """The bytes of each token.
 
-        >>> enc.decode_tokens_bytes([31373, 995])
-        [b'hello', b' world']
+        gpt2: ``enc.decode_tokens_bytes([31373, 995])`` is ``[b'hello', b' world']``
         """
         return [self.decode_single_token_bytes(token) for token in tokens]
 
-    def decode_with_offsets(self, tokens):
+    def decode_with_offsets(self, tokens: Sequence[int]) -> Tuple[str, List[int]]:
         """``(text, offsets)``: ``offsets[k]`` is the index in ``text`` of the first character
         holding bytes of token k.  Raises UnicodeDecodeError when the bytes are not UTF-8.
 
-        >>> enc.decode_with_offsets([31373, 995])
-        ('hello world', [0, 5])
+        gpt2: ``enc.decode_with_offsets([31373, 995])`` is ``('hello world', [0, 5])``
         """
         token_bytes = self.decode_tokens_bytes(tokens)
         chars = 0
@@ -289,37 +335,39 @@ class Encoding(object):
             chars += sum(1 for c in token if not 0x80 <= c < 0xC0)
         return b"".join(token_bytes).decode("utf-8", errors="strict"), offsets
 
-    def decode_batch(self, batch, *, errors="replace", num_threads=8):
+    def decode_batch(
+        self, batch: Sequence[Sequence[int]], *, errors: str = "replace", num_threads: int = 8
+    ) -> List[str]:
         """``[decode(t, errors) for t in batch]``.  Decoding is a join of bytes, cheaper than
         sending the ids to another process, so it runs here; ``num_threads`` is checked only."""
         check_num_threads(num_threads)
         return [self.decode(tokens, errors=errors) for tokens in batch]
 
-    def decode_bytes_batch(self, batch, *, num_threads=8):
+    def decode_bytes_batch(self, batch: Sequence[Sequence[int]], *, num_threads: int = 8) -> List[bytes]:
         """``[decode_bytes(t) for t in batch]``, in this process (see ``decode_batch``)."""
         check_num_threads(num_threads)
         return [self.decode_bytes(tokens) for tokens in batch]
 
     # -- the rest ----------------------------------------------------------------
 
-    def token_byte_values(self):
+    def token_byte_values(self) -> List[bytes]:
         """The bytes of every mergeable token, sorted."""
         return list(self._sorted_token_bytes)
 
     @property
-    def eot_token(self):
+    def eot_token(self) -> int:
         return self._special_tokens["<|endoftext|>"]
 
     @functools.cached_property
-    def special_tokens_set(self):
+    def special_tokens_set(self) -> Set[str]:
         return set(self._special_tokens)
 
-    def is_special_token(self, token):
+    def is_special_token(self, token: int) -> bool:
         assert isinstance(token, int)
         return token in self._special_token_values
 
     @property
-    def n_vocab(self):
+    def n_vocab(self) -> int:
         """``max_token_value + 1`` (tiktoken keeps it for backwards compatibility)."""
         return self.max_token_value + 1
 
@@ -444,7 +492,7 @@ def _raise_disallowed_special_token(token):
 # -- split patterns ---------------------------------------------------------------
 
 
-def split_pattern(pat_str):
+def split_pattern(pat_str: str) -> Pattern:
     """The engine's ``Pattern`` for a tiktoken ``pat_str``: a named scanner when the text is
     one refbpe knows, else the ``regex`` module on ``pat_str`` (which must then match every
     character: tiktoken drops what it does not match, refbpe raises ValueError)."""
@@ -476,14 +524,24 @@ _LOADED = {}
 _LOCK = threading.RLock()
 
 
-def list_encoding_names():
-    """The names ``get_encoding`` knows (tiktoken's, in its order)."""
+def list_encoding_names() -> List[str]:
+    """The names ``get_encoding`` knows (tiktoken's, in its order); O(1).
+
+    >>> list_encoding_names()[:2], "cl100k_base" in list_encoding_names()
+    (['gpt2', 'r50k_base'], True)
+    """
     return list(_NAMES)
 
 
-def get_encoding(encoding_name):
+def get_encoding(encoding_name: str) -> Encoding:
     """The encoding called ``encoding_name``, loaded once and shared; ValueError for an unknown
-    name, FileNotFoundError when its ranks file is not found."""
+    name, FileNotFoundError when its ranks file is not found.  O(1) once loaded; loading is
+    O(total length of the tokens).
+
+    >>> get_encoding("cl100k")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: Unknown encoding cl100k...
+    """
     if not isinstance(encoding_name, str):
         raise ValueError("Expected a string in get_encoding, got %s" % type(encoding_name))
     with _LOCK:
@@ -492,7 +550,7 @@ def get_encoding(encoding_name):
         return _LOADED[encoding_name]
 
 
-def encoding_definition(name):
+def encoding_definition(name: str) -> Dict[str, Any]:
     """``Encoding``'s keyword arguments for the known encoding ``name``."""
     if name not in _NAMES:
         raise ValueError("Unknown encoding %s.\nKnown encodings: %s" % (name, ", ".join(_NAMES)))

@@ -26,13 +26,10 @@ from .bytemap import decode_token, encode_token
 
 __all__ = [
     "MANIFEST",
-    "ModelFileError",
     "gpt2_vocab_json",
-    "gpt2_merges_txt",
     "read_gpt2",
     "read_gpt2_vocab",
     "read_gpt2_merges",
-    "write_gpt2",
     "read_model_dir",
     "write_model_dir",
     "write_gpt2_dir_any_ids",

@@ -1,0 +1,86 @@
+"""``refbpe certify``: check another trainer's merges step by step against the word counts.
+
+No reference training: their merges are replayed over the reference counts
+(``refbpe.verify.certify``).  Exit status: 0 certified, 1 not, 2 bad input.
+"""
+
+import json
+import sys
+
+from ..profiles import get_profile
+from ..verify.certify import PROFILE_TIE_RULES, certify, render_certificate
+from ..verify.ties import ORDER_FREE
+from .common import (
+    CliError,
+    add_counting_arguments,
+    add_profile_argument,
+    add_special_token_argument,
+    check_special_tokens,
+    positive_int,
+)
+from .reference import their_model, word_counts
+
+__all__ = ["register", "run"]
+
+EXIT_CERTIFIED, EXIT_NOT_CERTIFIED = 0, 1
+
+
+def register(sub):
+    c = sub.add_parser(
+        "certify",
+        help="check another trainer's merges step by step against the word counts",
+        description="Replay the merges of MODEL over the word counts of CORPUS (or --counts FILE...) "
+        "and check each step: their pair occurs, has the maximum count, and is the tie rule's choice "
+        "among equal counts. Every failing step is listed. Exit 0 certified, 1 not, 2 bad input.",
+    )
+    c.add_argument("model", metavar="MODEL", help="their model, in any format refbpe reads")
+    c.add_argument("corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files, or word-count files")
+    c.add_argument("--counts", nargs="*", metavar="FILE", help="word-count files instead of CORPUS")
+    c.add_argument(
+        "--vocab-size",
+        type=positive_int,
+        default=None,
+        help="the vocab size they were asked for: fewer merges while a pair is left is an early stop",
+    )
+    add_special_token_argument(c)
+    c.add_argument(
+        "--format", default="auto", help="the format of MODEL (default: detect; as verify's --format)"
+    )
+    c.add_argument(
+        "--tie-rule",
+        choices=ORDER_FREE,
+        default=None,
+        help="the tie rule to hold them to (default: the --profile's: cs336 greatest-bytes, rustbpe "
+        "smallest-ids-refbpe-layout, hf smallest-ids)",
+    )
+    c.add_argument("--limit", type=positive_int, default=20, help="failing steps listed at most (default 20)")
+    c.add_argument("--json", action="store_true", help="print one JSON object")
+    add_profile_argument(c)
+    add_counting_arguments(c, workers_help="processes for counting (default: 1 below 16 MB, else CPU count)")
+    return c
+
+
+def run(args):
+    check_special_tokens(args.special_token)
+    args.against = args.model
+    theirs = their_model(args)
+    profile = get_profile(args.profile)
+    options = {"profile": profile.name}
+    if args.pattern:
+        options["pattern"] = args.pattern
+    counts, _, _ = word_counts(args, {}, options)
+    settings = profile.settings(**{k: v for k, v in options.items() if k != "profile"})
+    wanted = None
+    if args.vocab_size is not None:
+        wanted = profile.merges_wanted(counts, args.vocab_size, args.special_token, settings)
+    rule = args.tie_rule or PROFILE_TIE_RULES[profile.name]
+    their_ids = theirs.id_of() if theirs.carries_ids else None
+    try:
+        report = certify(counts, theirs.merges, rule, their_ids, wanted, args.limit)
+    except ValueError as e:
+        raise CliError(str(e))
+    if args.json:
+        sys.stdout.write(json.dumps(report, sort_keys=True) + "\n")
+    else:
+        sys.stdout.write(render_certificate(report) + "\n")
+    return EXIT_CERTIFIED if report["certified"] else EXIT_NOT_CERTIFIED

@@ -1,0 +1,113 @@
+"""``refbpe split``: the pieces the split pattern cuts a text into, one per line.
+
+Each piece is a JSON string on its own line (``--hex``: its bytes in hex;
+``--offsets``: ``[byte offset in its file, piece]``).  Special tokens split the
+text first and are not pieces.  Streaming, in bounded memory; with
+``--workers K`` the chunks are split in K processes and written in input
+order, so the output is the same for every ``--workers`` and ``--chunk-size``.
+"""
+
+import collections
+import json
+import sys
+
+from ..atomic import atomic_stream
+from ..corpus.count import InputError, make_executor, pool_session
+from ..corpus.io import cut_points, stream_chunks
+from ..corpus.pretokens import CHUNK_SIZE, split_chunk
+from ..pretokenize.patterns import get_pattern
+from ..specials import special_pattern
+from .common import (
+    CliError,
+    add_pattern_argument,
+    add_special_token_argument,
+    check_inputs,
+    check_output_file,
+    check_special_tokens,
+    positive_int,
+    size,
+)
+
+__all__ = ["register", "run"]
+
+
+def register(sub):
+    s = sub.add_parser(
+        "split",
+        help="print the pieces the split pattern cuts the text into, one JSON string per line",
+        description="Pre-tokenize FILEs with the split pattern and print each piece on its own line: a JSON "
+        "string, its bytes in hex (--hex), with its byte offset (--offsets). For comparing a hand-written "
+        "pre-tokenizer: 'refbpe verify --split THEIRS FILE...'.",
+    )
+    s.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files ('-': stdin; *.gz)")
+    add_pattern_argument(s)
+    add_special_token_argument(s)
+    s.add_argument("--hex", action="store_true", help="each piece's bytes in hex instead of a JSON string")
+    s.add_argument("--offsets", action="store_true", help="each line [byte offset in its file, piece]")
+    s.add_argument("-o", "--out", metavar="FILE", help="write here (atomically) instead of stdout")
+    s.add_argument(
+        "--errors",
+        choices=("strict", "replace", "ignore"),
+        default="strict",
+        help="invalid UTF-8 handling (default strict: fail)",
+    )
+    s.add_argument("--workers", type=positive_int, default=1, help="processes (default 1: this one)")
+    s.add_argument(
+        "--chunk-size",
+        type=size,
+        default=CHUNK_SIZE,
+        metavar="BYTES",
+        help="bytes per work unit (default 1M)",
+    )
+    return s
+
+
+def piece_line(offset, piece, as_hex=False, with_offset=False):
+    """One output line (bytes, with its newline)."""
+    value = piece.hex() if as_hex else piece.decode("utf-8", "surrogatepass")
+    item = [offset, value] if with_offset else value
+    return (json.dumps(item, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
+
+
+def _chunk_results(args, specials, tokens):
+    """Each chunk's ``[(offset, piece)]`` in input order, split here or in a pool."""
+    cuts = cut_points(get_pattern(args.pattern).name)
+    jobs = ((c, o, f) for f in args.files for o, c in stream_chunks(f, args.chunk_size, tokens, cuts=cuts))
+    if args.workers == 1:
+        for chunk, offset, source in jobs:
+            yield split_chunk(chunk, offset, source, args.errors, args.pattern, specials)
+        return
+    executor = make_executor(args.workers, pattern=args.pattern)
+    pending = collections.deque()
+    with pool_session(executor, True, None, "a splitting", lambda: pending):
+        for chunk, offset, source in jobs:
+            pending.append(
+                executor.submit(split_chunk, chunk, offset, source, args.errors, args.pattern, specials)
+            )
+            if len(pending) >= 2 * args.workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def _write(args, out):
+    check_special_tokens(args.special_token)
+    specials = special_pattern(args.special_token, as_bytes=True)
+    tokens = [t.encode("utf-8") for t in args.special_token]
+    for pieces in _chunk_results(args, specials, tokens):
+        out.write(b"".join(piece_line(o, p, args.hex, args.offsets) for o, p in pieces))
+
+
+def run(args):
+    check_inputs(args.files)
+    try:
+        if args.out:
+            check_output_file(args.out, "--out")
+            with atomic_stream(args.out) as out:
+                _write(args, out)
+        else:
+            _write(args, sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+    except InputError as e:
+        raise CliError(str(e))
+    return 0

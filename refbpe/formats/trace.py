@@ -1,0 +1,66 @@
+"""Training traces: one JSON object per merge, one per line (``train --trace``).
+
+The format is language-neutral, so another trainer can write the same file
+and ``refbpe verify --trace`` can compare the two step by step::
+
+    {"step": 0, "left": "74", "right": "68", "id": 256, "count": 42, "ties": 1, "runner_up": 40}
+
+``step`` counts merges from 0; ``left`` and ``right`` are the pair's bytes in
+hex; ``id`` is the new token's id in the model; ``count`` the pair's count
+when it was merged; ``ties`` how many pairs had that count (it included);
+``runner_up`` the greatest count among the other pairs (0 when none).  Keys
+are written in this order; a reader needs only ``step``, ``left``, ``right``
+and ``count``.
+"""
+
+import json
+
+from ..atomic import atomic_write
+
+__all__ = ["trace_records", "write_trace", "read_trace"]
+
+TRACE_KEYS = ("step", "left", "right", "id", "count", "ties", "runner_up")
+
+
+def trace_records(merges, trace, vocab):
+    """The records of a training: ``merges``, the engine's ``trace`` tuples
+    ``(count, ties, runner_up)`` and the model's ``vocab`` {id: bytes}."""
+    id_of = {b: i for i, b in vocab.items()}
+    out = []
+    for step, ((a, b), (count, ties, runner_up)) in enumerate(zip(merges, trace)):
+        out.append(
+            {
+                "step": step,
+                "left": a.hex(),
+                "right": b.hex(),
+                "id": id_of.get(a + b),
+                "count": count,
+                "ties": ties,
+                "runner_up": runner_up,
+            }
+        )
+    return out
+
+
+def write_trace(path, records):
+    """``records`` as JSON lines at ``path``, written atomically."""
+    lines = [json.dumps({k: r[k] for k in TRACE_KEYS if k in r}, separators=(", ", ": ")) for r in records]
+    atomic_write(path, ("\n".join(lines) + "\n" if lines else "").encode("utf-8"))
+
+
+def read_trace(path):
+    """The records of a trace file; a ``ValueError`` naming the line on a bad one."""
+    records = []
+    with open(path, "rb") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                r = json.loads(line)
+                r["pair"] = (bytes.fromhex(r["left"]), bytes.fromhex(r["right"]))
+                r["count"] = int(r["count"])
+                r["step"] = int(r.get("step", len(records)))
+            except (ValueError, KeyError, TypeError) as e:
+                raise ValueError("%s:%d: not a trace record (%s)" % (path, n, e))
+            records.append(r)
+    return records

@@ -1,0 +1,291 @@
+"""Certifying a merge list against word counts, without training: ``certify``.
+
+Their merges are replayed in their order over the reference word counts
+(``replay.PairReplay``: exact integer counts, so a counter that wrapped at
+2^31 or 2^32 shows), and every step is checked:
+
+1. their pair occurs (a merge of a vanished pair is the mark of a stale heap);
+2. its count is the maximum;
+3. among the pairs of that count, it is the one the tie rule picks.
+
+A failing step is reported and the replay goes on with their pair, so every
+wrong step is listed, not only the first.  After the last merge, if the
+vocab size asked for wanted more merges and a pair still occurs, the trainer
+stopped early.
+
+Two states hold the replay.  When their merges each make a new token from
+tokens made before and the rule is one the engine orders by (greatest bytes,
+smallest ids in refbpe's layout or in theirs), the merge engine's own state
+does (``merge.MergeCheck``): the rule's choice is its heap's top, their pair is
+applied whether or not it is that choice, and a certified run costs one merge
+phase.  Otherwise (any other order-free rule, a merge list that spells a token
+twice) a ``PairReplay`` does, with the rule's order on a lazily cleaned heap
+beside it: O(length) per word holding each pair.  The tied set and the
+runner-up are read (a scan of the counts) only for the failing steps listed.
+
+    >>> certify({b"abab": 2, b"ab": 1}, [(b"a", b"b"), (b"ab", b"ab")])["certified"]
+    True
+    >>> certify({b"abab": 2, b"ab": 1}, [(b"b", b"a")])["failures"][0]["kind"]
+    'not-maximum'
+"""
+
+import heapq
+
+from ..merge import MergeCheck
+from .display import pair_json, show_pair
+from .replay import SHIFT, PairReplay
+from .ties import ORDER_FREE, RULE_TEXT
+
+__all__ = ["certify", "PROFILE_TIE_RULES", "render_certificate"]
+
+# The tie rule each trainer profile merges by (``refbpe.profiles``).
+PROFILE_TIE_RULES = {"cs336": "greatest-bytes", "rustbpe": "smallest-ids-refbpe-layout", "hf": "smallest-ids"}
+_MASK = (1 << SHIFT) - 1
+_FAR = float("inf")
+SHOWN_TIES = 10
+
+
+class _Greater(object):
+    """A heap entry; the greater ``key`` wins a tie."""
+
+    __slots__ = ("count", "key", "pair")
+
+    def __init__(self, count, key, pair):
+        self.count, self.key, self.pair = count, key, pair
+
+    def __lt__(self, other):
+        if self.count != other.count:
+            return self.count > other.count
+        return self.key > other.key
+
+
+class _Smaller(_Greater):
+    """A heap entry; the smaller ``key`` wins a tie."""
+
+    __slots__ = ()
+
+    def __lt__(self, other):
+        if self.count != other.count:
+            return self.count > other.count
+        return self.key < other.key
+
+
+def _rule_order(rule, tokens, their_ids):
+    """(entry class, key(packed pair)) for an order-free tie rule."""
+    if rule not in ORDER_FREE:
+        raise ValueError(
+            "certify checks the order-free tie rules (%s), not %r" % (", ".join(ORDER_FREE), rule)
+        )
+    entry = _Greater if rule.startswith("greatest") else _Smaller
+    if rule.endswith("-bytes"):
+        return entry, lambda p: (tokens[p >> SHIFT], tokens[p & _MASK])
+    if rule.endswith("-concat"):
+        return entry, lambda p: (
+            tokens[p >> SHIFT] + tokens[p & _MASK],
+            tokens[p >> SHIFT],
+            tokens[p & _MASK],
+        )
+    if rule.endswith("refbpe-layout"):
+        return entry, lambda p: (p >> SHIFT, p & _MASK)
+    if their_ids is None:
+        raise ValueError("tie rule %s needs their ids: their model's format has none" % rule)
+    far = _FAR if entry is _Smaller else -1
+    return entry, lambda p: (their_ids.get(tokens[p >> SHIFT], far), their_ids.get(tokens[p & _MASK], far))
+
+
+class _ReplayState(object):
+    """Any merge list over a ``PairReplay``, the rule's choice on a heap beside it.
+
+    The same interface as ``merge.MergeCheck`` (the fast path): ``choice``,
+    ``count``, ``pair_of``, ``bytes_of``, ``tied``, ``runner_up``, ``apply``.
+    """
+
+    def __init__(self, word_counts, merges, rule, their_ids):
+        self.replay = replay = PairReplay(word_counts)
+        self.merges = merges
+        self.entry, self.key = _rule_order(rule, replay.tokens, their_ids)
+        self.heap = [self.entry(c, self.key(p), p) for p, c in replay.counts.items() if c > 0]
+        heapq.heapify(self.heap)
+
+    def choice(self):
+        heap, counts = self.heap, self.replay.counts
+        while heap:
+            e = heap[0]
+            if counts.get(e.pair, 0) == e.count:
+                return e.pair
+            heapq.heappop(heap)
+        return None
+
+    def pair_of(self, k):
+        return self.replay.key(tuple(self.merges[k]))
+
+    def bytes_of(self, p):
+        return self.replay.pair(p)
+
+    def count(self, p):
+        return self.replay.count_key(p)
+
+    def tied(self, count):
+        return self.replay.tied_keys(count)
+
+    def runner_up(self, p):
+        return max([c for q, c in self.replay.counts.items() if q != p and c > 0] or [0])
+
+    def apply(self, k):
+        replay = self.replay
+        for p in replay.apply(tuple(self.merges[k]), track=True):
+            c = replay.counts.get(p, 0)
+            if c > 0:
+                heapq.heappush(self.heap, self.entry(c, self.key(p), p))
+
+
+_ENGINE_RULES = ("greatest-bytes", "smallest-ids-refbpe-layout", "smallest-ids")
+
+
+def _state(word_counts, merges, rule, their_ids):
+    """The engine's state (``merge.MergeCheck``) when it can hold the rule and the
+    merges, else the replay's (any merge list, any order-free rule)."""
+    if rule in _ENGINE_RULES and MergeCheck.valid(merges) and (rule != "smallest-ids" or their_ids):
+        if rule == "greatest-bytes":
+            tie = "bytes"
+        elif rule == "smallest-ids-refbpe-layout":
+            tie = "ids"
+        else:
+            far = 1 << 62
+            tie = [their_ids.get(bytes([i]), far) for i in range(256)]
+            tie += [their_ids.get(a + b, far) for a, b in merges]
+        return MergeCheck(word_counts, merges, tie)
+    _rule_order(rule, None, their_ids)  # refuse an unknown rule or missing ids now
+    return _ReplayState(word_counts, merges, rule, their_ids)
+
+
+def certify(word_counts, merges, tie_rule="greatest-bytes", their_ids=None, merges_wanted=None, limit=20):
+    """Check ``merges`` step by step against ``word_counts``; the report (a dict).
+
+    ``tie_rule`` is one of ``ties.ORDER_FREE``; ``their_ids`` ({bytes: id})
+    serves the rules on their own ids; ``merges_wanted`` (the merges their
+    vocab size asked for) enables the early-stop check; ``limit`` bounds the
+    failures listed (``failing`` counts them all).
+    """
+    merges = [tuple(m) for m in merges]
+    state = _state(word_counts, merges, tie_rule, their_ids)
+    failures, failing = [], 0
+    for step in range(len(merges)):
+        best = state.choice()
+        theirs = state.pair_of(step)
+        if best is None or theirs != best:
+            failing += 1
+            if len(failures) < limit:
+                failures.append(_failure(state, step, theirs, best))
+        state.apply(step)
+    early = None
+    if merges_wanted is not None and len(merges) < merges_wanted:
+        best = state.choice()
+        if best is not None:
+            early = {
+                "after": len(merges),
+                "pair": pair_json(state.bytes_of(best)),
+                "count": state.count(best),
+            }
+    return {
+        "certified": failing == 0 and early is None,
+        "merges": len(merges),
+        "merges_wanted": merges_wanted,
+        "words": len(word_counts),
+        "tie_rule": tie_rule,
+        "failing": failing,
+        "failures": failures,
+        "early_stop": early,
+    }
+
+
+def _failure(state, step, theirs, best):
+    """The report of a failing step: their pair is absent, below the maximum, or lost the tie."""
+    count = 0 if theirs is None else state.count(theirs)
+    maximum = 0 if best is None else state.count(best)
+    kind = "absent" if count == 0 else "not-maximum" if count < maximum else "tie"
+    failure = {
+        "step": step,
+        "kind": kind,
+        "theirs": pair_json(state.merges[step]),
+        "count": count,
+        "maximum": 0,
+    }
+    if best is not None:
+        tied = sorted(state.bytes_of(k) for k in state.tied(maximum))
+        failure.update(
+            maximum=maximum,
+            choice=pair_json(state.bytes_of(best)),
+            runner_up=state.runner_up(best),
+            tied=len(tied),
+            tied_pairs=[pair_json(p) for p in tied[:SHOWN_TIES]],
+        )
+    return failure
+
+
+def _unhex(p):
+    return (bytes.fromhex(p["left"]), bytes.fromhex(p["right"]))
+
+
+def render_certificate(report):
+    """The report as text: a verdict line, then one line per failing step."""
+    n = report["merges"]
+    head = "%s merges replayed over %s words, tie rule %s (%s)" % (
+        format(n, ","),
+        format(report["words"], ","),
+        report["tie_rule"],
+        RULE_TEXT[report["tie_rule"]],
+    )
+    if report["certified"]:
+        return "certified: " + head
+    lines = ["NOT certified: %s failing step(s) of %s" % (format(report["failing"], ","), head)]
+    for f in report["failures"]:
+        theirs = show_pair(_unhex(f["theirs"]))
+        where = "merge %d: " % f["step"]
+        if f["kind"] == "absent":
+            text = "theirs %s does not occur" % theirs
+            if "choice" in f:
+                text += "; the rule picks %s (count %s)" % (
+                    show_pair(_unhex(f["choice"])),
+                    format(f["maximum"], ","),
+                )
+            else:
+                text += "; no pair is left"
+        elif f["kind"] == "not-maximum":
+            text = "theirs %s occurs %s times, below the maximum %s of %s (runner-up %s)" % (
+                theirs,
+                format(f["count"], ","),
+                format(f["maximum"], ","),
+                show_pair(_unhex(f["choice"])),
+                format(f["runner_up"], ","),
+            )
+        else:
+            text = "%s pairs share the maximum count %s; the rule picks %s, theirs is %s" % (
+                format(f["tied"], ","),
+                format(f["maximum"], ","),
+                show_pair(_unhex(f["choice"])),
+                theirs,
+            )
+        lines.append("  " + where + text)
+        if f.get("tied", 0) > 1 and f["kind"] != "absent":
+            shown = ", ".join(show_pair(_unhex(p)) for p in f["tied_pairs"])
+            more = f["tied"] - len(f["tied_pairs"])
+            lines.append(
+                "    tied at %s: %s%s"
+                % (format(f["maximum"], ","), shown, " (+%d more)" % more if more else "")
+            )
+    hidden = report["failing"] - len(report["failures"])
+    if hidden:
+        lines.append("  ... and %s more failing step(s)" % format(hidden, ","))
+    early = report["early_stop"]
+    if early is not None:
+        lines.append(
+            "  stopped after merge %d while %s still occurs %s times (the vocab size asks for %s merges)"
+            % (
+                early["after"],
+                show_pair(_unhex(early["pair"])),
+                format(early["count"], ","),
+                format(report["merges_wanted"], ","),
+            )
+        )
+    return "\n".join(lines)

@@ -1,0 +1,284 @@
+"""Evidence step by step: ``certify`` (every failing step of a merge list) and training
+traces (``train --trace``, ``verify --trace``), each held to a brute-force recount."""
+
+import json
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import cs336_path, examples, run_main
+
+from refbpe.formats.trace import read_trace, trace_records, write_trace
+from refbpe.merge import learn_merges
+from refbpe.naive import naive_step_checks, naive_trace
+from refbpe.train import train_from_counts
+from refbpe.verify.certify import PROFILE_TIE_RULES, certify, render_certificate
+from refbpe.verify.traces import compare_traces, render_trace_comparison
+
+EOT = "<|endoftext|>"
+
+word_counts = st.dictionaries(
+    st.binary(min_size=1, max_size=8).map(lambda b: bytes(97 + x % 4 for x in b)),
+    st.integers(1, 6),
+    min_size=1,
+    max_size=12,
+)
+
+
+def greatest_bytes(tied):
+    return max(tied)
+
+
+def smallest_ids(ids):
+    return lambda tied: min(tied, key=lambda p: (ids.get(p[0], 1 << 60), ids.get(p[1], 1 << 60)))
+
+
+def refbpe_layout(merges):
+    ids = {bytes([i]): i for i in range(256)}
+    for a, b in merges:
+        ids.setdefault(a + b, len(ids))
+    return ids
+
+
+def failing_steps(report):
+    return [f["step"] for f in report["failures"]]
+
+
+# -- certify: refbpe's own output passes under every profile --------------------------
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(word_counts, st.integers(0, 30), st.sampled_from(["cs336", "rustbpe", "hf"]))
+def test_refbpe_output_is_certified_under_its_profile(counts, extra, profile):
+    vocab, merges = train_from_counts(counts, 300 + extra, profile=profile)
+    their_ids = {b: i for i, b in vocab.items()}
+    wanted = len(merges) if profile == "hf" else 300 + extra - 256
+    report = certify(counts, merges, PROFILE_TIE_RULES[profile], their_ids, wanted)
+    assert report["certified"], render_certificate(report)
+    assert report["failing"] == 0 and report["early_stop"] is None
+
+
+# -- certify lists exactly the steps a brute-force recount lists ---------------------
+
+
+def _wrapping_trainer(counts, num_merges, bits):
+    """The naive trainer with pair counts kept as wrapping ``bits``-bit integers."""
+    words = {tuple(bytes([c]) for c in w): n for w, n in counts.items()}
+    merges = []
+    for _ in range(num_merges):
+        tally = {}
+        for w, n in words.items():
+            for p in zip(w, w[1:]):
+                tally[p] = (tally.get(p, 0) + n) % (1 << bits)
+        if not tally:
+            break
+        best = max(tally, key=lambda p: (tally[p], p))
+        merges.append(best)
+        new = {}
+        for w, n in words.items():
+            from refbpe.naive import merge_word
+
+            k = merge_word(w, best, best[0] + best[1])
+            new[k] = new.get(k, 0) + n
+        words = new
+    return merges
+
+
+def _planted(counts, bug, draw_index):
+    merges = learn_merges(counts, 40)
+    if bug == "swap" and len(merges) >= 2:
+        i = draw_index % (len(merges) - 1)
+        merges[i], merges[i + 1] = merges[i + 1], merges[i]
+    elif bug == "vanished" and merges:
+        i = draw_index % len(merges)
+        merges.insert(i + 1, merges[i])  # a stale heap entry merged again
+    elif bug == "early-stop":
+        merges = merges[: draw_index % (len(merges) + 1)]
+    elif bug == "tie-rule":
+        merges = learn_merges(counts, 40, tie="ids")
+    return merges
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(
+    word_counts, st.sampled_from(["swap", "vanished", "early-stop", "tie-rule", "none"]), st.integers(0, 99)
+)
+def test_certify_lists_the_failing_steps_a_recount_lists(counts, bug, k):
+    merges = _planted(counts, bug, k)
+    report = certify(counts, merges, "greatest-bytes", limit=1000, merges_wanted=40)
+    assert failing_steps(report) == naive_step_checks(counts, merges, greatest_bytes)
+    assert report["failing"] == len(report["failures"])
+    left = naive_trace(counts, merges + [(b"", b"")])[-1][2]  # the greatest count after their merges
+    assert (report["early_stop"] is not None) == (len(merges) < 40 and left > 0)
+    if report["early_stop"]:
+        assert report["early_stop"]["after"] == len(merges) and report["early_stop"]["count"] == left
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(word_counts, st.sampled_from(["smallest-ids-refbpe-layout", "smallest-bytes", "greatest-concat"]))
+def test_certify_other_tie_rules_against_a_recount(counts, rule):
+    merges = learn_merges(counts, 30)  # greatest-bytes merges, held to another rule
+    report = certify(counts, merges, rule, limit=1000)
+    if rule == "smallest-ids-refbpe-layout":
+        choose = smallest_ids(refbpe_layout(merges))
+    elif rule == "smallest-bytes":
+        choose = min
+    else:
+        choose = lambda tied: max(tied, key=lambda p: (p[0] + p[1], p[0], p[1]))  # noqa: E731
+    assert failing_steps(report) == naive_step_checks(counts, merges, choose)
+
+
+def test_a_counter_that_wraps_at_2_32_is_caught_at_the_step_it_wraps():
+    big = (1 << 32) + 5
+    counts = {b"ab": big, b"cd": 1000, b"ef": 7}
+    merges = _wrapping_trainer(counts, 3, 32)
+    assert merges[0] == (b"c", b"d")  # 2^32 + 5 wrapped to 5
+    report = certify(counts, merges, "greatest-bytes", merges_wanted=3)
+    assert failing_steps(report) == naive_step_checks(counts, merges, greatest_bytes) == [0, 1]
+    first = report["failures"][0]
+    assert first["kind"] == "not-maximum" and first["maximum"] == big and first["count"] == 1000
+    assert "4,294,967,301" in render_certificate(report)
+
+
+def test_certify_names_an_absent_pair_and_an_early_stop():
+    counts = {b"abab": 3, b"cd": 2}
+    report = certify(counts, [(b"a", b"b"), (b"a", b"b")], merges_wanted=5)
+    assert [f["kind"] for f in report["failures"]] == ["absent"]
+    assert report["early_stop"]["count"] == 3 and report["early_stop"]["after"] == 2
+    text = render_certificate(report)
+    assert "does not occur" in text and "stopped after merge 2" in text
+
+
+# -- traces ----------------------------------------------------------------------
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(word_counts, st.sampled_from(["bytes", "ids"]))
+def test_the_engine_trace_equals_the_naive_trace(counts, tie):
+    trace = []
+    merges = learn_merges(counts, 40, tie=tie, trace=trace)
+    assert trace == naive_trace(counts, merges)
+
+
+def test_trace_files_round_trip(tmp_path):
+    counts = {b"hello": 3, b"help": 2, b"world": 1}
+    engine = []
+    vocab, merges = train_from_counts(counts, 262, trace=engine)
+    path = str(tmp_path / "t.jsonl")
+    write_trace(path, trace_records(merges, engine, vocab))
+    back = read_trace(path)
+    assert [r["pair"] for r in back] == merges
+    assert [(r["count"], r["ties"], r["runner_up"]) for r in back] == engine
+    assert [r["id"] for r in back] == list(range(256, 256 + len(merges)))
+
+
+def _off_by_one_trace(counts, marked):
+    """The trace of a trainer that counts the pairs of word ``marked`` once too often."""
+    planted = dict(counts)
+    planted[marked] += 1
+    merges = learn_merges(counts, 40)
+    truth = naive_trace(counts, merges)
+    wrong = naive_trace(planted, merges)
+    ours = [{"step": k, "pair": m, "count": t[0]} for k, (m, t) in enumerate(zip(merges, truth))]
+    theirs = [{"step": k, "pair": m, "count": t[0]} for k, (m, t) in enumerate(zip(merges, wrong))]
+    return ours, theirs
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(word_counts, st.integers(0, 99))
+def test_verify_trace_finds_a_planted_count_at_its_first_step_and_names_the_word(counts, k):
+    marked = sorted(counts)[k % len(counts)]
+    ours, theirs = _off_by_one_trace(counts, marked)
+    expected = next((i for i, (o, t) in enumerate(zip(ours, theirs)) if o["count"] != t["count"]), None)
+    report = compare_traces(ours, theirs, counts, limit=1000)
+    if expected is None:
+        assert report["identical"]
+        return
+    assert report["first_difference"]["step"] == expected
+    assert report["first_difference"]["kind"] == "count"
+    named = {bytes.fromhex(r["word"]): r for r in report["words"]}
+    assert marked in named
+    row, d = named[marked], theirs[expected]["count"] - ours[expected]["count"]
+    assert row["adds"] == row["occurrences"] * counts[marked] and d == row["occurrences"]
+    if d % counts[marked] == 0:
+        assert row["implied_occurrences"] == row["occurrences"] + d // counts[marked]
+    assert "DIFFERENT at step %d" % expected in render_trace_comparison(report)
+
+
+# -- the command line --------------------------------------------------------------
+
+
+def test_train_trace_and_verify_trace_and_certify_at_the_command_line(tmp_path, capsys):
+    corpus = cs336_path("corpus.en")
+    out, trace = str(tmp_path / "m"), str(tmp_path / "t.jsonl")
+    assert (
+        run_main(
+            capsys,
+            "train",
+            corpus,
+            "--vocab-size",
+            "400",
+            "--special-token",
+            EOT,
+            "-o",
+            out,
+            "--trace",
+            trace,
+            "--quiet",
+        )[0]
+        == 0
+    )
+    records = [json.loads(line) for line in open(trace)]
+    assert len(records) == 400 - 257 and list(records[0]) == [
+        "step",
+        "left",
+        "right",
+        "id",
+        "count",
+        "ties",
+        "runner_up",
+    ]
+    code, text, _ = run_main(
+        capsys, "verify", corpus, "--vocab-size", "400", "--special-token", EOT, "--trace", trace
+    )
+    assert code == 0 and text.startswith("identical")
+    records[30]["count"] += 2
+    bad = str(tmp_path / "bad.jsonl")
+    with open(bad, "w") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in records))
+    code, text, _ = run_main(
+        capsys, "verify", corpus, "--vocab-size", "400", "--special-token", EOT, "--trace", bad
+    )
+    assert code == 1 and "DIFFERENT at step 30" in text
+    code, text, _ = run_main(capsys, "certify", out, corpus, "--vocab-size", "400", "--special-token", EOT)
+    assert code == 0 and text.startswith("certified: 143 merges")
+    code, text, _ = run_main(
+        capsys, "certify", out, corpus, "--vocab-size", "500", "--special-token", EOT, "--json"
+    )
+    report = json.loads(text)
+    assert code == 1 and report["early_stop"]["after"] == 143 and report["failing"] == 0
+
+
+def test_certify_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
+    code, out, err = run_main(capsys, "certify", str(tmp_path / "nothing"), cs336_path("corpus.en"))
+    assert code == 2 and err.count("\n") == 1 and "refbpe: error:" in err
+    assert not os.path.exists(str(tmp_path / "nothing"))
+    code, _, err = run_main(capsys, "certify", "m", "c.txt", "--tie-rule", "first-counted")
+    assert code == 2 and "--tie-rule" in err
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    word_counts,
+    st.sampled_from(["swap", "early-stop", "tie-rule", "none"]),
+    st.integers(0, 99),
+    st.sampled_from(["greatest-bytes", "smallest-ids-refbpe-layout"]),
+)
+def test_the_engine_state_and_the_replay_state_give_the_same_report(counts, bug, k, rule):
+    merges = _planted(counts, bug, k)
+    fast = certify(counts, merges, rule, merges_wanted=40, limit=1000)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr("refbpe.verify.certify.MergeCheck.valid", staticmethod(lambda merges: False))
+        slow = certify(counts, merges, rule, merges_wanted=40, limit=1000)
+    assert fast == slow
