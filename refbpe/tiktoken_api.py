@@ -39,8 +39,9 @@ which share their ranks) also in tiktoken's own cache (``TIKTOKEN_CACHE_DIR``,
 loaded encoding is kept and shared, and pickles by its name, as tiktoken's do.
 
 Cost: building an encoding is O(total token length) (the engine's pair table
-holds every split of every token into two tokens: about 1 s for cl100k_base
-under CPython); encoding is the engine's.
+holds every split of every token into two tokens: seconds for cl100k_base
+under CPython, see docs/tiktoken.md for the figure and its command); encoding
+is the engine's.
 """
 
 from __future__ import annotations
