@@ -140,7 +140,7 @@ def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
     pattern = pattern or known.get("pattern") or "gpt2"
     vocab = dict(model.vocab)
     for token, i in specials.items():
-        if i in vocab and vocab[i] != token.encode("utf-8"):
-            raise ValueError("special token %r: id %d is already the token %r" % (token, i, vocab[i]))
-        vocab[i] = token.encode("utf-8")
+        if i in model.vocab and model.vocab[i] != token.encode("utf-8"):
+            raise ValueError("special token %r: id %d is already the token %r" % (token, i, model.vocab[i]))
+        vocab.setdefault(i, token.encode("utf-8"))  # two special tokens may share an id (o200k_harmony)
     return vocab, model.merges, specials, pattern
