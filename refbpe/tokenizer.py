@@ -452,7 +452,7 @@ class Tokenizer(object):
         """Append the ids of UTF-8 ``data`` (pieces ending at ``ends``) to ``out``.
 
         Short pieces are looked up in the cache under the packed-int key of
-        ``pretokenize.count_pretokens``, built without slicing (perf/micro.py
+        ``gpt2.count_pieces``, built without slicing (perf/micro.py
         encode-small-key under PyPy: 1.2x faster than slicing and hashing
         ``bytes`` per piece).  A piece that is one token is cached as that int,
         not a list: one memory access fewer per lookup (perf/micro.py

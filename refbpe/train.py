@@ -24,11 +24,13 @@ import time
 from concurrent.futures import Executor
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from .corpus.count import DEFAULT_CHUNK_SIZE, InputError, count_words, default_workers
+from .corpus.count import DEFAULT_CHUNK_SIZE, count_words
 from .corpus.countfile import sum_counts
 from .corpus.io import open_input
+from .corpus.pool import default_workers
 from .corpus.progress import Progress, peak_memory_mb
 from .corpus.sequences import count_texts, count_texts_parallel
+from .corpus.units import checked_utf8
 from .profiles import Profile, get_profile
 
 __all__ = [
@@ -312,28 +314,13 @@ def _count_in_process(sources, special_tokens, settings, workers, errors, report
         with open_input(source) as f:
             data = f.read()
         total += len(data)
-        try:
-            if errors == "strict":
-                data.decode("utf-8")  # checked only: the cuts and the scanners work on the bytes
-            else:
-                data = data.decode("utf-8", errors).encode("utf-8", "surrogatepass")
-        except UnicodeDecodeError as e:
-            raise InputError("%s: invalid UTF-8 at byte offset %d" % (source, e.start))
-        texts.append(data)
+        texts.append(checked_utf8(data, 0, source, errors))  # the cuts and the scanners work on the bytes
         del data
     counts = count_texts_parallel(
         texts, cut, cuts, settings["pattern"], settings["add_prefix_space"], workers or default_workers()
     )
     if report is not None:
-        elapsed = time.time() - t0
-        report["count"] = {
-            "seconds": round(elapsed, 3),
-            "bytes": total,
-            "mb_per_s": round(total / elapsed / 1e6, 2) if elapsed > 0 else None,
-            "unique_words": len(counts),
-            "peak_memory_mb": round(peak_memory_mb()[0], 1),
-            "peak_worker_memory_mb": round(peak_memory_mb()[1], 1),
-        }
+        report["count"] = _count_report(time.time() - t0, total, len(counts))
     return counts
 
 
@@ -375,16 +362,35 @@ def count_corpus(
     if report is not None:
         sizes = [os.path.getsize(s) for s in sources if s != "-" and os.path.exists(s)]
         total = sum(sizes) if len(sizes) == len(sources) else None
-        own, children = peak_memory_mb()
-        report["count"] = {
-            "seconds": round(elapsed, 3),
-            "bytes": total,
-            "mb_per_s": round(total / elapsed / 1e6, 2) if total and elapsed > 0 else None,
-            "unique_words": len(word_counts),
-            "peak_memory_mb": round(own, 1),
-            "peak_worker_memory_mb": round(children, 1),
-        }
+        report["count"] = _count_report(elapsed, total, len(word_counts))
     return word_counts
+
+
+def _count_report(seconds, total, unique_words, count_files=None):
+    """``report["count"]``, the counting phase's figures (every way of counting builds them here).
+
+    ``seconds``; ``bytes`` read (``total``, None when not known) and ``mb_per_s``
+    (None when not known or nothing was read); ``count_files`` when word-count
+    files were read instead of a corpus; ``unique_words``; the peak resident
+    memory so far of this process and of its largest worker (0 for count
+    files: no worker ran), in MB::
+
+        {"seconds": 1.2, "bytes": 4000000, "mb_per_s": 3.33, "unique_words": 41871,
+         "peak_memory_mb": 210.3, "peak_worker_memory_mb": 0.0}
+    """
+    own, children = peak_memory_mb()
+    figures = {
+        "seconds": round(seconds, 3),
+        "bytes": total,
+        "mb_per_s": round(total / seconds / 1e6, 2) if total and seconds > 0 else None,
+    }
+    if count_files is not None:
+        figures["count_files"] = count_files
+        children = 0.0
+    figures["unique_words"] = unique_words
+    figures["peak_memory_mb"] = round(own, 1)
+    figures["peak_worker_memory_mb"] = round(children, 1)
+    return figures
 
 
 def train_from_count_files(
@@ -428,15 +434,7 @@ def train_from_count_files(
     t0 = time.time()
     word_counts = sum_counts(paths)
     if report is not None:
-        report["count"] = {
-            "seconds": round(time.time() - t0, 3),
-            "bytes": None,
-            "mb_per_s": None,
-            "count_files": len(paths),
-            "unique_words": len(word_counts),
-            "peak_memory_mb": round(peak_memory_mb()[0], 1),
-            "peak_worker_memory_mb": 0.0,
-        }
+        report["count"] = _count_report(time.time() - t0, None, len(word_counts), count_files=len(paths))
     return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
 
 

@@ -10,7 +10,7 @@ names each bug with the cause, tie rule and variant verify should report.
 from collections import Counter
 
 from refbpe.naive import merge_word
-from refbpe.pretokenize.gpt2 import pretokenize
+from refbpe.pretokenize.patterns import get_pattern
 from refbpe.specials import special_pattern, split_specials
 
 __all__ = [
@@ -24,6 +24,8 @@ __all__ = [
     "layout_vocab",
     "reproduce",
 ]
+
+pretokenize = get_pattern("gpt2").pretokenize
 
 EOT = "<|endoftext|>"
 

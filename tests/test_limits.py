@@ -16,6 +16,7 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import HEAVY, IS_PYPY, REPO_ROOT, examples, read_outputs, run_cli
@@ -71,6 +72,7 @@ _STREAM_SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_encode_iterable_memory_is_flat_on_a_long_stream(tmp_path):
     import random
 

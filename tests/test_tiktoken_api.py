@@ -27,6 +27,8 @@ import refbpe
 from refbpe.tiktoken_api import Encoding, encoding_definition
 from refbpe.tokenizer import Tokenizer
 
+pytestmark = pytest.mark.slow  # each test needs an encoding built from its ranks: seconds under CPython
+
 NAMES = ["gpt2", "cl100k_base", "o200k_base"]
 _LOADED = {}
 

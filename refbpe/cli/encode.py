@@ -13,7 +13,7 @@ import sys
 
 from ..corpus.encode import encode_to_file
 from ..corpus.idfile import DTYPES, file_kind
-from ..corpus.progress import peak_memory_mb
+from ..corpus.progress import peak_memory_figures
 from .common import (
     CliError,
     add_encoding_arguments,
@@ -98,8 +98,7 @@ def run(args):
         progress=lambda done, total: progress.bytes(done, total, "encoding"),
     )
     progress.finish()
-    own, children = peak_memory_mb()
-    report["peak_memory_mb"] = {"main": round(own, 1), "largest_worker": round(children, 1)}
+    report["peak_memory_mb"] = peak_memory_figures()
     if args.report:
         write_report(args.report, report)
     if not args.quiet:

@@ -7,7 +7,7 @@ import sysconfig
 import time
 
 from ..corpus.count import InputError
-from ..corpus.progress import peak_memory_mb
+from ..corpus.progress import peak_memory_figures
 from ..formats import FORMATS, write_model_dir, write_model_file_in_dir
 from ..formats.peers import PEER_FORMATS, write_peer_model
 from ..formats.trace import trace_records, write_trace
@@ -239,8 +239,7 @@ def run(args):
         report["pattern"] = pattern
     report["write"] = {"seconds": round(time.time() - t1, 3), "directory": args.out}
     report["total_seconds"] = round(time.time() - t0, 3)
-    own, children = peak_memory_mb()
-    report["peak_memory_mb"] = {"main": round(own, 1), "largest_worker": round(children, 1)}
+    report["peak_memory_mb"] = peak_memory_figures()
     report["inputs"] = len(args.counts or sources)
     report["executor"] = args.executor or "local"
     report["vocab_size"] = len(vocab)

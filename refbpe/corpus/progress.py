@@ -4,7 +4,7 @@ import resource
 import sys
 import time
 
-__all__ = ["Progress", "peak_memory_mb", "clear_status_line"]
+__all__ = ["Progress", "peak_memory_mb", "peak_memory_figures", "clear_status_line"]
 
 _visible = []  # the Progress whose status line is on screen, if any
 
@@ -25,6 +25,12 @@ def peak_memory_mb():
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * scale
     return _mb(own), _mb(children)
+
+
+def peak_memory_figures():
+    """A report's whole-run ``peak_memory_mb``: ``{"main": MB, "largest_worker": MB}``."""
+    own, children = peak_memory_mb()
+    return {"main": round(own, 1), "largest_worker": round(children, 1)}
 
 
 class Progress(object):

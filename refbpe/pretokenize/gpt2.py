@@ -23,6 +23,11 @@ what lets callers cut text at piece boundaries.  Input is valid UTF-8 (the
 callers encode ``str`` or validate bytes); lone surrogates arrive encoded with
 ``surrogatepass`` and classify as "other", as ``regex`` does.
 
+The scanner gives the pieces' end offsets (``piece_ends``); the pieces as
+``bytes`` or ``str``, and their counts, are ``patterns.Pattern``'s, written once
+for every scanner (``get_pattern("gpt2").pretokenize``); ``count_pieces``, the
+counting they share, is here.
+
 Speed: PyPy's JIT turns the index loop below into machine code; indexing a
 1.1 MB ``bytes`` class table per character is a single bounds-checked load
 (perf/micro.py pretokenize-table under PyPy: a dict is 4-5x slower, bisect
@@ -33,14 +38,11 @@ from ._unicode_table import RUNS
 
 __all__ = [
     "GPT2_PATTERN",
-    "count_pretokens",
     "piece_ends",
-    "pretokenize",
+    "count_pieces",
     "add_small_counts",
     "decode_at",
     "CLASS_OF",
-    "count_pieces",
-    "pretokenize_str",
     "char_class",
     "OTHER",
     "LETTER",
@@ -174,27 +176,9 @@ def piece_ends(data):
     return ends
 
 
-def pretokenize(data, out=None):
-    """The GPT-2 pre-tokens of UTF-8 ``data``, as ``bytes`` appended to ``out``.
-
-    ``b"".join(pretokenize(data)) == data`` always holds.
-    """
-    if out is None:
-        out = []
-    start = 0
-    for end in piece_ends(data):
-        out.append(data[start:end])
-        start = end
-    return out
-
-
-def pretokenize_str(text):
-    """Pre-tokens of ``text`` as ``str`` (for tests and debugging)."""
-    return [p.decode("utf-8", "surrogatepass") for p in pretokenize(text.encode("utf-8", "surrogatepass"))]
-
-
-def count_pretokens(data, counts=None, small=None):
-    """Add the pre-token counts of UTF-8 ``data`` to ``counts`` (bytes -> int).
+def count_pieces(data, ends, counts=None, small=None):
+    """Add the counts of the pieces of UTF-8 ``data`` ending at ``ends`` (any
+    scanner's ``piece_ends``) to ``counts`` (bytes -> int).
 
     A piece shorter than 8 bytes (most of them) is counted under an int key,
     its bytes packed big-endian after a leading 1 bit, built without slicing:
@@ -205,11 +189,6 @@ def count_pretokens(data, counts=None, small=None):
     that add up many tables convert once, with ``add_small_counts``);
     otherwise they become ``bytes`` keys of ``counts`` at the end.
     """
-    return count_pieces(data, piece_ends(data), counts, small)
-
-
-def count_pieces(data, ends, counts=None, small=None):
-    """``count_pretokens`` for pieces of ``data`` ending at ``ends`` (any scanner's)."""
     if counts is None:
         counts = {}
     keep_small = small is not None
@@ -232,7 +211,7 @@ def count_pieces(data, ends, counts=None, small=None):
 
 
 def add_small_counts(small, counts):
-    """Add counts kept under packed int keys (see ``count_pretokens``) to ``counts``."""
+    """Add counts kept under packed int keys (see ``count_pieces``) to ``counts``."""
     for key, n in small.items():
         size = (key.bit_length() - 1) >> 3
         piece = (key ^ (1 << (size << 3))).to_bytes(size, "big")

@@ -37,7 +37,6 @@ O(n) for ``n`` bytes.
 """
 
 from ._unicode_categories import CASE_VARIANTS, RUNS
-from .gpt2 import count_pieces
 from .gpt2 import decode_at as _decode_at
 
 __all__ = ["O200K_PATTERN", "piece_ends", "FLAGS_OF", "U", "L"]
@@ -245,19 +244,3 @@ def _space_piece_end(data, i, j, n, table):
     if j < n and last > i:
         return last  # \s+(?!\S)
     return j
-
-
-def pretokenize(data, out=None):
-    """The o200k_base pre-tokens of UTF-8 ``data`` as ``bytes``, appended to ``out``."""
-    if out is None:
-        out = []
-    start = 0
-    for end in piece_ends(data):
-        out.append(data[start:end])
-        start = end
-    return out
-
-
-def count_pretokens(data, counts=None, small=None):
-    """``pretokenize.count_pretokens`` with the o200k_base scanner."""
-    return count_pieces(data, piece_ends(data), counts, small)

@@ -1,28 +1,28 @@
 """The split patterns refbpe speaks, by name: each a hand-written scanner.
 
-    gpt2         GPT-2's pattern (``pretokenize``): the CS336 default
-    cl100k_base  GPT-4's, as tiktoken writes it today (``pretokenize_cl100k``)
+    gpt2         GPT-2's pattern (``gpt2``): the CS336 default
+    cl100k_base  GPT-4's, as tiktoken writes it today (``cl100k``)
     llama3       Llama 3's, cl100k's original form before tiktoken 0.8 (and
                  rustbpe's/nanochat's ``GPT4_PATTERN``); it differs from
                  ``cl100k_base`` only on a whitespace run holding a newline at
                  the very end of the text (``"x\\n  "``)
-    o200k_base   GPT-4o's (``pretokenize_o200k``)
+    o200k_base   GPT-4o's (``o200k``)
 
 A ``Pattern`` bundles the regex text (``regex`` module syntax, for exports and
-for the tests that hold each scanner to it) and the scanner's functions, all
-with ``pretokenize``'s interface: ``piece_ends(data)``, ``pretokenize(data,
-out=None)``, ``count_pretokens(data, counts=None, small=None)`` over UTF-8
-bytes.  (Importing this module builds the scanners' class tables, 1.1 MB
-each: about 50 ms on CPython.)
+for the tests that hold each scanner to it) and the scanner, ``piece_ends(data)``
+(the end offsets of the pieces of UTF-8 ``data``).  What every caller wants of
+a scanner is written here once, over ``piece_ends``: the pieces as ``bytes``
+(``pretokenize``) or ``str`` (``pretokenize_str``), and their counts
+(``count_pretokens``).  (Importing this module builds the scanners' class
+tables, 1.1 MB each: about 50 ms on CPython.)
 """
 
 from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Union
 
-from . import cl100k as pretokenize_cl100k
-from . import gpt2 as pretokenize
-from . import o200k as pretokenize_o200k
+from . import cl100k, gpt2, o200k
+from .gpt2 import count_pieces
 
 __all__ = ["Pattern", "get_pattern", "pattern_names"]
 
@@ -47,7 +47,13 @@ class Pattern(object):
         self.piece_ends = piece_ends
 
     def pretokenize(self, data: bytes, out: Optional[List[bytes]] = None) -> List[bytes]:
-        """The pre-tokens of UTF-8 ``data`` as ``bytes``, appended to ``out``."""
+        """The pre-tokens of UTF-8 ``data`` as ``bytes``, appended to ``out`` (a new list by default).
+
+        ``b"".join(pretokenize(data)) == data`` always holds::
+
+            >>> get_pattern("gpt2").pretokenize(b"I'm  here")
+            [b'I', b"'m", b' ', b' here']
+        """
         if out is None:
             out = []
         start = 0
@@ -64,10 +70,10 @@ class Pattern(object):
     def count_pretokens(
         self, data: bytes, counts: Optional[Dict[bytes, int]] = None, small: Optional[Dict[int, int]] = None
     ) -> Dict[bytes, int]:
-        """``pretokenize.count_pretokens`` with this pattern's scanner: ``{pre-token: count}``
-        of UTF-8 ``data``, added to ``counts`` (``small``: pieces of under 8 bytes
-        under packed-int keys, added to ``counts`` by the caller)."""
-        return pretokenize.count_pieces(data, self.piece_ends(data), counts, small)
+        """Add the pre-token counts of UTF-8 ``data`` to ``counts`` (bytes -> int; a new
+        dict by default); given ``small``, pieces under 8 bytes are left there under
+        packed int keys (``gpt2.count_pieces``)."""
+        return count_pieces(data, self.piece_ends(data), counts, small)
 
     def __repr__(self) -> str:
         return "Pattern(%r)" % self.name
@@ -76,10 +82,10 @@ class Pattern(object):
 _PATTERNS = {
     p.name: p
     for p in (
-        Pattern("gpt2", pretokenize.GPT2_PATTERN, pretokenize.piece_ends),
-        Pattern("cl100k_base", pretokenize_cl100k.CL100K_PATTERN, pretokenize_cl100k.piece_ends),
-        Pattern("llama3", pretokenize_cl100k.LLAMA3_PATTERN, pretokenize_cl100k.llama3_piece_ends),
-        Pattern("o200k_base", pretokenize_o200k.O200K_PATTERN, pretokenize_o200k.piece_ends),
+        Pattern("gpt2", gpt2.GPT2_PATTERN, gpt2.piece_ends),
+        Pattern("cl100k_base", cl100k.CL100K_PATTERN, cl100k.piece_ends),
+        Pattern("llama3", cl100k.LLAMA3_PATTERN, cl100k.llama3_piece_ends),
+        Pattern("o200k_base", o200k.O200K_PATTERN, o200k.piece_ends),
     )
 }
 

@@ -23,8 +23,8 @@ same bytes.  Cost: one training run per setting tried (at most 2 for rustbpe,
 import json
 import os
 
-from ..corpus.count import default_workers
 from ..corpus.countfile import is_counts_path
+from ..corpus.pool import default_workers
 from ..corpus.sequences import count_texts_parallel
 from ..formats.gpt2_files import MANIFEST
 from ..pretokenize.patterns import get_pattern

@@ -29,12 +29,14 @@ delta is nonzero, and the reference heap for all others.
 import bisect
 import heapq
 
-from ..pretokenize.gpt2 import pretokenize
+from ..pretokenize.patterns import get_pattern
 from ..specials import special_pattern, split_specials
 from .cuts import Cutter, is_space
 from .replay import SHIFT, merge_ids
 
 __all__ = ["VARIANTS", "VARIANT_TEXT", "VARIANT_CAUSE", "count_variant", "reading_delta", "make_overlays"]
+
+_GPT2 = get_pattern("gpt2")  # the counting variants are replayed on GPT-2's pieces
 
 # (name, cause, description)
 VARIANTS = [
@@ -100,19 +102,19 @@ def count_variant(texts, special_tokens, specials_as_text=False, lines=None, pre
                     continue
                 if prefix_space and not segment.startswith(" "):
                     segment = " " + segment
-                for piece in pretokenize(segment.encode("utf-8", "surrogatepass")):
+                for piece in _GPT2.pretokenize(segment.encode("utf-8", "surrogatepass")):
                     counts[piece] = counts.get(piece, 0) + 1
     return counts
 
 
 def _add_count(counts, data, pattern, sign):
     if pattern is None or not pattern.search(data):
-        for piece in pretokenize(data):
+        for piece in _GPT2.pretokenize(data):
             counts[piece] = counts.get(piece, 0) + sign
         return
     for segment, is_special in split_specials(data, pattern):
         if not is_special:
-            for piece in pretokenize(segment):
+            for piece in _GPT2.pretokenize(segment):
                 counts[piece] = counts.get(piece, 0) + sign
 
 
