@@ -21,6 +21,7 @@ The tree is the pipeline:
     ``naive``        the short, slow oracle the tests hold the fast code to
     ``verify``       comparing another implementation with the reference
     ``atomic``       files written atomically
+    ``quoting``      user bytes in an error message, escaped and short
     ``cli``          the command line, a layer on top that the library never imports
 
 ``__all__`` is the public API, described in ``docs/api.md``: the trainers, counting

@@ -88,7 +88,7 @@ Lazy deletion (the heapq docs' "priority queue implementation notes")
 import heapq
 from array import array
 
-__all__ = ["learn_merges", "MergeCheck"]
+__all__ = ["learn_merges", "merges_possible", "MergeCheck"]
 
 SEP = -1  # the slot between two words
 DEAD = -2  # a slot merged into its left neighbour
@@ -164,7 +164,11 @@ def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=
 
     >>> learn_merges({b"abab": 2, b"ab": 1}, 2)
     [(b'a', b'b'), (b'ab', b'ab')]
+
+    Tables are sized by the merges that can exist (``merges_possible``), not by
+    ``num_merges``: any request up to 2**63 costs what the words allow.
     """
+    num_merges = min(num_merges, merges_possible(word_counts))
     token_bytes = [bytes([i]) for i in range(256)]
     shift = max(16, (256 + num_merges).bit_length())
     mask = (1 << shift) - 1
@@ -292,6 +296,16 @@ class MergeCheck(object):
         del self.counts[p]
         for q, c in fresh:
             heapq.heappush(self.heap, self.make_entry(c, q))
+
+
+def merges_possible(word_counts):
+    """An upper bound on the merges ``word_counts`` allows: each merge removes one
+    symbol from every word it touches, and a word of n bytes has n - 1 to lose.
+
+    >>> merges_possible({b"abab": 2, b"ab": 1, b"a": 5})
+    4
+    """
+    return sum(len(w) - 1 for w, n in word_counts.items() if len(w) > 1 and n > 0)
 
 
 def _index_type(largest):

@@ -22,6 +22,7 @@ right without overlap, counts exact) and differ only in these rules:
                                                GPT4_PATTERN)
     add_prefix_space    no                     no                       yes by default (ByteLevel's)
     peer proven against -                      rustbpe 0.1.0            tokenizers 0.23.3
+    Unicode version     the latest (``regex``'s)  16.0 (probed)          16.0 (probed)
 
 ``min_frequency`` (all profiles, HF's meaning) stops training before the first
 merge whose pair occurs fewer times.
@@ -42,10 +43,16 @@ engine's (``merge``).
 """
 
 from .formats.bytemap import bytes_to_unicode
-from .merge import learn_merges
-from .pretokenize.patterns import get_pattern
+from .merge import learn_merges, merges_possible
+from .pretokenize.patterns import get_pattern, pattern_key
 
-__all__ = ["Profile", "ProfileLimit", "get_profile", "profile_names"]
+__all__ = [
+    "Profile",
+    "ProfileLimit",
+    "get_profile",
+    "profile_names",
+    "settings_pattern",
+]
 
 DEFAULT_PROFILE = "cs336"
 
@@ -55,6 +62,11 @@ _CHAR_TO_BYTE = {c: b for b, c in _BYTE_TO_CHAR.items()}
 
 class ProfileLimit(ValueError):
     """The input needs a peer rule that refbpe does not reproduce (the message says which)."""
+
+
+def settings_pattern(settings):
+    """The pattern key (``patterns.pattern_key``) of a run's ``settings``: its pattern and Unicode version."""
+    return get_pattern(settings["pattern"], settings.get("unicode")).key
 
 
 class Profile(object):
@@ -67,11 +79,20 @@ class Profile(object):
     cuts = ("documents",)
     default_cut = "documents"
     default_add_prefix_space = False
+    default_unicode = None  # the latest table (``unicode_tables.LATEST``) unless the peer's differs
 
     def peer_label(self):
         return "%s %s" % self.peer if self.peer else None
 
-    def settings(self, pattern=None, cut=None, add_prefix_space=None, min_frequency=0, initial_alphabet=None):
+    def settings(
+        self,
+        pattern=None,
+        cut=None,
+        add_prefix_space=None,
+        min_frequency=0,
+        initial_alphabet=None,
+        unicode=None,
+    ):
         """The full settings of a run (a dict; defaults filled in), checked."""
         cut = cut or self.default_cut
         if cut not in self.cuts:
@@ -84,7 +105,10 @@ class Profile(object):
             raise ValueError("add_prefix_space is an HF option (profile hf), not of profile %s" % self.name)
         if initial_alphabet and self.name != "hf":
             raise ValueError("initial_alphabet is an HF option (profile hf), not of profile %s" % self.name)
-        pattern = get_pattern(pattern or self.default_pattern).name
+        split = get_pattern(
+            pattern_key(pattern, unicode, "%s@%s" % (self.default_pattern, self.default_unicode or ""))
+        )
+        pattern = split.name
         if self.name == "hf" and pattern != "gpt2":
             raise ValueError(
                 "profile hf splits with ByteLevel's regex (the gpt2 pattern); another pattern "
@@ -96,6 +120,7 @@ class Profile(object):
             "profile": self.name,
             "peer": self.peer_label(),
             "pattern": pattern,
+            "unicode": split.unicode,
             "sequences": cut,
             "add_prefix_space": bool(add_prefix_space),
             "min_frequency": min_frequency,
@@ -134,11 +159,13 @@ class RustbpeProfile(Profile):
     peer = ("rustbpe", "0.1.0")
     tie = "ids"  # rustbpe's ids are refbpe's: bytes, then merges in order
     default_pattern = "llama3"
+    default_unicode = "16.0.0"  # its regex crate's, probed: tests/unicode_probe.py
 
 
 class HFProfile(Profile):
     name = "hf"
     peer = ("tokenizers", "0.23.3")
+    default_unicode = "16.0.0"  # its Oniguruma's, probed: tests/unicode_probe.py
     cuts = ("documents", "lines", "items")
     default_add_prefix_space = True
 
@@ -161,7 +188,7 @@ class HFProfile(Profile):
     def train_counted(self, word_counts, vocab_size, special_tokens, settings, progress=None, trace=None):
         ids = self.layout(word_counts, special_tokens, settings["initial_alphabet"])
         base = len(ids)
-        wanted = max(0, vocab_size - base)
+        wanted = min(max(0, vocab_size - base), merges_possible(word_counts))
         ranks = [ids.get(_BYTE_TO_CHAR[b], 0) for b in range(256)] + list(range(base, base + wanted))
         merges = learn_merges(word_counts, wanted, progress, ranks, max(1, settings["min_frequency"]), trace)
         vocab = {}

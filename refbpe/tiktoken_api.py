@@ -32,11 +32,12 @@ sorted (tiktoken's come in the order of a hash set).  What still differs is
 listed in docs/tiktoken.md ("Switching from tiktoken").
 
 Encodings by name (``get_encoding``): the names of ``list_encoding_names()``,
-defined in ``formats.registry``; the ranks files are found as
-``formats.registry.locate_ranks`` says, and GPT-2's (``gpt2``, ``r50k_base``,
-which share their ranks) also in tiktoken's own cache (``TIKTOKEN_CACHE_DIR``,
-``DATA_GYM_CACHE_DIR``, ``<tmp>/data-gym-cache``), checked by sha256.  A
-loaded encoding is kept and shared, and pickles by its name, as tiktoken's do.
+defined in ``formats.registry``, their files found or fetched and checked by
+``registry.encoding_files`` (``r50k_base``, whose ranks are GPT-2's, falls back
+on ``gpt2``'s files).  Their split reads tiktoken's Unicode version
+(``registry.TIKTOKEN_UNICODE``), as does an ``Encoding`` built with the
+``pat_str`` of a named encoding.  A loaded encoding is kept and shared, and
+pickles by its name, as tiktoken's do.
 
 Cost: building an encoding is O(total token length) (the engine's pair table
 holds every split of every token into two tokens: seconds for cl100k_base
@@ -48,10 +49,7 @@ from __future__ import annotations
 
 import bisect
 import functools
-import hashlib
 import operator
-import os
-import tempfile
 import threading
 from typing import AbstractSet, Any, Collection, Dict, List, Literal, Optional, Sequence, Set, Tuple, Union
 
@@ -59,7 +57,7 @@ import regex
 
 from .batch import check_num_threads, map_texts
 from .formats.gpt2_files import read_gpt2_vocab
-from .formats.registry import KNOWN_ENCODINGS, locate_ranks
+from .formats.registry import KNOWN_ENCODINGS, TIKTOKEN_UNICODE, encoding_files
 from .formats.tiktoken import read_ranks
 from .pretokenize.patterns import Pattern, get_pattern, pattern_names
 from .specials import special_pattern
@@ -76,8 +74,6 @@ DisallowedSpecial = Union[Literal["all"], Collection[str]]
 _NAMES = ["gpt2", "r50k_base", "p50k_base", "p50k_edit", "cl100k_base", "o200k_base", "o200k_harmony"]
 _EXPLICIT_N_VOCAB = {"gpt2": 50257, "r50k_base": 50257, "p50k_base": 50281}
 _RANK_END = 1 << 32  # tiktoken's ids are u32
-_GPT2_ENCODER_JSON = "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/encoder.json"
-_GPT2_ENCODER_JSON_SHA256 = "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783"
 
 
 class Encoding(object):
@@ -500,7 +496,7 @@ def split_pattern(pat_str: str) -> Pattern:
     known = {get_pattern(name).regex: name for name in pattern_names()}
     known[R50K_PAT_STR] = "gpt2"
     if pat_str in known:
-        return get_pattern(known[pat_str])
+        return get_pattern(known[pat_str], TIKTOKEN_UNICODE)
     compiled = regex.compile(pat_str)
 
     def piece_ends(data):
@@ -536,7 +532,7 @@ def list_encoding_names() -> List[str]:
 
 def get_encoding(encoding_name: str) -> Encoding:
     """The encoding called ``encoding_name``, loaded once and shared; ValueError for an unknown
-    name, FileNotFoundError when its ranks file is not found.  O(1) once loaded; loading is
+    name, an OSError (``FileUnavailable``) when its files cannot be had.  O(1) once loaded; loading is
     O(total length of the tokens).
 
     >>> get_encoding("cl100k")  # doctest: +ELLIPSIS
@@ -559,7 +555,7 @@ def encoding_definition(name: str) -> Dict[str, Any]:
     definition = {
         "name": name,
         "pat_str": R50K_PAT_STR if known["pattern"] == "gpt2" else get_pattern(known["pattern"]).regex,
-        "mergeable_ranks": _mergeable_ranks(known.get("ranks", name)),
+        "mergeable_ranks": _mergeable_ranks(name),
         "special_tokens": dict(known["special_tokens"]),
     }
     if name in _EXPLICIT_N_VOCAB:
@@ -567,27 +563,14 @@ def encoding_definition(name: str) -> Dict[str, Any]:
     return definition
 
 
-def _mergeable_ranks(ranks_name):
+def _mergeable_ranks(name):
+    """{token bytes: rank} of a known encoding, from its files (``registry.encoding_files``)."""
     try:
-        return read_ranks(locate_ranks(ranks_name))
-    except FileNotFoundError:
-        if ranks_name != "r50k_base":
+        files = encoding_files(name)
+    except OSError:
+        if name != "r50k_base":
             raise
-        path = _tiktoken_cached(_GPT2_ENCODER_JSON, _GPT2_ENCODER_JSON_SHA256)
-        if path is None:
-            raise
-    return {token: i for i, token in read_gpt2_vocab(path).items() if token != b"<|endoftext|>"}
-
-
-def _tiktoken_cached(url, sha256):
-    """The file tiktoken cached for ``url`` when its sha256 is right, else None."""
-    dirs = [os.environ.get("TIKTOKEN_CACHE_DIR"), os.environ.get("DATA_GYM_CACHE_DIR")]
-    dirs.append(os.path.join(tempfile.gettempdir(), "data-gym-cache"))
-    name = hashlib.sha1(url.encode()).hexdigest()
-    for d in dirs:
-        path = os.path.join(d, name) if d else None
-        if path and os.path.isfile(path):
-            with open(path, "rb") as f:
-                if hashlib.sha256(f.read()).hexdigest() == sha256:
-                    return path
-    return None
+        files = encoding_files("gpt2")  # r50k_base's ranks are GPT-2's, in its files too
+    if "ranks" in files:
+        return read_ranks(files["ranks"])
+    return {token: i for i, token in read_gpt2_vocab(files["vocab"]).items() if token != b"<|endoftext|>"}

@@ -77,7 +77,7 @@ from typing import (
 
 from .formats.gpt2_files import MANIFEST, read_gpt2, read_manifest_pattern, read_model_dir
 from .formats.registry import load_tiktoken
-from .pretokenize.patterns import Pattern, get_pattern
+from .pretokenize.patterns import Pattern, get_pattern, pattern_key
 from .specials import special_pattern, split_specials
 
 __all__ = ["Tokenizer"]
@@ -98,7 +98,9 @@ class Tokenizer(object):
     ``vocab`` {id: bytes} and ``merges`` [(bytes, bytes)] as the trainers
     return them; ``special_tokens`` are matched before pre-tokenizing (one
     missing from the vocab is appended at the next free id); ``pattern`` names
-    the split pattern (``get_pattern``; GPT-2's by default).
+    the split pattern (``get_pattern``; GPT-2's by default) and ``unicode`` the
+    Unicode version its classes are read from (``unicode_tables``; the latest
+    by default, or the version a pattern key names).
 
     Cost: building it, O(vocab + merges) plus a 65,536-entry table of byte
     pairs; ``encode``, one pass over the text plus, per distinct pre-token of
@@ -120,9 +122,12 @@ class Tokenizer(object):
         special_tokens: Optional[Iterable[str]] = None,
         *,
         pattern: Union[str, Pattern, None] = None,
+        unicode: Optional[str] = None,
     ) -> None:
-        self.pattern = get_pattern(pattern).name
-        self._piece_ends = get_pattern(pattern).piece_ends
+        split = get_pattern(pattern, unicode)
+        self.pattern = split.name
+        self.unicode = split.unicode  # the Unicode version the split reads (``unicode_tables``)
+        self._piece_ends = split.piece_ends
         self.vocab = dict(vocab)
         self.merges = [(bytes(a), bytes(b)) for a, b in merges]
         self.special_tokens = list(special_tokens or [])
@@ -153,16 +158,19 @@ class Tokenizer(object):
         special_tokens: Optional[Dict[str, int]] = None,
         *,
         pattern: Optional[str] = None,
+        unicode: Optional[str] = None,
     ) -> Tokenizer:
         """A tiktoken encoding: ``cl100k_base``, ``o200k_base`` (by name, found as
         ``tiktoken_encodings`` says) or a ``.tiktoken`` ranks file's path.
 
         ``special_tokens`` ({token: id}) and ``pattern`` (a name) replace the
-        known encoding's.  Ids equal tiktoken's (see the module docstring)."""
+        known encoding's; ``unicode`` the Unicode version of its split (default
+        tiktoken's, ``registry.TIKTOKEN_UNICODE``, for a known encoding).
+        Ids equal tiktoken's (see the module docstring)."""
         vocab, merges, specials, pattern = load_tiktoken(path_or_name, special_tokens, pattern)
         special_ids = set(specials.values())
         ranks = {t: i for i, t in vocab.items() if i not in special_ids}
-        tok = cls.from_ranks(ranks, specials, pattern=pattern)
+        tok = cls.from_ranks(ranks, specials, pattern=pattern, unicode=unicode)
         tok.merges = merges
         return tok
 
@@ -173,11 +181,13 @@ class Tokenizer(object):
         special_tokens: Optional[Dict[str, int]] = None,
         *,
         pattern: Union[str, Pattern, None] = None,
+        unicode: Optional[str] = None,
     ) -> Tokenizer:
         """The engine of tiktoken's ``Encoding``: ranks {token bytes: rank} (a rank is an id)
         and {special token: id}; ids equal tiktoken's (see the module docstring).
 
-        ``pattern``: a name or a ``Pattern``.  No merge list is rebuilt (``merges``
+        ``pattern``: a name or a ``Pattern``, ``unicode`` the Unicode version of its split
+        (``Tokenizer``'s arguments).  No merge list is rebuilt (``merges``
         is empty; ``from_tiktoken`` rebuilds it).  O(total token length) to build."""
         specials = dict(special_tokens or {})
         vocab = {r: t for t, r in mergeable_ranks.items()}
@@ -187,7 +197,7 @@ class Tokenizer(object):
             if i in vocab and mergeable_ranks.get(vocab[i]) == i:
                 raise ValueError("special token %r: id %d is already the token %r" % (token, i, vocab[i]))
             vocab.setdefault(i, token.encode("utf-8"))  # two specials may share an id; the first decodes
-        tok = cls(vocab, [], None, pattern=pattern)
+        tok = cls(vocab, [], None, pattern=pattern, unicode=unicode)
         tok.special_tokens = sorted(specials, key=specials.get)
         tok._special_id = specials
         tok._pattern = special_pattern(tok.special_tokens)
@@ -225,11 +235,18 @@ class Tokenizer(object):
         return cls(vocab, merges, special_tokens)
 
     @classmethod
-    def from_dir(cls, directory: Union[str, os.PathLike], *, pattern: Optional[str] = None) -> Tokenizer:
+    def from_dir(
+        cls,
+        directory: Union[str, os.PathLike],
+        *,
+        pattern: Optional[str] = None,
+        unicode: Optional[str] = None,
+    ) -> Tokenizer:
         """Load a directory written by ``refbpe train`` (special tokens included);
-        the split pattern is ``pattern``, else the one its manifest names, else GPT-2's."""
+        the split pattern is ``pattern``, else the one its manifest names, else
+        GPT-2's; its Unicode version ``unicode``, else the manifest's, else the latest."""
         vocab, merges, special_tokens = read_model_dir(directory)
-        pattern = pattern or read_manifest_pattern(os.path.join(directory, MANIFEST))
+        pattern = pattern_key(pattern, unicode, read_manifest_pattern(os.path.join(directory, MANIFEST)))
         return cls(vocab, merges, special_tokens, pattern=pattern)
 
     def _merge_ranks(self):

@@ -31,7 +31,8 @@ from .corpus.pool import default_workers
 from .corpus.progress import Progress, peak_memory_mb
 from .corpus.sequences import count_texts, count_texts_parallel
 from .corpus.units import checked_utf8
-from .profiles import Profile, get_profile
+from .pretokenize.patterns import pattern_key
+from .profiles import Profile, get_profile, settings_pattern
 
 __all__ = [
     "train_bpe",
@@ -86,6 +87,7 @@ def train_from_counts(
     *,
     profile: Union[str, Profile, None] = None,
     pattern: Optional[str] = None,
+    unicode: Optional[str] = None,
     cut: Optional[str] = None,
     add_prefix_space: Optional[bool] = None,
     min_frequency: int = 0,
@@ -111,7 +113,7 @@ def train_from_counts(
     [(b's', b't'), (b'e', b'st'), (b'o', b'w'), (b'l', b'ow'), (b'w', b'est'), (b'n', b'e')]
     """
     profile, settings = _profile_settings(
-        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
+        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode
     )
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
@@ -134,6 +136,8 @@ def _learn(word_counts, vocab_size, special_tokens, progress, report, profile, s
         report["stopped_early"] = len(merges) < wanted
         if profile.name != "cs336" or settings["min_frequency"]:
             report["profile"] = dict(settings)
+        if settings_pattern(settings) != "gpt2":
+            report["pattern"] = settings_pattern(settings)
     return vocab, merges
 
 
@@ -149,6 +153,7 @@ def train_bpe(
     executor_data: str = "path",
     read_size: Optional[int] = None,
     pattern: Optional[str] = None,
+    unicode: Optional[str] = None,
     profile: Union[str, Profile, None] = None,
     cut: Optional[str] = None,
     add_prefix_space: Optional[bool] = None,
@@ -168,7 +173,9 @@ def train_bpe(
     ``read_size`` (bytes read around a cut), ``progress`` (a
     ``progress.Progress``), ``report`` (a dict filled with per-phase figures),
     ``pattern`` (the split pattern's name, ``refbpe.patterns``: ``gpt2``, the
-    default, ``cl100k_base``, ``o200k_base`` or ``llama3``).  ``profile``
+    default, ``cl100k_base``, ``o200k_base`` or ``llama3``), ``unicode`` (the
+    Unicode version its scanner reads: ``unicode_tables``; default the
+    profile's, docs/unicode.md).  ``profile``
     (``cs336``, ``rustbpe`` or ``hf``) and its options (``cut``,
     ``add_prefix_space``, ``min_frequency``, ``initial_alphabet``, and
     ``pattern``; ``refbpe.profiles``) reproduce another trainer;
@@ -187,7 +194,7 @@ def train_bpe(
     ([(b'o', b'w'), (b'l', b'ow'), (b'low', b'e')], b'<|endoftext|>')
     """
     profile, settings = _profile_settings(
-        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
+        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode
     )
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
@@ -206,6 +213,7 @@ def count_with_profile(
     *,
     profile: Union[str, Profile, None] = None,
     pattern: Optional[str] = None,
+    unicode: Optional[str] = None,
     cut: Optional[str] = None,
     add_prefix_space: Optional[bool] = None,
     workers: Optional[int] = None,
@@ -220,7 +228,7 @@ def count_with_profile(
     """The word counts ``train_bpe`` trains on: ``sources`` counted as ``profile``'s
     trainer counts them (its pattern, sequences and prefix space).  Cost: as
     ``train_bpe``'s counting phase."""
-    profile, settings = _profile_settings(profile, pattern, cut, add_prefix_space, 0, None)
+    profile, settings = _profile_settings(profile, pattern, cut, add_prefix_space, 0, None, unicode)
     return _count_as(
         list(sources), list(special_tokens), settings, workers, chunk_size, errors, executor, executor_data,
         read_size, progress, report,
@@ -241,7 +249,7 @@ def _count_as(
             executor=executor,
             executor_data=executor_data,
             read_size=read_size,
-            pattern=settings["pattern"],
+            pattern=settings_pattern(settings),
             progress=progress,
             report=report,
         )
@@ -255,6 +263,7 @@ def train_from_texts(
     *,
     profile: Union[str, Profile, None] = None,
     pattern: Optional[str] = None,
+    unicode: Optional[str] = None,
     cut: Optional[str] = None,
     add_prefix_space: Optional[bool] = None,
     min_frequency: int = 0,
@@ -277,23 +286,24 @@ def train_from_texts(
     if cut is None:
         cut = "items" if get_profile(profile).name == "hf" else "documents"
     profile, settings = _profile_settings(
-        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
+        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode
     )
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
     cuts = special_tokens if settings["sequences"] == "documents" else ()
     word_counts = count_texts(
-        texts, settings["sequences"], cuts, settings["pattern"], settings["add_prefix_space"]
+        texts, settings["sequences"], cuts, settings_pattern(settings), settings["add_prefix_space"]
     )
     return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
 
 
-def _profile_settings(profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet):
+def _profile_settings(profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode=None):
     """(the ``Profile``, its checked settings with these options)."""
     profile = get_profile(profile)
     settings = profile.settings(
         pattern=pattern,
+        unicode=unicode,
         cut=cut,
         add_prefix_space=add_prefix_space,
         min_frequency=min_frequency,
@@ -317,7 +327,12 @@ def _count_in_process(sources, special_tokens, settings, workers, errors, report
         texts.append(checked_utf8(data, 0, source, errors))  # the cuts and the scanners work on the bytes
         del data
     counts = count_texts_parallel(
-        texts, cut, cuts, settings["pattern"], settings["add_prefix_space"], workers or default_workers()
+        texts,
+        cut,
+        cuts,
+        settings_pattern(settings),
+        settings["add_prefix_space"],
+        workers or default_workers(),
     )
     if report is not None:
         report["count"] = _count_report(time.time() - t0, total, len(counts))
@@ -336,6 +351,7 @@ def count_corpus(
     read_size: Optional[int] = None,
     shard: Optional[Tuple[int, int]] = None,
     pattern: Optional[str] = None,
+    unicode: Optional[str] = None,
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
 ) -> Dict[bytes, int]:
@@ -356,7 +372,7 @@ def count_corpus(
         read_size=read_size,
         executor_data=executor_data,
         shard=shard,
-        pattern=pattern,
+        pattern=pattern_key(pattern, unicode),
     )
     elapsed = time.time() - t0
     if report is not None:
@@ -400,6 +416,7 @@ def train_from_count_files(
     *,
     profile: Union[str, Profile, None] = None,
     pattern: Optional[str] = None,
+    unicode: Optional[str] = None,
     cut: Optional[str] = None,
     add_prefix_space: Optional[bool] = None,
     min_frequency: int = 0,
@@ -425,7 +442,7 @@ def train_from_count_files(
     [(b's', b't'), (b'e', b'st'), (b'o', b'w'), (b'l', b'ow'), (b'w', b'est'), (b'n', b'e')]
     """
     profile, settings = _profile_settings(
-        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
+        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode
     )
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)

@@ -71,6 +71,20 @@ session_processes = harness.session_processes  # the live processes of a session
 # -- shared data ---------------------------------------------------------------
 
 
+def _encodings_from_shared_data():
+    """Named encodings (``cl100k_base``, ``gpt2``, ...) come from the shared data, never
+    the network: ``REFBPE_TIKTOKEN_DIR`` holds the ranks files, ``TIKTOKEN_CACHE_DIR``
+    gpt2's (a tiktoken cache), and a mirror that does not exist stops any download.
+    Subprocesses inherit them."""
+    data = os.path.join(shared_root(), "data", "tiktoken")
+    os.environ.setdefault("REFBPE_TIKTOKEN_DIR", data)
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", os.path.join(data, "cache"))
+    os.environ.setdefault("REFBPE_TIKTOKEN_MIRROR", "file:///nonexistent/refbpe-test-mirror")
+
+
+_encodings_from_shared_data()
+
+
 def shared_data_path(*parts):
     """Path under shared/data, or a pytest skip naming what is missing."""
     path = os.path.join(shared_root(), "data", *parts)
@@ -140,6 +154,7 @@ def assert_one_line_error(status, err, pattern):
     """Bad input: exit status 2 and one line of stderr matching ``pattern``, no traceback."""
     assert status == 2, err
     assert err.endswith("\n") and err.count("\n") == 1, "not one line: %r" % err
+    assert err[:-1].isprintable(), "not printable: %r" % err
     assert "Traceback" not in err
     assert re.match(pattern, err), "%r does not match %r" % (err, pattern)
 
@@ -192,9 +207,10 @@ def other_interpreter():
 
 def whole_count(texts, specials):
     """The counts of each text (bytes) counted whole (split on ``specials``), added up."""
-    from refbpe.pretokenize.gpt2 import count_pretokens
+    from refbpe.pretokenize.patterns import get_pattern
     from refbpe.specials import special_pattern, split_specials
 
+    count_pretokens = get_pattern("gpt2").count_pretokens
     counts = {}
     pattern = special_pattern(specials, as_bytes=True)
     for data in texts:
@@ -210,7 +226,7 @@ _EXECUTORS = {}
 def executor_for(workers):
     """Shared process pools (a fresh pool per Hypothesis example would dominate the run time);
     ``conftest.py`` shuts them down after each module."""
-    from refbpe.corpus.count import make_executor
+    from refbpe.corpus.pool import make_executor
 
     if workers not in _EXECUTORS:
         _EXECUTORS[workers] = make_executor(workers)

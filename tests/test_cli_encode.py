@@ -208,6 +208,26 @@ BAD_INPUT = [
         r"refbpe: error: .*odd\.bin: 3 bytes is not a multiple of 2, the size of uint16; wrong dtype\?$",
     ),
     ("truncated npy", ["decode", "{model}", "{tmp}/cut.npy"], r"refbpe: error: .*cut\.npy: truncated"),
+    (
+        "control characters in a path",
+        ["encode", "{tmp}/no\npe\x1b[2J", "{corpus}"],
+        r"refbpe: error: .*no\\npe\\x1b\[2J: no such file or directory$",
+    ),
+    (
+        "separator not in the model",
+        ENC + ["{corpus}", "-o", "{tmp}/x.npy", "--separator", "<|sep|>"],
+        r"refbpe: error: --separator '<\|sep\|>' is neither a token of .* nor a declared special token",
+    ),
+    (
+        "binary count file",
+        ["train", "--counts", "{tmp}/odd.bin", "--vocab-size", "300", "-o", "{tmp}/m"],
+        r"refbpe: error: .*odd\.bin:1: expected count<TAB>escaped bytes$",
+    ),
+    (
+        "binary count field",
+        ["train", "--counts", "{tmp}/binary.counts", "--vocab-size", "300", "-o", "{tmp}/m"],
+        r"refbpe: error: .*binary\.counts:1: bad count b[ -~]{2,62}\.\.\. \(600 bytes\) \(expected",
+    ),
 ]
 
 
@@ -216,12 +236,34 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys, model
     _, argv, pattern = case
     write_file(tmp_path / "odd.bin", b"\x01\x02\x03")
     write_file(tmp_path / "cut.npy", npy_header("uint16", 10) + b"\x00\x00")
+    write_file(tmp_path / "binary.counts", (bytes(range(14, 250)) * 3)[:504] + b"\x1b[2J" * 24 + b"\tx\n")
     before = sorted(os.listdir(str(tmp_path)))
     argv = [a.format(model=model[0], corpus=corpus, tmp=tmp_path) for a in argv]
     status, out, err = run_main(capsys, *argv)
     assert_one_line_error(status, err, pattern)
     assert out == ""
     assert sorted(os.listdir(str(tmp_path))) == before
+
+
+def test_a_declared_separator_the_model_lacks_is_named_with_its_id(tmp_path, capsys, model, corpus):
+    report = tmp_path / "r.json"
+    out = tmp_path / "ids.npy"
+    argv = ["encode", model[0], corpus, corpus, "-o", out, "--report", report]
+    status, _, err = run_main(capsys, *argv, "--separator", "<|sep|>", "--special-token", "<|sep|>")
+    assert status == 0, err
+    n = max(model[1].vocab) + 1
+    assert (
+        "new special token ids (not in the model): '<|sep|>' %d, so the ids need vocab size %d" % (n, n + 1)
+        in err
+    )
+    r = json.loads(report.read_text())
+    assert r["new_special_tokens"] == {"<|sep|>": n} and r["vocab_size_needed"] == n + 1
+    ids = read_npy(str(out))
+    assert list(ids).count(n) == 1 and max(ids) == n
+    # the model's own special token: no new id, no note
+    status, _, err = run_main(capsys, *argv, "--separator", EOT)
+    assert status == 0 and "new special token" not in err
+    assert "new_special_tokens" not in json.loads(report.read_text())
 
 
 def test_stats_two_models_side_by_side(tmp_path, capsys, model, corpus):

@@ -440,7 +440,7 @@ def test_r50k_base_has_gpt2s_ranks_and_o200k_harmony_o200ks():
 def test_p50k_encodings_load_when_their_file_is_found(name):
     try:
         enc = ours(name)
-    except FileNotFoundError as e:
+    except OSError as e:  # registry: cache.FileUnavailable
         pytest.skip("p50k_base.tiktoken is not available offline: %s" % e)
     assert enc.n_vocab == {"p50k_base": 50281, "p50k_edit": 50284}[name]
     assert enc.encode("    x") != ours("gpt2").encode("    x")  # p50k has whitespace-run tokens

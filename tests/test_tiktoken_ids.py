@@ -91,14 +91,6 @@ def test_from_tiktoken_by_path_is_the_same_encoding():
     assert tok.encode(text) == named.encode(text)
 
 
-def test_unknown_name_says_where_it_looked(tmp_path, monkeypatch):
-    import refbpe.formats.registry as encodings
-
-    monkeypatch.setattr(encodings, "_search_dirs", lambda: [str(tmp_path)])
-    with pytest.raises(FileNotFoundError, match="o200k_base.tiktoken not found"):
-        Tokenizer.from_tiktoken("o200k_base")
-
-
 # -- corpora --------------------------------------------------------------------------------
 
 

@@ -7,11 +7,13 @@ import sysconfig
 import time
 
 from ..corpus.count import InputError
+from ..corpus.countfile import read_counts_pattern
 from ..corpus.progress import peak_memory_figures
-from ..formats import FORMATS, write_model_dir, write_model_file_in_dir
+from ..formats import FORMATS, pattern_fields, write_model_dir, write_model_file_in_dir
 from ..formats.peers import PEER_FORMATS, write_peer_model
 from ..formats.trace import trace_records, write_trace
-from ..profiles import get_profile
+from ..pretokenize.patterns import get_pattern, pattern_key
+from ..profiles import get_profile, settings_pattern
 from ..train import check_training_args, train_bpe, train_from_count_files
 from .common import (
     CliError,
@@ -140,8 +142,9 @@ def _profile_options(args, profile):
             raise CliError(
                 "--sequences and --add-prefix-space shape counting; word-count files are counted already"
             )
-        # What 'refbpe count' did: documents, no prefix space, its pattern.
-        options.update(add_prefix_space=False, pattern=args.pattern or "gpt2")
+        # What 'refbpe count' did: documents, no prefix space, its pattern (the file's first line names it).
+        counted = get_pattern(pattern_key(args.pattern, None, read_counts_pattern(args.counts[0])))
+        options.update(add_prefix_space=False, pattern="%s@%s" % (counted.name, counted.unicode))
         if profile.name == "hf":
             options["cut"] = "documents"
     return options
@@ -223,11 +226,11 @@ def run(args):
     # 2. Write the model, then the report.
     t1 = time.time()
     settings = report.get("profile")
-    pattern = settings["pattern"] if settings else (args.pattern or "gpt2")
+    pattern = settings_pattern(settings) if settings else report.get("pattern", "gpt2")
     if settings and PEER_FORMATS.get(profile.name, (None,))[0] == fmt:
         write_peer_model(args.out, settings, vocab, merges, specials)
     elif fmt == "gpt2" and profile.name != "hf":
-        extra = {"pattern": pattern} if pattern != "gpt2" else {}
+        extra = pattern_fields(pattern)
         if settings:
             extra["profile"] = settings
         write_model_dir(args.out, vocab, merges, specials, extra or None)

@@ -195,7 +195,7 @@ def count_words(
     if executor_data not in ("path", "chunk"):
         raise ValueError("executor_data must be path or chunk, not %r" % (executor_data,))
     if pattern is not None:
-        pattern = get_pattern(pattern).name  # an unknown name fails here, not in a worker
+        pattern = get_pattern(pattern).key  # an unknown name fails here, not in a worker
         if pattern == "gpt2":
             pattern = None
     spans = input_spans(sources, special_tokens, shard, pattern)

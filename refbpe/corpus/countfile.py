@@ -14,6 +14,10 @@ Format (``NAME.counts.tsv``, or ``NAME.counts.tsv.gz`` compressed):
 * readers skip empty lines and lines starting with ``#``, add up a word seen
   twice, skip zero counts, and accept upper-case hex digits and a CRLF end.
 
+A file counted with another split pattern than GPT-2's on the latest Unicode
+table starts with a comment naming it, ``# pattern: KEY`` (a pattern key,
+``patterns.pattern_key``: ``llama3@16.0.0``); ``read_counts_pattern`` reads it.
+
 A ``.gz`` file is written with a fixed header (no name, mtime 0), so its bytes
 depend only on the table (and the zlib build).  Errors name the file and line.
 """
@@ -27,6 +31,7 @@ import zlib
 from typing import Dict, Optional, Union
 
 from ..atomic import atomic_write
+from ..quoting import quote
 
 __all__ = [
     "escape_word",
@@ -34,6 +39,7 @@ __all__ = [
     "counts_tsv",
     "write_counts",
     "read_counts",
+    "read_counts_pattern",
     "sum_counts",
     "is_counts_path",
 ]
@@ -68,7 +74,7 @@ def unescape_word(text):
         if c != "\\":
             o = ord(c)
             if o < 0x20 or o > 0x7E:
-                raise ValueError("unescaped character %r" % c)
+                raise ValueError("unescaped character %s" % quote(c))
             out.append(o)
             i += 1
             continue
@@ -81,7 +87,7 @@ def unescape_word(text):
         elif e == "x":
             h = text[i + 2 : i + 4]
             if len(h) != 2 or not _HEX.issuperset(h):
-                raise ValueError("bad \\x escape %r" % text[i : i + 4])
+                raise ValueError("bad \\x escape %s" % quote(text[i : i + 4]))
             out.append(int(h, 16))
             i += 4
         else:
@@ -113,8 +119,14 @@ def gzip_bytes(data):
     return buf.getvalue()
 
 
-def write_counts(path: Union[str, os.PathLike], word_counts: Dict[bytes, int]) -> None:
-    r"""Write ``{bytes: count}`` to ``path`` atomically (gzip-compressed for ``*.gz``).
+_PATTERN_COMMENT = "# pattern: "
+
+
+def write_counts(
+    path: Union[str, os.PathLike], word_counts: Dict[bytes, int], pattern: Optional[str] = None
+) -> None:
+    r"""Write ``{bytes: count}`` to ``path`` atomically (gzip-compressed for ``*.gz``);
+    ``pattern``, a pattern key other than ``"gpt2"``, goes in a first comment line.
 
     Cost: O(W log W) for W words (the sort), plus their total length.
 
@@ -125,7 +137,8 @@ def write_counts(path: Union[str, os.PathLike], word_counts: Dict[bytes, int]) -
     ...     open(path).read().splitlines()
     ['2\t new\\n', '5\tlow', '1\t\\xe2\\x82\\xac']
     """
-    data = counts_tsv(word_counts).encode("ascii")
+    header = _PATTERN_COMMENT + pattern + "\n" if pattern and pattern != "gpt2" else ""
+    data = (header + counts_tsv(word_counts)).encode("ascii")
     atomic_write(str(path), gzip_bytes(data) if is_gzip_path(path) else data)
 
 
@@ -159,9 +172,7 @@ def read_counts(
                 continue
             try:
                 if not count.isdigit():
-                    raise ValueError(
-                        "bad count %r (expected a non-negative decimal integer)" % count.decode("latin-1")
-                    )
+                    raise ValueError("bad count %s (expected a non-negative decimal integer)" % quote(count))
                 c = int(count)
                 w = _parse_word(word)
             except ValueError as e:
@@ -174,6 +185,18 @@ def read_counts(
     finally:
         f.close()
     return counts
+
+
+def read_counts_pattern(path):
+    """The pattern key a word-count file's first line names (``# pattern: KEY``), or None."""
+    f = gzip.open(path, "rb") if is_gzip_path(path) else open(path, "rb")
+    try:
+        first = f.readline(200).decode("ascii", "replace").rstrip("\r\n")
+    except (OSError, EOFError, zlib.error):
+        return None
+    finally:
+        f.close()
+    return first[len(_PATTERN_COMMENT) :].strip() or None if first.startswith(_PATTERN_COMMENT) else None
 
 
 def _parse_word(raw):

@@ -76,9 +76,12 @@ _CUT_POINTS = {
 
 
 def cut_points(pattern=None):
-    """The compiled search for rule-1 cut candidates under split pattern ``pattern`` (a name)."""
+    """The compiled search for rule-1 cut candidates under split pattern ``pattern`` (a name or key).
+
+    The rule reads only whitespace, which every Unicode version agrees on: a
+    key's version (``"gpt2@16.0.0"``) does not change it."""
     try:
-        return _CUT_POINTS[pattern or "gpt2"]
+        return _CUT_POINTS[(pattern or "gpt2").partition("@")[0] or "gpt2"]
     except KeyError:
         raise ValueError("no cut rule for pattern %r" % (pattern,))
 

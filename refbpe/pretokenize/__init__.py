@@ -9,8 +9,10 @@ interpreter:
     ``cl100k``         GPT-4's pattern and Llama 3's form of it
     ``o200k``          GPT-4o's pattern (case classes)
     ``alternatives``   which alternative of a pattern produced a piece
-    ``_unicode_table``, ``_unicode_categories``   the generated, pinned tables
-    ``_gen_unicode_table``                        their generator (CPython + ``regex``)
+    ``unicode_tables``   the class tables by Unicode version (``unicode=``)
+    ``_unicode_table``, ``_unicode_categories``   the generated tables of the latest version
+    ``_unicode_versions``                         older versions, as differences from it
+    ``_gen_unicode_table``                        their generator (``regex``, ``unicodedata2``)
 """
 
 from .patterns import Pattern, get_pattern, pattern_names

@@ -70,20 +70,19 @@ def contraction_end(data, i, n):
     return 0
 
 
-def piece_ends(data):
-    """End offsets of the cl100k_base pre-tokens of UTF-8 ``data``, in order."""
-    return _scan(data, True)
+def piece_ends(data, table=CLASS_OF):
+    """End offsets of the cl100k_base pre-tokens of UTF-8 ``data``, in order (``table``: as GPT-2's)."""
+    return _scan(data, True, table)
 
 
-def llama3_piece_ends(data):
+def llama3_piece_ends(data, table=CLASS_OF):
     """End offsets of the Llama 3 (original cl100k) pre-tokens of UTF-8 ``data``."""
-    return _scan(data, False)
+    return _scan(data, False, table)
 
 
-def _scan(data, whole_run_at_end):
+def _scan(data, whole_run_at_end, table=CLASS_OF):
     ends = []
     append = ends.append
-    table = CLASS_OF
     n = len(data)
     i = 0
     while i < n:

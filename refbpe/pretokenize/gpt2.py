@@ -6,8 +6,9 @@ The pattern, with the meaning the ``regex`` module gives it::
 
 ``regex`` is not used at run time: on PyPy it is only correct for ASCII, and each
 interpreter's own Unicode tables differ.  Instead every code point is classified
-by the generated, pinned table in ``_unicode_table`` (letter / number / space /
-other), and the alternation is unrolled by hand.  At a match start:
+by a generated table (letter / number / space / other) of one Unicode version,
+the latest (``_unicode_table``) unless the caller passes another
+(``unicode_tables``), and the alternation is unrolled by hand.  At a match start:
 
 1. ``'`` followed by ``s d m t`` or ``ll ve re`` (lower case) is a contraction.
 2. An optional single U+0020 followed by a letter, number or "other" character
@@ -34,7 +35,8 @@ Speed: PyPy's JIT turns the index loop below into machine code; indexing a
 about 30x).
 """
 
-from ._unicode_table import RUNS
+from ._unicode_table import UNICODE_VERSION
+from .unicode_tables import class_table
 
 __all__ = [
     "GPT2_PATTERN",
@@ -55,24 +57,15 @@ GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+
 OTHER, LETTER, NUMBER, SPACE = 0, 1, 2, 3
 
 
-def _build_class_table():
-    table = bytearray(0x110000)
-    bounds = list(RUNS) + [(0x110000, 0)]
-    for (start, cls), (end, _) in zip(bounds, bounds[1:]):
-        if cls:
-            table[start:end] = bytes([cls]) * (end - start)
-    return bytes(table)
-
-
-CLASS_OF = _build_class_table()
+CLASS_OF = class_table(UNICODE_VERSION)  # the latest version's; ``unicode_tables`` has the others
 
 _APOSTROPHE = 0x27
 _SPACE = 0x20
 
 
-def char_class(cp):
-    """The pinned class (OTHER, LETTER, NUMBER, SPACE) of code point ``cp``."""
-    return CLASS_OF[cp]
+def char_class(cp, table=CLASS_OF):
+    """The class (OTHER, LETTER, NUMBER, SPACE) of code point ``cp`` in ``table`` (a ``class_table``)."""
+    return table[cp]
 
 
 def _decode_at(data, i, lead):
@@ -93,15 +86,16 @@ def _decode_at(data, i, lead):
 decode_at = _decode_at  # for the other scanners
 
 
-def piece_ends(data):
+def piece_ends(data, table=CLASS_OF):
     """End offsets of the GPT-2 pre-tokens of UTF-8 ``data``, in order.
 
     The scanner itself: it returns offsets (a list of small ints, unboxed under
     PyPy) so that callers choose whether to build ``bytes`` pieces at all.
+    ``table`` classifies code points (``unicode_tables.class_table``: the
+    latest Unicode version by default).
     """
     ends = []
     append = ends.append
-    table = CLASS_OF
     n = len(data)
     i = 0
     while i < n:

@@ -6,11 +6,12 @@ tiktoken's pattern, with the meaning the ``regex`` module gives it (``U`` is
 
     P?U*L+C? | P?U+L*C? | \\p{N}{1,3} | ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]* | \\s*[\\r\\n]+ | \\s+(?!\\S) | \\s+
 
-Classes come from ``_unicode_categories``, as bit flags: U, L, ``\\p{L}``,
-``\\p{N}``, ``\\s``.  A mark (``\\p{M}``) is U and L but not ``\\p{L}``, so it
-is also a P (it can prefix a word) and "other" for rule 4.  The backtracking
-of the two word alternatives, unrolled (``a`` is where U* starts: after the
-prefix, or at the match start without it; ``k`` ends the maximal U run):
+Classes come from one Unicode version's ``unicode_tables.category_table``
+(``flag_table``), as bit flags: U, L, ``\\p{L}``, ``\\p{N}``, ``\\s``.  A mark
+(``\\p{M}``) is U and L but not ``\\p{L}``, so it is also a P (it can prefix a
+word) and "other" for rule 4.  The backtracking of the two word alternatives,
+unrolled (``a`` is where U* starts: after the prefix, or at the match start
+without it; ``k`` ends the maximal U run):
 
 1. ``P?U*L+``: if the character at ``k`` is an L, the word runs to the end of
    the L run from ``k``; else U* gives back characters until its last L
@@ -36,10 +37,18 @@ forward scan (the end of the last L seen), so each byte is read O(1) times:
 O(n) for ``n`` bytes.
 """
 
-from ._unicode_categories import CASE_VARIANTS, RUNS
+from ._unicode_categories import CASE_VARIANTS
 from .gpt2 import decode_at as _decode_at
+from .unicode_tables import category_table, unicode_version
 
-__all__ = ["O200K_PATTERN", "piece_ends", "FLAGS_OF", "U", "L"]
+__all__ = [
+    "O200K_PATTERN",
+    "piece_ends",
+    "FLAGS_OF",
+    "flag_table",
+    "U",
+    "L",
+]
 
 O200K_PATTERN = "|".join(
     [
@@ -59,16 +68,18 @@ _FLAGS = (0, L | LETTER, U | LETTER, U | L | LETTER, U | L, NUMBER, SPACE)
 _NOT_OTHER = SPACE | LETTER | NUMBER  # rule 4's [^\s\p{L}\p{N}] has none of these
 
 
-def _build_flag_table():
-    table = bytearray(0x110000)
-    bounds = list(RUNS) + [(0x110000, 0)]
-    for (start, cat), (end, _) in zip(bounds, bounds[1:]):
-        if _FLAGS[cat]:
-            table[start:end] = bytes([_FLAGS[cat]]) * (end - start)
-    return bytes(table)
+_FLAG_TABLES = {}
 
 
-FLAGS_OF = _build_flag_table()
+def flag_table(version=None):
+    """The flags of every code point in Unicode ``version`` (None: the latest), built once."""
+    version = unicode_version(version)
+    if version not in _FLAG_TABLES:
+        _FLAG_TABLES[version] = category_table(version).translate(bytes(_FLAGS) + bytes(256 - len(_FLAGS)))
+    return _FLAG_TABLES[version]
+
+
+FLAGS_OF = flag_table()
 
 _APOSTROPHE, _SPACE, _LF, _CR, _SLASH = 0x27, 0x20, 0x0A, 0x0D, 0x2F
 
@@ -131,11 +142,10 @@ def _word_end(data, a, n, table):
     return last_l_end, k
 
 
-def piece_ends(data):
-    """End offsets of the o200k_base pre-tokens of UTF-8 ``data``, in order."""
+def piece_ends(data, table=FLAGS_OF):
+    """End offsets of the o200k_base pre-tokens of UTF-8 ``data``, in order (``table``: a ``flag_table``)."""
     ends = []
     append = ends.append
-    table = FLAGS_OF
     n = len(data)
     i = 0
     while i < n:

@@ -29,7 +29,15 @@ from .variants import VARIANT_CAUSE, VARIANTS
 
 __all__ = ["verify_merges", "CAUSES"]
 
-CAUSES = ("setup", "tie-rule", "counts", "pre-tokenization", "merge-application", "unknown")
+CAUSES = (
+    "setup",
+    "tie-rule",
+    "counts",
+    "pre-tokenization",
+    "unicode-version",
+    "merge-application",
+    "unknown",
+)
 _VARIANT_ORDER = {n: i for i, (n, _, _) in enumerate(VARIANTS)}
 _RULE_ORDER = [r for r, _ in TIE_RULES]
 
@@ -104,7 +112,7 @@ def verify_merges(
     """
     vocab_size, special_tokens = check_training_args(vocab_size, special_tokens)
     setup = dict(setup or {})
-    if get_pattern(pattern).name != "gpt2":
+    if get_pattern(pattern).key != "gpt2":
         texts = None
     # 1. The reference.
     wanted = vocab_size - 256 - len(special_tokens)
@@ -280,6 +288,8 @@ def _conclude(report, k, ours, their_merges, reference, others, ids_mismatch):
             report["cause"] = VARIANT_CAUSE[best["name"]]
             report["variant"] = best["name"]
             report["variant_tie_rules"] = best.get("tie_rules")
+            if best.get("unicode"):
+                report["unicode"] = best["unicode"]  # the version that reproduces them
         return
     report["cause"] = "counts" if reference.fit < total else "unknown"
     report["count_difference"] = _count_difference(reference, their_merges)

@@ -28,7 +28,7 @@ from ..corpus.pool import default_workers
 from ..corpus.sequences import count_texts_parallel
 from ..formats.gpt2_files import MANIFEST
 from ..pretokenize.patterns import get_pattern
-from ..profiles import ProfileLimit, get_profile
+from ..profiles import ProfileLimit, get_profile, settings_pattern
 from .display import pair_json, show_pair
 from .replay import PairReplay
 
@@ -91,7 +91,7 @@ def _identical(report, result, detected):
 
 def _describe(settings):
     parts = ["peer %s" % settings["peer"]] if settings.get("peer") else []
-    parts.append("pattern %s" % settings["pattern"])
+    parts.append("pattern %s, Unicode %s" % (settings["pattern"], settings.get("unicode")))
     if settings["profile"] == "hf":
         parts.append("%s, add_prefix_space=%s" % (settings["sequences"], settings["add_prefix_space"]))
     if settings["min_frequency"]:
@@ -203,11 +203,11 @@ class _Tables(object):
     def __init__(self, word_counts, sources, special_tokens, pattern):
         self.sources = [s for s in sources or () if s != "-" and not is_counts_path(s)]
         self.special_tokens = list(special_tokens)
-        self.tables = {(get_pattern(pattern).name, "documents", False): word_counts}
+        self.tables = {(get_pattern(pattern).key, "documents", False): word_counts}
         self.texts = None
 
     def get(self, settings):
-        key = (settings["pattern"], settings["sequences"], settings["add_prefix_space"])
+        key = (settings_pattern(settings), settings["sequences"], settings["add_prefix_space"])
         if key not in self.tables:
             if not self.sources:
                 return None
