@@ -12,6 +12,7 @@ The tree is the pipeline:
     ``merge``        the merge engine (heap with lazy deletion, inverted index)
     ``train``        ``train_bpe`` and friends: counting, then merging, then the vocab
     ``profiles``     trainers' conventions (cs336, rustbpe, hf)
+    ``extend``       continuing a model: its merges replayed, its ids kept
     ``tokenizer``    encode and decode
     ``tiktoken_api`` tiktoken's ``Encoding`` on the tokenizer's engine, encodings by name
     ``encoding_models``  which encoding an OpenAI model uses (``encoding_for_model``)

@@ -8,8 +8,11 @@ pair is left (the result then says so in ``report["stopped_early"]``).
 ``profile=`` (``refbpe.profiles``: ``cs336``, the default, ``rustbpe``, ``hf``)
 changes the tie rule, the id layout and how input is cut into sequences, to
 reproduce another trainer exactly; its options (``pattern``, ``cut``,
-``add_prefix_space``, ``min_frequency``, ``initial_alphabet``) are keyword-only
-parameters of every trainer here, as are the counting options.
+``add_prefix_space``, ``min_frequency``, ``initial_alphabet``; ``SuperBPEProfile(transition=T)``
+counts the input once per stage) are keyword-only
+parameters of every trainer here, as are the counting options, and ``extend``
+with ``inherit_merges`` (``refbpe.extend``: replay a model's first merges, then
+go on; its tokens keep their ids, its special tokens come first).
 
 Cost: counting is linear in the input (``corpus.count``: split over
 ``workers`` processes, memory bounded by the chunk size and the word table),
@@ -31,6 +34,8 @@ from .corpus.pool import default_workers
 from .corpus.progress import Progress, peak_memory_mb
 from .corpus.sequences import count_texts, count_texts_parallel
 from .corpus.units import checked_utf8
+from .extend import Parent, load_parent
+from .formats.model import Model
 from .pretokenize.patterns import pattern_key
 from .profiles import Profile, get_profile, settings_pattern
 
@@ -95,6 +100,8 @@ def train_from_counts(
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
     trace: Optional[List[Tuple[int, int, int]]] = None,
+    extend: Union[Model, Parent, None] = None,
+    inherit_merges: Optional[int] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """(vocab, merges) from ``{pre-token bytes: count}``.
 
@@ -115,22 +122,37 @@ def train_from_counts(
     profile, settings = _profile_settings(
         profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode
     )
+    parent, special_tokens = _parent(extend, inherit_merges, special_tokens)
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
-    return _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
+    return _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent)
 
 
-def _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None):
+def _parent(extend, inherit_merges, special_tokens):
+    """(the ``extend.Parent`` or None, the special tokens: the parent's first)."""
+    if extend is None:
+        return None, special_tokens
+    parent = load_parent(extend, inherit_merges)
+    return parent, parent.with_specials(special_tokens or ())
+
+
+def _learn(
+    word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None, parent=None
+):
     t0 = time.time()
-    vocab, merges = profile.train_counted(word_counts, vocab_size, special_tokens, settings, progress, trace)
+    vocab, merges = profile.train_counted(
+        word_counts, vocab_size, special_tokens, settings, progress, trace, extend=parent
+    )
+    if parent is not None and report is not None:
+        report["parent"] = parent.record
     if report is not None:
         wanted = profile.merges_wanted(word_counts, vocab_size, special_tokens, settings)
         report["merge"] = {
             "seconds": round(time.time() - t0, 3),
             "merges": len(merges),
             "merges_requested": wanted,
-            "unique_words": len(word_counts),
+            "unique_words": len(word_counts[-1] if profile.stage_patterns else word_counts),
             "peak_memory_mb": round(peak_memory_mb()[0], 1),
         }
         report["stopped_early"] = len(merges) < wanted
@@ -162,6 +184,8 @@ def train_bpe(
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
     trace: Optional[List[Tuple[int, int, int]]] = None,
+    extend: Union[Model, Parent, None] = None,
+    inherit_merges: Optional[int] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """The CS336 adapter: ``(vocab {id: bytes}, merges [(bytes, bytes)])``.
 
@@ -196,15 +220,18 @@ def train_bpe(
     profile, settings = _profile_settings(
         profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode
     )
+    parent, special_tokens = _parent(extend, inherit_merges, special_tokens)
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
     sources = input_path if isinstance(input_path, (list, tuple)) else [input_path]
-    word_counts = _count_as(
-        sources, special_tokens, settings, workers, chunk_size, errors, executor, executor_data, read_size,
-        progress, report,
-    )  # fmt: skip
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
+    word_counts = _per_stage(profile, settings, lambda stage_settings: _count_as(
+        sources, special_tokens, stage_settings, workers, chunk_size, errors, executor, executor_data,
+        read_size, progress, report,
+    ), report)  # fmt: skip
+    return _train_counted(
+        word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
+    )
 
 
 def count_with_profile(
@@ -271,6 +298,8 @@ def train_from_texts(
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
     trace: Optional[List[Tuple[int, int, int]]] = None,
+    extend: Union[Model, Parent, None] = None,
+    inherit_merges: Optional[int] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """(vocab, merges) for ``texts`` (strs), each one sequence, as a peer's
     ``train_from_iterator`` takes them: the default cut is ``items`` (the
@@ -288,14 +317,37 @@ def train_from_texts(
     profile, settings = _profile_settings(
         profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode
     )
+    parent, special_tokens = _parent(extend, inherit_merges, special_tokens)
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
     cuts = special_tokens if settings["sequences"] == "documents" else ()
-    word_counts = count_texts(
-        texts, settings["sequences"], cuts, settings_pattern(settings), settings["add_prefix_space"]
+    texts = list(texts) if profile.stage_patterns else texts  # read once per stage
+    word_counts = _per_stage(profile, settings, lambda stage: count_texts(
+        texts, stage["sequences"], cuts, settings_pattern(stage), stage["add_prefix_space"]
+    ))  # fmt: skip
+    return _train_counted(
+        word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
     )
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
+
+
+def _per_stage(profile, settings, count, report=None):
+    """``count(settings)``; for a profile with one pattern per stage (SuperBPE), a
+    tuple of counts, one per stage, each counted with its stage's pattern
+    (``report["count"]`` then sums the stages and lists them under ``stages``)."""
+    if not profile.stage_patterns:
+        return count(settings)
+    counts, stages = [], []
+    for pattern in profile.stage_patterns:
+        counts.append(count(dict(settings, pattern=pattern)))
+        if report is not None and "count" in report:
+            stages.append(dict(report["count"], pattern=pattern))
+    if stages:
+        seconds = sum(s["seconds"] for s in stages)
+        size = stages[-1].get("bytes")
+        rate = round(size / seconds / 1e6, 2) if size and seconds > 0 else None
+        report["count"] = dict(stages[-1], seconds=round(seconds, 3), mb_per_s=rate, stages=stages)
+    return tuple(counts)
 
 
 def _profile_settings(profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode=None):
@@ -424,6 +476,8 @@ def train_from_count_files(
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
     trace: Optional[List[Tuple[int, int, int]]] = None,
+    extend: Union[Model, Parent, None] = None,
+    inherit_merges: Optional[int] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """``(vocab, merges)`` from word-count files (``corpus.countfile``), added up.
 
@@ -444,6 +498,7 @@ def train_from_count_files(
     profile, settings = _profile_settings(
         profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode
     )
+    parent, special_tokens = _parent(extend, inherit_merges, special_tokens)
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
@@ -452,15 +507,21 @@ def train_from_count_files(
     word_counts = sum_counts(paths)
     if report is not None:
         report["count"] = _count_report(time.time() - t0, None, len(word_counts), count_files=len(paths))
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
+    return _train_counted(
+        word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
+    )
 
 
-def _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None):
+def _train_counted(
+    word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None, parent=None
+):
     if progress is not None:
         progress.finish()
         progress.start()
     merge_progress = progress.merges if progress is not None else None
-    result = _learn(word_counts, vocab_size, special_tokens, merge_progress, report, profile, settings, trace)
+    result = _learn(
+        word_counts, vocab_size, special_tokens, merge_progress, report, profile, settings, trace, parent
+    )
     if progress is not None:
         progress.finish()
     return result

@@ -370,5 +370,11 @@ def test_profiles_and_encodings_default_to_their_peers_version():
     assert get_profile("hf").settings()["unicode"] == PEER_VERSIONS["hf:ByteLevel"]
     assert get_profile("rustbpe").settings(unicode="18")["unicode"] == LATEST
     assert get_profile("rustbpe").settings(pattern="gpt2@17.0.0")["unicode"] == "17.0.0"
+    # Every encoding is split by tiktoken's one regex crate: the probed ones (gpt2, cl100k_base,
+    # o200k_base) say which version it reads, and the others (r50k, p50k, harmony) share it.
+    probed = [n for n in KNOWN_ENCODINGS if "tiktoken:" + n in PEER_VERSIONS]
+    assert sorted(probed) == ["cl100k_base", "gpt2", "o200k_base"]
     for name in KNOWN_ENCODINGS:
-        assert KNOWN_ENCODINGS[name]["unicode"] == TIKTOKEN_UNICODE == PEER_VERSIONS["tiktoken:" + name]
+        assert KNOWN_ENCODINGS[name]["unicode"] == TIKTOKEN_UNICODE
+    for name in probed:
+        assert PEER_VERSIONS["tiktoken:" + name] == TIKTOKEN_UNICODE

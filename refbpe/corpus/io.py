@@ -67,7 +67,13 @@ _NEWLINE_CUT = re.compile(
 _NEWLINE_CUT_NOT_BEFORE_SLASH = re.compile(
     b"(?<=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])[\\n\\r](?=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x2e\\x30-\\x7f])"
 )
+# SuperBPE's stage 2 keeps text between its matches whole (newlines and single spaces too), so
+# a piece ends for sure only at a digit run: after an ASCII digit before an ASCII non-digit
+# (the run's grouping in threes is the same in both parts), or after an ASCII letter before a
+# digit.  No match crosses either, and neither part's matches look past the cut.
+_DIGIT_CUT = re.compile(b"[0-9](?=[\\x00-\\x2f\\x3a-\\x7f])|[A-Za-z](?=[0-9])")
 _CUT_POINTS = {
+    "superbpe-stage2": _DIGIT_CUT,
     "gpt2": _WHITESPACE_CUT,
     "cl100k_base": _NEWLINE_CUT,
     "llama3": _NEWLINE_CUT,

@@ -433,9 +433,10 @@ def read_model_dir(directory):
     return vocab, merges, special_tokens
 
 
-def write_gpt2_dir_any_ids(directory, vocab, merges, special_tokens, special_ids):
+def write_gpt2_dir_any_ids(directory, vocab, merges, special_tokens, special_ids, extra=None):
     """GPT-2 files for a vocab whose special tokens are not the last ids
-    (for example one converted from an HF-trained tokenizer.json)."""
+    (for example one converted from an HF-trained tokenizer.json, or an
+    extended model's); ``extra`` is added to the manifest."""
     os.makedirs(directory, exist_ok=True)
     taken = {vocab[i] for i in vocab if i not in set(special_ids.values())}
     skip = {i for t, i in special_ids.items() if vocab[i] in taken}
@@ -445,4 +446,5 @@ def write_gpt2_dir_any_ids(directory, vocab, merges, special_tokens, special_ids
         "num_merges": len(merges),
         "special_tokens": [{"content": t, "id": special_ids[t]} for t in special_tokens],
     }
+    manifest.update(extra or {})
     atomic_write_many(_model_files(directory, vocab, merges, skip, manifest))

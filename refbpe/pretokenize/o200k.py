@@ -44,6 +44,7 @@ from .unicode_tables import category_table, unicode_version
 __all__ = [
     "O200K_PATTERN",
     "piece_ends",
+    "piece_ends_without_contractions",
     "FLAGS_OF",
     "flag_table",
     "U",
@@ -144,6 +145,20 @@ def _word_end(data, a, n, table):
 
 def piece_ends(data, table=FLAGS_OF):
     """End offsets of the o200k_base pre-tokens of UTF-8 ``data``, in order (``table``: a ``flag_table``)."""
+    return _scan(data, _after_contraction, table)
+
+
+def piece_ends_without_contractions(data, table=FLAGS_OF):
+    """The same pattern without its contractions (``C``): SuperBPE's stage 1 (``superbpe``)."""
+    return _scan(data, _no_contraction, table)
+
+
+def _no_contraction(data, e, n):
+    return e
+
+
+def _scan(data, after_word, table):
+    """``piece_ends`` with ``after_word(data, e, n)`` moving a word's end past what may follow it."""
     ends = []
     append = ends.append
     n = len(data)
@@ -159,7 +174,7 @@ def piece_ends(data, table=FLAGS_OF):
         if f & LETTER:
             # A letter: the word alternatives without a prefix.
             e, k = _word_end(data, i, n, table)
-            append(_after_contraction(data, e or k, n))
+            append(after_word(data, e or k, n))
             i = ends[-1]
             continue
         if not f & NUMBER and b != _LF and b != _CR:
@@ -171,7 +186,7 @@ def piece_ends(data, table=FLAGS_OF):
                 elif k > j:
                     e = k
             if e:
-                e = _after_contraction(data, e, n)
+                e = after_word(data, e, n)
                 append(e)
                 i = e
                 continue

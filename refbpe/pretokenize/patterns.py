@@ -8,6 +8,9 @@
                  the very end of the text (``"x\\n  "``)
     o200k_base   GPT-4o's (``o200k``)
 
+and, found by name but not listed, SuperBPE's two (``superbpe-stage1``,
+``superbpe-stage2``: ``superbpe``).
+
 A ``Pattern`` bundles the regex text (``regex`` module syntax, for exports and
 for the tests that hold each scanner to it) and the scanner, ``piece_ends(data)``
 (the end offsets of the pieces of UTF-8 ``data``).  What every caller wants of
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Union
 
-from . import cl100k, gpt2, o200k
+from . import cl100k, gpt2, o200k, superbpe
 from .gpt2 import count_pieces
 from .unicode_tables import LATEST, class_table, unicode_version
 
@@ -119,6 +122,16 @@ _PATTERNS = {
 }
 
 
+# Found by name but not listed: SuperBPE's two stages, not a model family's pattern.
+_UNLISTED = {
+    p.name: p
+    for p in (
+        Pattern("superbpe-stage1", superbpe.STAGE1_PATTERN, superbpe.stage1_piece_ends),
+        Pattern("superbpe-stage2", superbpe.STAGE2_PATTERN, superbpe.stage2_piece_ends),
+    )
+}
+
+
 def pattern_names() -> List[str]:
     """The known names, the default first.  Cost: O(1) (four names).
 
@@ -149,12 +162,14 @@ def get_pattern(name: Union[str, Pattern, None] = None, unicode: Optional[str] =
     else:
         name, _, version = (DEFAULT_PATTERN if name is None else str(name)).partition("@")
     name = name or DEFAULT_PATTERN  # "@16.0.0": the default pattern, another version
-    base = _PATTERNS.get(name)
+    base = _PATTERNS.get(name) or _UNLISTED.get(name)
     if base is None:
         raise ValueError("unknown pattern %r (known: %s)" % (name, ", ".join(pattern_names())))
     version = unicode_version(unicode if unicode is not None else version or None)
     if version == LATEST:
         return base
+    if name not in _SCANNERS:
+        raise ValueError("pattern %r reads only the latest Unicode tables (%s)" % (name, LATEST))
     bound = _BOUND.get((name, version))
     if bound is None:
         bound = _BOUND[(name, version)] = Pattern(name, base.regex, _VersionScanner(name, version), version)
