@@ -14,6 +14,9 @@ The tree is the pipeline:
     ``profiles``     trainers' conventions (cs336, rustbpe, hf)
     ``extend``       continuing a model: its merges replayed, its ids kept
     ``tokenizer``    encode and decode
+    ``tiktoken_api`` tiktoken's ``Encoding`` on the tokenizer's engine, encodings by name
+    ``encoding_models``  which encoding an OpenAI model uses (``encoding_for_model``)
+    ``batch``        a function over a list of texts in forked worker processes
     ``formats``      every model format, one module each
     ``analysis``     compression figures and token boundaries of a trained model
     ``naive``        the short, slow oracle the tests hold the fast code to
@@ -28,8 +31,10 @@ and word-count files, ``Tokenizer``, the split patterns, and model files.
 
 from .corpus.count import count_words
 from .corpus.countfile import read_counts, write_counts
+from .encoding_models import encoding_for_model, encoding_name_for_model
 from .formats import FORMATS, Model, read_model, write_model
 from .pretokenize import Pattern, get_pattern, pattern_names
+from .tiktoken_api import Encoding, get_encoding, list_encoding_names
 from .tokenizer import Tokenizer
 from .train import train_bpe, train_from_count_files, train_from_counts, train_from_texts
 
@@ -52,4 +57,9 @@ __all__ = [
     "write_model",
     "FORMATS",
     "__version__",
+    "Encoding",
+    "get_encoding",
+    "encoding_for_model",
+    "encoding_name_for_model",
+    "list_encoding_names",
 ]

@@ -29,6 +29,17 @@ special-token rules (only allowed ones are matched; disallowed text raises
 ValueError); without them ``encode`` is the CS336 one: every special token
 is matched.
 
+Every ``str`` and every byte string is encoded, as tiktoken encodes it
+(``Encoding`` in ``tiktoken_api.py`` is tiktoken's API on this engine, built by
+``from_ranks``).  A ``str`` holding surrogates, which UTF-8 cannot encode, is
+first repaired by tiktoken's UTF-16 round trip: a pair becomes its character,
+a lone surrogate U+FFFD (``encode_iterable`` holds back a final high surrogate
+that the next chunk may pair).  Bytes that are not UTF-8 (``encode_utf8``):
+the valid prefix is encoded, the tokens of its last pre-token (with the
+whitespace tokens before it when it starts with whitespace) are taken back,
+and their bytes with everything from the first invalid byte on are encoded
+as one piece (``_encode_invalid_tail``).
+
 ``encode_iterable`` streams: it keeps back the text that more input could
 still change (the last two pre-tokens, and any tail that may be the start of a
 special token) and encodes the rest, so its memory is bounded by one chunk
@@ -50,7 +61,19 @@ from __future__ import annotations
 
 import heapq
 import os
-from typing import AbstractSet, Collection, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import (
+    AbstractSet,
+    Any,
+    Collection,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
 from .formats.gpt2_files import MANIFEST, read_gpt2, read_manifest_pattern, read_model_dir
 from .formats.registry import load_tiktoken
@@ -146,9 +169,40 @@ class Tokenizer(object):
         tiktoken's, ``registry.TIKTOKEN_UNICODE``, for a known encoding).
         Ids equal tiktoken's (see the module docstring)."""
         vocab, merges, specials, pattern = load_tiktoken(path_or_name, special_tokens, pattern)
-        tok = cls(vocab, merges, sorted(specials, key=specials.get), pattern=pattern, unicode=unicode)
-        special_bytes = {t.encode("utf-8") for t in specials}
-        tok._rank_of = {t: i for i, t in vocab.items() if t not in special_bytes}
+        special_ids = set(specials.values())
+        ranks = {t: i for i, t in vocab.items() if i not in special_ids}
+        tok = cls.from_ranks(ranks, specials, pattern=pattern, unicode=unicode)
+        tok.merges = merges
+        return tok
+
+    @classmethod
+    def from_ranks(
+        cls,
+        mergeable_ranks: Dict[bytes, int],
+        special_tokens: Optional[Dict[str, int]] = None,
+        *,
+        pattern: Union[str, Pattern, None] = None,
+        unicode: Optional[str] = None,
+    ) -> Tokenizer:
+        """The engine of tiktoken's ``Encoding``: ranks {token bytes: rank} (a rank is an id)
+        and {special token: id}; ids equal tiktoken's (see the module docstring).
+
+        ``pattern``: a name or a ``Pattern``, ``unicode`` the Unicode version of its split
+        (``Tokenizer``'s arguments).  No merge list is rebuilt (``merges``
+        is empty; ``from_tiktoken`` rebuilds it).  O(total token length) to build."""
+        specials = dict(special_tokens or {})
+        vocab = {r: t for t, r in mergeable_ranks.items()}
+        if len(vocab) != len(mergeable_ranks):
+            raise ValueError("two mergeable tokens share a rank")
+        for token, i in specials.items():
+            if i in vocab and mergeable_ranks.get(vocab[i]) == i:
+                raise ValueError("special token %r: id %d is already the token %r" % (token, i, vocab[i]))
+            vocab.setdefault(i, token.encode("utf-8"))  # two specials may share an id; the first decodes
+        tok = cls(vocab, [], None, pattern=pattern, unicode=unicode)
+        tok.special_tokens = sorted(specials, key=specials.get)
+        tok._special_id = specials
+        tok._pattern = special_pattern(tok.special_tokens)
+        tok._rank_of = dict(mergeable_ranks)
         tok._byte_id = [tok._rank_of.get(bytes([b])) for b in range(256)]
         tok._ranks = tok._rank_pairs()
         tok._index_pairs()
@@ -493,25 +547,98 @@ class Tokenizer(object):
         pattern = self._pattern
         if allowed_special is not None or disallowed_special is not None:
             pattern = self._tiktoken_specials(text, allowed_special, disallowed_special)
+        return self.encode_matching(text, pattern)
+
+    def encode_matching(self, text: str, specials: Any) -> List[int]:
+        """Ids of ``text`` where only what ``specials`` matches is a special token.
+
+        ``specials``: ``specials.special_pattern`` of some of the special
+        tokens, or None.  A ``str`` that UTF-8 cannot encode (surrogates) is
+        repaired as tiktoken repairs it, then encoded (``_utf16_repaired``).
+        """
+        try:
+            return self._encode_text(text, specials)
+        except UnicodeEncodeError:
+            return self._encode_text(_utf16_repaired(text), specials)
+
+    def _encode_text(self, text, pattern):
         out = []
         for segment, is_special in split_specials(text, pattern):
             if is_special:
                 out.append(self._special_id[segment])
             else:
-                self._encode_bytes(segment.encode("utf-8", "surrogatepass"), out)
+                self._encode_bytes(segment.encode("utf-8"), out)
         return out
 
     def encode_utf8(self, data: bytes, segments: Optional[List[Tuple[int, int]]] = None) -> List[int]:
-        """Token ids of valid UTF-8 ``data``: ``encode(data.decode("utf-8"))`` without the round trip.
+        """Token ids of UTF-8 ``data``: ``encode(data.decode("utf-8"))`` without the round trip.
 
         ``segments``, a list, gets ``(bytes, tokens)`` of each stretch of text
         between special tokens (one more entry than there are special tokens;
-        ``encode_corpus`` adds them up into documents).
+        ``encode_corpus`` adds them up into documents).  Bytes that are not
+        UTF-8 are encoded as tiktoken's ``_encode_bytes`` does
+        (``_encode_invalid_tail``), never an error.
         """
-        out = []
         pattern = self.__dict__.get("_bytes_pattern", False)
         if pattern is False:
             pattern = self._bytes_pattern = special_pattern(self.special_tokens, as_bytes=True)
+        return self._encode_utf8(data, pattern, segments)
+
+    def encode_utf8_ordinary(self, data: bytes) -> List[int]:
+        """Token ids of any bytes, special tokens taken as text: tiktoken's ``Encoding._encode_bytes``."""
+        return self._encode_utf8(data, None, None)
+
+    def _encode_utf8(self, data, pattern, segments):
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return self._encode_invalid_tail(data, e.start, pattern, segments)
+        return self._encode_valid_utf8(data, pattern, segments)
+
+    def _encode_invalid_tail(self, data, valid, pattern, segments):
+        """Ids of ``data`` whose first ``valid`` bytes are UTF-8 and the rest not: tiktoken's rule.
+
+        The valid prefix is encoded as usual; then the tokens of its last
+        pre-token (and, when that one is whitespace, of the whitespace tokens
+        before it) are taken back, and their bytes with everything from the
+        first invalid byte on are encoded as one piece (a piece that is a token
+        is that token).  Pieces are cut in Unicode space, so bytes that are not
+        UTF-8 cannot be; tiktoken treats them as a truncated last piece.
+        """
+        out = self._encode_valid_utf8(data[:valid], pattern, segments)
+        taken = self._last_piece_length(data[:valid], pattern)
+        if taken and self._is_space_token(out[-taken]):
+            while taken < len(out) and self._is_space_token(out[-taken - 1]):
+                taken += 1
+        unstable = b"".join([self.vocab[i] for i in out[len(out) - taken :]]) + data[valid:]
+        del out[len(out) - taken :]
+        ids = self._encode_one(unstable)
+        out.extend(ids)
+        if segments is not None:
+            nbytes, ntokens = segments[-1]
+            segments[-1] = (nbytes + len(data) - valid, ntokens - taken + len(ids))
+        return out
+
+    def _last_piece_length(self, data, pattern):
+        """How many tokens the last pre-token of valid UTF-8 ``data`` encodes to (0 after a special token)."""
+        start = 0
+        for m in pattern.finditer(data) if pattern is not None else ():
+            start = m.end()
+        ends = self._piece_ends(data[start:])
+        if not ends:
+            return 0
+        first = start + (ends[-2] if len(ends) > 1 else 0)
+        ids = self._encode_one(data[first:])
+        return len(ids)
+
+    def _is_space_token(self, i):
+        special = self.__dict__.get("_special_ids")
+        if special is None:
+            special = self._special_ids = set(self._special_id.values())
+        return i not in special and all(b in b" \n\t" for b in self.vocab[i])
+
+    def _encode_valid_utf8(self, data, pattern, segments):
+        out = []
         pos = 0
         for m in pattern.finditer(data) if pattern is not None else ():
             before = len(out)
@@ -613,6 +740,7 @@ class Tokenizer(object):
         prefix alone could end it differently (``"\n\n"`` at the end of a
         text is one piece, before a letter it is two).
         """
+        text = _repaired_but_last(text)
         out = []
         hold = self._special_prefix_start(text)
         cut = 0
@@ -661,6 +789,24 @@ class Tokenizer(object):
             bad = next(i for i in ids if not isinstance(i, int) or i not in vocab)
             raise ValueError("unknown token id %r" % (bad,))
         return data.decode("utf-8", "replace")
+
+
+def _utf16_repaired(text):
+    """``text`` as tiktoken repairs a ``str`` that UTF-8 cannot encode: each surrogate pair
+    joined into its character, each lone surrogate replaced by U+FFFD."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _repaired_but_last(text):
+    """``_utf16_repaired`` for all of ``text`` but a final high surrogate, which the next
+    chunk of a stream may pair (``encode_iterable``)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        if "\ud800" <= text[-1] <= "\udbff":
+            return _utf16_repaired(text[:-1]) + text[-1]
+        return _utf16_repaired(text)
 
 
 def _ranks_grow(table, shift):

@@ -22,6 +22,7 @@ __all__ = [
     "tiktoken_special_tokens",
     "merges_from_ranks",
     "read_tiktoken",
+    "read_ranks",
 ]
 
 
@@ -117,6 +118,20 @@ def merges_from_ranks(ranks):
 
 def read_tiktoken(path, special_tokens=()):
     """A ``Model`` from a tiktoken ranks file; ``special_tokens`` take the ids after the largest rank."""
+    ranks = read_ranks(path)
+    vocab = {r: t for t, r in ranks.items()}
+    if len(vocab) != len(ranks):
+        raise FormatError("%s: two tokens share a rank" % path)
+    try:
+        merges = merges_from_ranks(ranks)
+    except FormatError as e:
+        raise FormatError("%s: %s" % (path, e))
+    vocab = with_specials(vocab, special_tokens)
+    return Model(vocab, merges, special_tokens, "tiktoken", True, path)
+
+
+def read_ranks(path):
+    """{token bytes: rank} of a tiktoken ranks file, as ``tiktoken.load.load_tiktoken_bpe`` reads it."""
     ranks = {}
     with open(path, "rb") as f:
         for lineno, line in enumerate(f, 1):
@@ -134,12 +149,4 @@ def read_tiktoken(path, special_tokens=()):
             ranks[token] = rank
     if not ranks:
         raise FormatError("%s: empty tiktoken ranks file" % path)
-    vocab = {r: t for t, r in ranks.items()}
-    if len(vocab) != len(ranks):
-        raise FormatError("%s: two tokens share a rank" % path)
-    try:
-        merges = merges_from_ranks(ranks)
-    except FormatError as e:
-        raise FormatError("%s: %s" % (path, e))
-    vocab = with_specials(vocab, special_tokens)
-    return Model(vocab, merges, special_tokens, "tiktoken", True, path)
+    return ranks
