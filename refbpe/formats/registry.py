@@ -237,8 +237,9 @@ def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
     if known.get("unicode") and not recorded.startswith(REGEX_PREFIX):
         recorded = "%s@%s" % (recorded, known["unicode"])
     pattern = pattern_key(pattern, None, recorded)
+    ordinary = dict(vocab)
     for token, i in specials.items():
-        if i in vocab and vocab[i] != token.encode("utf-8"):
-            raise ValueError("special token %r: id %d is already the token %r" % (token, i, vocab[i]))
-        vocab[i] = token.encode("utf-8")
+        if i in ordinary and ordinary[i] != token.encode("utf-8"):
+            raise ValueError("special token %r: id %d is already the token %r" % (token, i, ordinary[i]))
+        vocab.setdefault(i, token.encode("utf-8"))  # two special tokens may share an id (o200k_harmony)
     return vocab, merges, specials, pattern
