@@ -132,11 +132,12 @@ def test_older_versions_regenerate_from_unicodedata2():
 
 
 def _probe_code_points():
-    """Every scalar value under the heavy profile; else the code points that decide the
-    version (their class changed between versions), every one below U+0800, and every 61st other."""
+    """Every scalar value under the heavy profile or with ``REFBPE_UNICODE_PROBE=all`` (CI
+    sets it); else the code points that decide the version (their class changed between
+    versions), every one below U+0800, and every 61st other."""
     import unicode_probe
 
-    if HEAVY:
+    if HEAVY or os.environ.get("REFBPE_UNICODE_PROBE") == "all":
         return unicode_probe.scalar_values()
     picked = set(_changed_anywhere()) | set(range(0x800)) | set(range(0, 0x110000, 61))
     return sorted(cp for cp in picked if not 0xD800 <= cp <= 0xDFFF)
