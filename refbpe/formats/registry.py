@@ -24,7 +24,7 @@ import os
 
 from .tiktoken import read_tiktoken
 
-__all__ = ["KNOWN_ENCODINGS", "load_tiktoken"]
+__all__ = ["KNOWN_ENCODINGS", "load_tiktoken", "locate_ranks"]
 
 KNOWN_ENCODINGS = {
     "cl100k_base": {
