@@ -408,6 +408,7 @@ FUZZ_CHUNK = 16  # short chunks, so a minimal failing input stays small
 
 # name -> (planted_train options, the bug classes of refbpe fuzz expected to find it)
 FUZZ_BUGS = {
+    "none": (dict(), None),  # the naive oracle itself: no finding expected
     "int32-counts": (dict(wrap=32), ("count-overflow",)),
     "stale-heap": (dict(stale=True), None),
     "hash-order": (dict(rule="hash-order"), ("ties",)),
