@@ -22,7 +22,7 @@ import sys
 from collections import Counter
 
 from refbpe.corpus.countfile import is_counts_path, read_counts
-from refbpe.formats import write_model
+from refbpe.formats import read_model, write_model
 from refbpe.naive import merge_word
 from refbpe.pretokenize.gpt2 import NUMBER, char_class, pretokenize, pretokenize_str
 from refbpe.specials import special_pattern, split_specials
@@ -472,3 +472,24 @@ def main(argv):
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     sys.exit(main(sys.argv[1:]))
+
+
+def encode_leftmost_merge(model_path, text):
+    """A planted encoder (``--encode-py``): merges the leftmost mergeable pair first, not the lowest rank."""
+    model = read_model(model_path)
+    ids = {b: i for i, b in model.vocab.items()}
+    ranks = {m: r for r, m in enumerate(model.merges)}
+    out = []
+    for segment, is_special in split_specials(text, special_pattern(model.special_tokens)):
+        if is_special:
+            out.append(ids[segment.encode("utf-8")])
+            continue
+        for piece in pretokenize(segment.encode("utf-8", "surrogatepass")):
+            parts = [bytes([b]) for b in piece]
+            while True:
+                k = next((k for k in range(len(parts) - 1) if (parts[k], parts[k + 1]) in ranks), None)
+                if k is None:
+                    break
+                parts[k : k + 2] = [parts[k] + parts[k + 1]]
+            out.extend(ids[x] for x in parts)
+    return out

@@ -15,7 +15,7 @@ import tempfile
 from ..formats import FORMATS, read_model
 from ..formats.registry import locate_ranks
 from ..fuzz import Target, TargetError, Trial, search, write_findings
-from ..testing.strategies import CLASSES, COUNT_CLASSES, MISSING, available
+from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, MISSING, available
 from ..tokenizer import Tokenizer
 from .common import CliError, add_pattern_argument, add_profile_argument, positive_float, positive_int
 from .reference import is_tiktoken_encoding
@@ -91,7 +91,8 @@ def register(sub):
     f.add_argument(
         "--classes",
         metavar="A,B",
-        help="only these classes (default: all of the mode): " + ", ".join(CLASSES + COUNT_CLASSES),
+        help="only these classes (default: all of the mode): "
+        + ", ".join(CLASSES + COUNT_CLASSES + ENCODE_CLASSES),
     )
     f.add_argument(
         "--budget",
@@ -135,7 +136,7 @@ def _target(args):
 def _classes(args, mode):
     if args.counts and mode != "train":
         raise CliError("--counts is for --train and --train-py")
-    default = COUNT_CLASSES if args.counts else CLASSES
+    default = COUNT_CLASSES if args.counts else ENCODE_CLASSES + CLASSES if mode == "encode" else CLASSES
     if not args.classes:
         return list(default)
     chosen = [c.strip() for c in args.classes.split(",") if c.strip()]

@@ -28,11 +28,13 @@ from ..atomic import atomic_write
 from ..formats import write_model
 from ..pretokenize.patterns import get_pattern
 from .target import REFBPE_ROOT
-from .trial import INPUT_NAMES, reference_output
+from .trial import INPUT_NAMES, OUTPUT_NAMES, reference_output
 
 __all__ = ["finding_json", "render_finding", "write_findings"]
 
-_OLD = ("input.txt", "input.counts.tsv", "theirs", "theirs.args.json", "expected", "report.txt", "repro.sh")
+_OLD = ("input.txt", "input.counts.tsv", "expected", "report.txt", "repro.sh") + tuple(
+    name + suffix for name in OUTPUT_NAMES.values() for suffix in ("", ".args.json")
+)
 
 
 def _clear(directory):

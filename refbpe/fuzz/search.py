@@ -4,9 +4,11 @@ Phases:
 
 1. Rounds over the classes: each round runs a batch of examples of every
    class in turn (``@given`` with the class's strategy, ``@seed(seed, round,
-   class)``), so every class is tried early and the same seed gives the same
-   examples.  The time budget stops new examples (a batch's remaining
-   examples return at once); ``max_examples`` bounds each class.
+   class)``): 2, 4, 8, 16, then 20 examples, so every class is tried within
+   the first seconds even when their program is slow to start, and the same
+   seed gives the same examples.  The time budget stops new examples (a
+   batch's remaining examples return at once); ``max_examples`` bounds each
+   class.
 2. At the first failing case, Hypothesis shrinks it (fewer atoms, earlier
    choices, smaller vocab sizes) to a minimal failing case.  A shrink never
    changes the kind of finding: each kind raises its own exception type, which
@@ -27,7 +29,7 @@ import os
 import tempfile
 import time
 
-from ..testing.strategies import CLASSES, COUNT_CLASSES, corpora, texts, word_counts
+from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, corpora, texts, word_counts
 from .trial import case_bytes
 
 try:
@@ -64,7 +66,20 @@ class Finding(object):
         self.flaky = flaky
 
 
-def case_strategy(mode, bug_class, pattern=None, special_tokens=None):
+def model_tokens(model, limit=5000):
+    """The model's longest tokens that decode as UTF-8 (strs), for the ``model-tokens`` class."""
+    words = set()
+    for b in sorted(model.vocab.values(), key=lambda b: (-len(b), b)):
+        try:
+            words.add(b.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+        if len(words) >= limit:
+            break
+    return sorted(words)
+
+
+def case_strategy(mode, bug_class, pattern=None, special_tokens=None, tokens=None):
     """The Hypothesis strategy of case dicts of ``bug_class`` for ``mode``."""
     if bug_class in COUNT_CLASSES:
         return word_counts().map(lambda t: {"counts": t[0], "vocab_size": t[1], "special_tokens": []})
@@ -72,8 +87,8 @@ def case_strategy(mode, bug_class, pattern=None, special_tokens=None):
         return corpora(bug_class, pattern).map(
             lambda c: {"text": c.text, "vocab_size": c.vocab_size, "special_tokens": c.special_tokens}
         )
-    tokens = list(special_tokens or [])
-    return texts(bug_class, pattern).map(lambda t: {"text": t, "special_tokens": tokens})
+    specials = list(special_tokens or [])
+    return texts(bug_class, pattern, tokens).map(lambda t: {"text": t, "special_tokens": specials})
 
 
 class _State(object):
@@ -155,13 +170,14 @@ def search(
     start = time.time()
     deadline = start + budget
     runs = dict.fromkeys(classes, 0)
-    strategies = {c: case_strategy(trial.mode, c, pattern, special_tokens) for c in classes}
-    order = {c: i for i, c in enumerate(CLASSES + COUNT_CLASSES)}
+    tokens = model_tokens(trial.model) if trial.model is not None else None
+    strategies = {c: case_strategy(trial.mode, c, pattern, special_tokens, tokens) for c in classes}
+    order = {c: i for i, c in enumerate(CLASSES + COUNT_CLASSES + ENCODE_CLASSES)}
     limit = max_examples if max_examples is not None else float("inf")
     rnd = 0
     while time.time() < deadline and any(runs[c] < limit for c in classes):
         for c in classes:
-            n = int(min(BATCH, limit - runs[c]))
+            n = int(min(BATCH, 2 ** (rnd + 1), limit - runs[c]))
             if n <= 0 or time.time() >= deadline:
                 continue
             state = _State(deadline, shrink_budget)

@@ -28,9 +28,19 @@ from ..train import train_bpe, train_from_counts
 from ..verify.judge import judge_encoding, judge_split, judge_training, split_segments
 from .target import fault_of, read_output
 
-__all__ = ["INPUT_NAMES", "Trial", "Verdict", "case_bytes", "reference_output", "write_case_input"]
+__all__ = [
+    "INPUT_NAMES",
+    "OUTPUT_NAMES",
+    "Trial",
+    "Verdict",
+    "case_bytes",
+    "reference_output",
+    "write_case_input",
+]
 
 INPUT_NAMES = {"text": "input.txt", "counts": "input.counts.tsv"}
+# {out}: a model (a directory or a file, any format), ids (.npy, JSON or integers), pieces (JSON lines)
+OUTPUT_NAMES = {"train": "theirs", "encode": "theirs.txt", "split": "theirs.jsonl"}
 
 
 class Verdict(object):
@@ -76,7 +86,7 @@ class Trial(object):
         values = {
             "input": path,
             "counts": path,
-            "out": os.path.join(directory, "theirs"),
+            "out": os.path.join(directory, OUTPUT_NAMES[self.mode]),
             "vocab_size": case.get("vocab_size", 0),
             "special_tokens": list(case.get("special_tokens", [])),
         }

@@ -13,6 +13,7 @@ Classes (``CLASSES``; the fuzzer names the one that found a failure):
     digits            digits of many scripts, runs of 1-5
     multi-document    documents joined by ``<|endoftext|>``
     random            atoms of every kind mixed
+    model-tokens      (encoders) the model's own tokens joined, so merges meet and compete
     count-overflow    (``--counts``) word counts near 2^31, 2^32 and 2^63
 
 A training case is a ``Corpus`` (text, vocab size, special tokens); the vocab
@@ -52,6 +53,7 @@ __all__ = [
     "CLASSES",
     "COUNT_CLASSES",
     "Corpus",
+    "ENCODE_CLASSES",
     "EOT",
     "available",
     "MISSING",
@@ -76,6 +78,7 @@ CLASSES = (
     "random",
 )
 COUNT_CLASSES = ("count-overflow",)
+ENCODE_CLASSES = ("model-tokens",)
 NEAR = (2**31, 2**32, 2**63)
 
 Corpus = namedtuple("Corpus", "text vocab_size special_tokens")
@@ -193,11 +196,14 @@ def _random(max_atoms=12):
     )
 
 
-def texts(bug_class="random", pattern=None):
+def texts(bug_class="random", pattern=None, tokens=None):
     """Strings of one class (``CLASSES``; special tokens appear as text in ``special-tokens``
     and ``multi-document``).  ``pattern``: a split pattern other than GPT-2's makes
-    ``contractions`` try every case (they are case-insensitive there)."""
+    ``contractions`` try every case (they are case-insensitive there).  ``model-tokens``
+    joins ``tokens`` (strs: a model's tokens, decoded)."""
     require_hypothesis()
+    if bug_class == "model-tokens":
+        return _joined(st.one_of(st.sampled_from(sorted(tokens or ["a"])), st.sampled_from([" ", "\n"])), 12)
     if bug_class == "special-tokens":
         return st.lists(st.sampled_from(SPECIAL_TOKENS), min_size=1, max_size=3, unique=True).flatmap(
             _specials_text
