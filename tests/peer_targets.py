@@ -90,3 +90,10 @@ def main(argv):
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+def refbpe_encode(model_path, text):
+    from refbpe import Tokenizer, read_model
+
+    model = read_model(model_path)
+    return Tokenizer(model.vocab, model.merges, model.special_tokens).encode(text)
