@@ -1,7 +1,7 @@
 """``refbpe fuzz``: every planted bug is found, named and shrunk; no false finding; faults are findings.
 
 The planted trainers (``planted_trainers.FUZZ_BUGS``) are found in process
-(``search`` with an in-process target: fast, every bug) and through the
+(``search_for_failure`` with an in-process target: fast, every bug) and through the
 command line, as a command and as ``--train-py`` (a few bugs by default, every
 bug under ``REFBPE_HYPOTHESIS_PROFILE=heavy``).  Peers (rustbpe, HF, tiktoken)
 run on CPython only, when installed.
@@ -19,7 +19,7 @@ from planted_trainers import FUZZ_BUGS, planted_split
 from support import HEAVY, IS_PYPY, REPO_ROOT, run_main
 
 from refbpe.formats import write_model
-from refbpe.fuzz import Target, TargetError, Trial, search
+from refbpe.fuzz import Target, TargetError, Trial, search_for_failure
 from refbpe.fuzz.target import Run, expand
 from refbpe.fuzz.trial import case_bytes
 from refbpe.testing.strategies import CLASSES, COUNT_CLASSES
@@ -99,7 +99,7 @@ def test_placeholders_expand_to_one_argument_per_special_token():
 def test_search_finds_each_planted_bug_and_shrinks_it(bug, tmp_path):
     counts = bug == "int32-counts"
     trial = Trial(InProcess(train_function(bug)))
-    finding, runs = search(
+    finding, runs = search_for_failure(
         trial, list(COUNT_CLASSES if counts else CLASSES), 60, seed=0, workdir=str(tmp_path)
     )
     assert finding is not None, runs
@@ -118,7 +118,7 @@ def test_search_finds_each_planted_bug_and_shrinks_it(bug, tmp_path):
 
 def test_no_false_finding_for_the_naive_oracle(tmp_path):
     trial = Trial(InProcess(train_function("none")))
-    finding, runs = search(
+    finding, runs = search_for_failure(
         trial, list(CLASSES), 60, max_examples=30 * (10 if HEAVY else 1), workdir=str(tmp_path)
     )
     assert finding is None and set(runs.values()) == {30 * (10 if HEAVY else 1)}

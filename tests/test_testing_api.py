@@ -9,6 +9,8 @@ from support import examples
 from refbpe import Tokenizer, train_bpe, train_from_texts, write_model
 from refbpe.testing import (
     CLASSES,
+    COUNT_CLASSES,
+    Corpus,
     assert_encodes_like_reference,
     assert_trains_like_reference,
     corpora,
@@ -28,7 +30,7 @@ def test_every_class_draws_a_corpus(bug_class):
     @settings(max_examples=examples(5), deadline=None)
     @given(corpus=corpora(bug_class))
     def check(corpus):
-        assert isinstance(corpus.text, str)
+        assert isinstance(corpus, Corpus) and isinstance(corpus.text, str)
         assert corpus.vocab_size > 256 + len(corpus.special_tokens)
         if bug_class in ("special-tokens", "multi-document"):
             assert corpus.special_tokens
@@ -40,6 +42,7 @@ def test_every_class_draws_a_corpus(bug_class):
 @given(counts=word_counts())
 def test_word_counts_reach_past_2_to_the_31(counts):
     words, vocab_size = counts
+    assert COUNT_CLASSES == ("count-overflow",)
     assert words and vocab_size > 256 and all(n > 0 for n in words.values())
 
 

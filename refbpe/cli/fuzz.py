@@ -14,7 +14,7 @@ import tempfile
 
 from ..formats import FORMATS, read_model
 from ..formats.registry import locate_ranks
-from ..fuzz import Target, TargetError, Trial, search, write_findings
+from ..fuzz import Target, TargetError, Trial, search_for_failure, write_findings
 from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, MISSING, available
 from ..tokenizer import Tokenizer
 from .common import CliError, add_pattern_argument, add_profile_argument, positive_float, positive_int
@@ -186,7 +186,7 @@ def run(args):
             model, path, tok = _encode_setup(args, workdir)
         trial = Trial(target, args.profile, args.pattern, args.timeout, model, path, tok)
         try:
-            finding, runs = search(
+            finding, runs = search_for_failure(
                 trial,
                 classes,
                 args.budget,

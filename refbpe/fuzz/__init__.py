@@ -14,8 +14,8 @@ is ``refbpe.cli.fuzz`` and ``refbpe.cli.conformance``.
 """
 
 from .findings import write_findings
-from .search import Finding, search
+from .search import search_for_failure
 from .target import Target, TargetError
 from .trial import Trial
 
-__all__ = ["Finding", "Target", "TargetError", "Trial", "search", "write_findings"]
+__all__ = ["Target", "TargetError", "Trial", "search_for_failure", "write_findings"]

@@ -17,7 +17,7 @@ import sys
 
 from ..formats import write_model
 
-__all__ = ["load_function", "main"]
+__all__ = []  # run as ``python -m refbpe.fuzz.child``
 
 
 def load_function(spec):

@@ -30,7 +30,7 @@ from ..pretokenize.patterns import get_pattern
 from .target import REFBPE_ROOT
 from .trial import INPUT_NAMES, OUTPUT_NAMES, reference_output
 
-__all__ = ["finding_json", "render_finding", "write_findings"]
+__all__ = ["write_findings"]
 
 _OLD = ("input.txt", "input.counts.tsv", "expected", "report.txt", "repro.sh") + tuple(
     name + suffix for name in OUTPUT_NAMES.values() for suffix in ("", ".args.json")

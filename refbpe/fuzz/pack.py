@@ -56,7 +56,7 @@ from ..tokenizer import Tokenizer
 from ..train import train_from_counts, train_from_texts
 from .trial import Trial
 
-__all__ = ["PackError", "check_pack", "read_manifest", "write_pack"]
+__all__ = ["PackError", "check_pack", "write_pack"]
 
 FORMAT, VERSION = "refbpe-conformance", 1
 PER_CLASS = 16  # training cases per class: 10 classes, plus counts, encode and split cases

@@ -1,4 +1,4 @@
-"""The search: Hypothesis generates cases class by class, and shrinks the first failure: ``search``.
+"""The search: cases generated class by class, the first failure shrunk: ``search_for_failure``.
 
 Phases:
 
@@ -40,7 +40,7 @@ try:
 except ImportError:  # the optional extra is not installed; ``strategies.require_hypothesis`` says so
     hypothesis = None
 
-__all__ = ["Finding", "case_strategy", "search"]
+__all__ = ["search_for_failure"]
 
 BATCH = 20
 _KINDS = ("difference", "crash", "exit-status", "timeout", "unreadable-output")
@@ -154,7 +154,7 @@ def _batch(trial, strategy, n, seed, database, state, workdir):
     return None
 
 
-def search(
+def search_for_failure(
     trial,
     classes,
     budget=60.0,

@@ -42,15 +42,12 @@ from ..formats import read_model
 
 __all__ = [
     "REFBPE_ROOT",
-    "Fault",
     "Run",
     "Target",
     "TargetError",
-    "child_env",
     "expand",
     "fault_of",
     "read_output",
-    "run_with_timeout",
 ]
 
 _PLACEHOLDER = re.compile(r"\{(input|counts|vocab_size|special_tokens|out|model)\}")

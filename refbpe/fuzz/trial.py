@@ -32,10 +32,8 @@ __all__ = [
     "INPUT_NAMES",
     "OUTPUT_NAMES",
     "Trial",
-    "Verdict",
     "case_bytes",
     "reference_output",
-    "write_case_input",
 ]
 
 INPUT_NAMES = {"text": "input.txt", "counts": "input.counts.tsv"}

@@ -58,7 +58,6 @@ __all__ = [
     "available",
     "MISSING",
     "corpora",
-    "require_hypothesis",
     "texts",
     "word_counts",
 ]
