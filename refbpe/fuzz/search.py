@@ -67,16 +67,17 @@ class Finding(object):
 
 
 def model_tokens(model, limit=5000):
-    """The model's longest tokens that decode as UTF-8 (strs), for the ``model-tokens`` class."""
+    """The model's longest tokens of two bytes or more that decode as UTF-8 (strs), for the
+    ``model-tokens`` class."""
     words = set()
-    for b in sorted(model.vocab.values(), key=lambda b: (-len(b), b)):
+    for b in sorted((b for b in model.vocab.values() if len(b) > 1), key=lambda b: (-len(b), b)):
         try:
             words.add(b.decode("utf-8"))
         except UnicodeDecodeError:
             continue
         if len(words) >= limit:
             break
-    return sorted(words)
+    return sorted(words) or ["a"]
 
 
 def case_strategy(mode, bug_class, pattern=None, special_tokens=None, tokens=None):
