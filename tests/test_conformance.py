@@ -9,7 +9,7 @@ import sys
 
 import pytest
 from planted_trainers import FUZZ_BUGS
-from support import HEAVY, REPO_ROOT, other_interpreter, run_main
+from support import HEAVY, REPO_ROOT, cs336_path, other_interpreter, run_main
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 PLANTED = os.path.join(TESTS, "planted_trainers.py")
@@ -80,6 +80,23 @@ def test_writing_is_deterministic_on_every_interpreter(pack, tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert _tree(other) == _tree(pack)
+
+
+def test_cs336_fixtures_become_cases_refbpe_passes(tmp_path, capsys, monkeypatch):
+    fixtures = cs336_path()
+    path = tmp_path / "pack"
+    assert run_main_plain("conformance", "write", path, "--cs336", fixtures) == 0
+    names = os.listdir(str(path))
+    assert "train-cs336-corpus" in names and "encode-cs336-address" in names
+    monkeypatch.chdir(TESTS)
+    for option, function in (
+        ("--train-py", "peer_targets:refbpe_train"),
+        ("--encode-py", "peer_targets:refbpe_encode"),
+    ):
+        status, out, err = run_main(
+            capsys, "conformance", "check", path, option, function, "--cases", "*-cs336-*"
+        )
+        assert status == 0 and "PASS" in out, out + err
 
 
 def test_refbpe_passes_every_kind(pack, capsys, monkeypatch):

@@ -40,6 +40,9 @@ def register(sub):
     add_profile_argument(c)
     add_pattern_argument(c)
     c.add_argument("--seed", type=int, default=0, help="write: the cases' seed (default 0)")
+    c.add_argument(
+        "--cs336", metavar="FIXTURES", help="write: add cases of CS336's fixture files in this directory"
+    )
     group = c.add_mutually_exclusive_group()
     for option, mode, metavar in _TARGETS:
         group.add_argument(option, metavar=metavar, help="check: their %s (as in refbpe fuzz)" % mode)
@@ -74,7 +77,7 @@ def _target(args):
 
 def _write(args):
     try:
-        manifest = write_pack(args.directory, args.profile, args.pattern, args.seed)
+        manifest = write_pack(args.directory, args.profile, args.pattern, args.seed, args.cs336)
     except (PackError, OSError) as e:
         raise CliError(str(e))
     kinds = {}

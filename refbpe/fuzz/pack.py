@@ -15,6 +15,10 @@ The layout (docs/conformance.md)::
     <case>/model.hex.json, ids.json     encode: the model and the expected ids
     <case>/pieces.json   split: the expected pieces, a JSON list of hex strings
 
+With ``--cs336 DIR`` the CS336 fixtures found there are cases too: ``corpus.en``
+(vocab 500) and ``tinystories_sample.txt`` (400) trained with ``<|endoftext|>``,
+and five fixture texts encoded with the pack's model (class ``cs336-fixtures``).
+
 ``check_pack`` replays a pack against their command (``target.Target``) with
 the fuzzer's judge and yields one result per case.  Cost: writing, one small
 training per case (about 250 cases, seconds); checking, one run of theirs
@@ -141,7 +145,45 @@ def _dumps(obj):
     return (json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1) + "\n").encode("utf-8")
 
 
-def _cases(seed, profile, pattern):
+# CS336's fixtures (``--cs336 DIR``): (file, vocab size) trained with <|endoftext|>, and texts encoded.
+CS336_TRAIN = (("corpus.en", 500), ("tinystories_sample.txt", 400))
+CS336_ENCODE = (
+    "address.txt",
+    "german.txt",
+    "tinystories_sample.txt",
+    "special_token_trailing_newlines.txt",
+    "special_token_double_newlines_non_whitespace.txt",
+)
+
+
+def _fixture_cases(directory, params, options, model, tok):
+    """The cases of CS336's fixture files in ``directory`` (those present)."""
+    for name, vocab_size in CS336_TRAIN:
+        path = os.path.join(directory, name)
+        if not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8", newline="") as f:
+            text = f.read()
+        vocab, merges = train_from_texts([text], vocab_size, [EOT], **options)
+        p = dict(params, kind="train", vocab_size=vocab_size, special_tokens=[EOT], fixture=name)
+        p["class"] = "cs336-fixtures"
+        files = {"input.txt": text.encode("utf-8"), "params.json": _dumps(p)}
+        files["expected.hex.json"] = _dumps(hex_json(vocab, merges, [EOT]))
+        yield "train-cs336-%s" % name.split(".")[0].replace("_", "-"), "train", "cs336-fixtures", files
+    for name in CS336_ENCODE:
+        path = os.path.join(directory, name)
+        if not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8", newline="") as f:
+            text = f.read()
+        p = dict(params, kind="encode", special_tokens=[EOT], fixture=name)
+        p["class"] = "cs336-fixtures"
+        files = {"input.txt": text.encode("utf-8"), "params.json": _dumps(p), "model.hex.json": model}
+        files["ids.json"] = _dumps(tok.encode(text))
+        yield "encode-cs336-%s" % name.split(".")[0].replace("_", "-"), "encode", "cs336-fixtures", files
+
+
+def _cases(seed, profile, pattern, fixtures=None):
     """(name, kind, class, files {name: bytes}) of every case, in order."""
     rng = random.Random("refbpe-conformance-%d" % seed)
     params = {
@@ -193,14 +235,20 @@ def _cases(seed, profile, pattern):
                     pieces = get_pattern(pattern).pretokenize(text.encode("utf-8"))
                     files["pieces.json"] = _dumps([x.hex() for x in pieces])
                 yield "%s-%s-%03d" % (kind, cls, k), kind, cls, files
+    if fixtures:
+        for case in _fixture_cases(fixtures, params, options, model, tok):
+            yield case
 
 
-def write_pack(directory, profile=None, pattern=None, seed=0):
-    """Write the pack to ``directory`` (created; it must be empty); the manifest."""
+def write_pack(directory, profile=None, pattern=None, seed=0, fixtures=None):
+    """Write the pack to ``directory`` (created; it must be empty); the manifest.
+    ``fixtures``: CS336's fixture directory, whose files become cases too."""
+    if fixtures and not os.path.isdir(fixtures):
+        raise PackError("%s: not a directory" % fixtures)
     if os.path.isdir(directory) and os.listdir(directory):
         raise PackError("%s: not empty (the pack is written to a new or empty directory)" % directory)
     entries = []
-    for name, kind, cls, files in _cases(seed, profile, pattern):
+    for name, kind, cls, files in _cases(seed, profile, pattern, fixtures):
         os.makedirs(os.path.join(directory, name), exist_ok=True)
         for fname, data in sorted(files.items()):
             atomic_write(os.path.join(directory, name, fname), data)
