@@ -9,7 +9,9 @@ import sys
 
 import pytest
 from planted_trainers import FUZZ_BUGS
-from support import HEAVY, REPO_ROOT, cs336_path, other_interpreter, run_main
+from support import HEAVY, IS_PYPY, REPO_ROOT, cs336_path, other_interpreter, run_main
+
+from refbpe.testing import CLASSES
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 PLANTED = os.path.join(TESTS, "planted_trainers.py")
@@ -97,6 +99,39 @@ def test_cs336_fixtures_become_cases_refbpe_passes(tmp_path, capsys, monkeypatch
             capsys, "conformance", "check", path, option, function, "--cases", "*-cs336-*"
         )
         assert status == 0 and "PASS" in out, out + err
+
+
+@pytest.mark.parametrize(
+    "peer, profile, fmt", [("rustbpe", "rustbpe", "tiktoken"), ("tokenizers", "hf", "auto")]
+)
+def test_the_peers_pass_under_their_profiles(peer, profile, fmt, tmp_path, capsys):
+    if IS_PYPY:
+        pytest.skip("the peers are CPython extensions")
+    pytest.importorskip(peer, reason="%s is not installed" % peer)
+    path = tmp_path / "pack"
+    assert run_main_plain("conformance", "write", path, "--profile", profile) == 0
+    command = "%s %s train %s {input} {vocab_size} {out} {special_token}" % (
+        sys.executable,
+        os.path.join(TESTS, "peer_targets.py"),
+        "rustbpe" if peer == "rustbpe" else "hf",
+    )
+    text_cases = "train-ties-00[01],train-special-tokens-00[01],train-random-00[01]"
+    if HEAVY:
+        text_cases = ",".join("train-%s-*" % c for c in CLASSES)
+    status, out, err = run_main(
+        capsys,
+        "conformance",
+        "check",
+        path,
+        "--train",
+        command,
+        "--format",
+        fmt,
+        "--cases",
+        text_cases,
+        "--quiet",
+    )
+    assert status == 0, out + err
 
 
 def test_refbpe_passes_every_kind(pack, capsys, monkeypatch):

@@ -58,7 +58,7 @@ def register(sub):
         "--cases",
         default="*",
         metavar="GLOB",
-        help="check: only the cases whose name matches (e.g. 'train-ties-*')",
+        help="check: only the cases whose name matches one of these globs ('train-ties-*,train-random-*')",
     )
     c.add_argument("--quiet", action="store_true", help="check: print failures and the summary only")
     return c

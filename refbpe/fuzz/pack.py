@@ -38,7 +38,7 @@ from ..formats import read_model
 from ..formats.hexjson import hex_json
 from ..pretokenize._unicode_table import UNICODE_VERSION
 from ..pretokenize.patterns import get_pattern
-from ..profiles import ProfileLimit
+from ..profiles import ProfileLimit, get_profile
 from ..testing.atoms import (
     COMBINING,
     CONTRACTIONS,
@@ -186,6 +186,7 @@ def _fixture_cases(directory, params, options, model, tok):
 def _cases(seed, profile, pattern, fixtures=None):
     """(name, kind, class, files {name: bytes}) of every case, in order."""
     rng = random.Random("refbpe-conformance-%d" % seed)
+    pattern = get_pattern(pattern or get_profile(profile).default_pattern).name
     params = {
         "profile": profile or "cs336",
         "pattern": get_pattern(pattern).name,
@@ -265,7 +266,7 @@ def write_pack(directory, profile=None, pattern=None, seed=0, fixtures=None):
         "version": VERSION,
         "refbpe_version": __version__,
         "profile": profile or "cs336",
-        "pattern": get_pattern(pattern).name,
+        "pattern": get_pattern(pattern or get_profile(profile).default_pattern).name,
         "unicode_version": UNICODE_VERSION,
         "seed": seed,
         "cases": entries,
@@ -313,11 +314,12 @@ def _case(directory, entry):
 
 def check_pack(directory, target, timeout, workdir, cases="*"):
     """Yield ``(entry, verdict)`` for each case of the target's kind whose name matches
-    the glob ``cases`` (verdict None: pass)."""
+    one of the globs in ``cases`` (comma-separated; verdict None: pass)."""
+    globs = [g for g in cases.split(",") if g]
     manifest = read_manifest(directory)
     profile = manifest["profile"] if manifest["profile"] != "cs336" else None
     for entry in manifest["cases"]:
-        if entry["kind"] != target.mode or not fnmatch.fnmatchcase(entry["name"], cases):
+        if entry["kind"] != target.mode or not any(fnmatch.fnmatchcase(entry["name"], g) for g in globs):
             continue
         case, params = _case(directory, entry)
         model = path = tok = None
