@@ -384,3 +384,23 @@ def test_the_core_library_imports_without_hypothesis(tmp_path):
 def test_an_unimportable_target_is_a_target_error():
     with pytest.raises(TargetError):
         Target("train", function="no_such_module_y:f").check_starts()
+
+
+def test_a_trainer_whose_output_changes_between_runs_is_reported_as_not_deterministic(capsys, tmp_path):
+    flag = tmp_path / "flag"
+    good, bad = _command("none"), _command("smallest-bytes")
+    command = (
+        "sh -c 'if [ -e %s ]; then rm %s; exec %s; else touch %s; exec %s; fi' sh {input} {vocab_size} {out}"
+        % (
+            flag,
+            flag,
+            bad.replace(" {input} {vocab_size} {out} {special_token}", ' "$1" "$2" "$3"'),
+            flag,
+            good.replace(" {input} {vocab_size} {out} {special_token}", ' "$1" "$2" "$3"'),
+        )
+    )
+    status, out, err, directory = _fuzz(
+        capsys, tmp_path, "--train", command, "--classes", "ties", "--budget", 60
+    )
+    assert status == 1, err
+    assert "NOT DETERMINISTIC" in out and _finding(directory)["flaky"] is True

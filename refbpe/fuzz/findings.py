@@ -13,9 +13,9 @@
     finding.json                   the same as ``--json`` prints
 
 Their command is run once more on the minimal input, into ``DIR``, so the
-files there are its output; a second run tells whether the output is stable
-(a tie broken by hash order is not).  Cost: two runs of theirs and one
-reference training of the minimal case.
+files there are its output; four more runs tell whether the output is stable
+(a tie broken by hash order is not: the report then says NOT DETERMINISTIC).
+Cost: five runs of theirs and one reference training of the minimal case.
 """
 
 import json
@@ -23,6 +23,7 @@ import os
 import shlex
 import shutil
 import sys
+import tempfile
 
 from ..atomic import atomic_write
 from ..formats import write_model
@@ -32,6 +33,7 @@ from .trial import INPUT_NAMES, OUTPUT_NAMES, reference_output
 
 __all__ = ["write_findings"]
 
+RERUNS = 4  # more runs of the minimal case: a tie broken by hash order shows as a change
 _OLD = ("input.txt", "input.counts.tsv", "expected", "report.txt", "repro.sh") + tuple(
     name + suffix for name in OUTPUT_NAMES.values() for suffix in ("", ".args.json")
 )
@@ -205,6 +207,20 @@ def _repro(trial, case, values, settings, kind):
     return "\n".join(lines) + "\n"
 
 
+def _unstable(trial, case, verdict, reruns=RERUNS):
+    """True when one of ``reruns`` more runs of ``case`` passes or reports otherwise."""
+    for _ in range(reruns):
+        with tempfile.TemporaryDirectory(prefix="refbpe-fuzz-rerun-") as d:
+            other = trial.run(case, d)
+        if (
+            other is None
+            or other.kind != verdict.kind
+            or other.text.replace(d, "") != verdict.text.replace(os.path.dirname(verdict.theirs or ""), "")
+        ):
+            return True
+    return False
+
+
 def write_findings(out_dir, finding, trial, runs, settings):
     """Write ``out_dir`` for ``finding``; runs their command twice more on the minimal
     case (marking the finding flaky when a run passes).  Returns the JSON object."""
@@ -214,10 +230,10 @@ def write_findings(out_dir, finding, trial, runs, settings):
     case = finding.case
     values = trial.values(case, out_dir)
     again = trial.run(case, out_dir)
-    if again is None:
+    if again is None or _unstable(trial, case, again):
         finding.flaky = True
-    else:
-        finding.verdict = again if again.kind == finding.verdict.kind else finding.verdict
+    if again is not None and again.kind == finding.verdict.kind:
+        finding.verdict = again
     theirs_format = None
     report = finding.verdict.report
     if trial.mode == "train" and report:
