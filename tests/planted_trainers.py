@@ -413,7 +413,10 @@ FUZZ_BUGS = {
     "stale-heap": (dict(stale=True), None),
     "hash-order": (dict(rule="hash-order"), ("ties",)),
     "special-chunks": (dict(reader="special-chunks", chunk=FUZZ_CHUNK), ("special-tokens", "multi-document")),
-    "split-digits-as-letters": (dict(reader="split-digits-as-letters"), ("digits", "unicode", "random")),
+    "split-digits-as-letters": (
+        dict(reader="split-digits-as-letters"),
+        ("digits", "unicode", "random", "multi-document"),
+    ),
     "smallest-bytes": (dict(rule="smallest-bytes"), None),
     "first-counted": (dict(rule="first-counted"), None),
     "specials-as-text": (dict(reader="specials-as-text"), None),
