@@ -182,8 +182,12 @@ def _verify_command(trial, case, values, settings):
     return cmd
 
 
+def _sh(args):
+    """A command line for sh."""
+    return " ".join(shlex.quote(a) for a in args)
+
+
 def _repro(trial, case, values, settings, kind):
-    q = lambda args: " ".join(shlex.quote(a) for a in args)  # noqa: E731
     theirs = trial.target.argv(values)
     lines = [
         "#!/bin/sh",
@@ -194,15 +198,15 @@ def _repro(trial, case, values, settings, kind):
         "rm -rf %s" % shlex.quote(values["out"]),
     ]
     if kind == "timeout":
-        lines.append("timeout %g %s" % (trial.timeout, q(theirs)))
+        lines.append("timeout %g %s" % (trial.timeout, _sh(theirs)))
     else:
-        lines.append(q(theirs))
+        lines.append(_sh(theirs))
     lines += [
         "status=$?",
         'if [ "$status" -ne 0 ]; then',
         '  echo "their command failed with status $status" >&2; exit "$status"',
         "fi",
-        "exec " + q(_verify_command(trial, case, values, settings)),
+        "exec " + _sh(_verify_command(trial, case, values, settings)),
     ]
     return "\n".join(lines) + "\n"
 
