@@ -411,7 +411,7 @@ FUZZ_BUGS = {
     "none": (dict(), None),  # the naive oracle itself: no finding expected
     "int32-counts": (dict(wrap=32), ("count-overflow",)),
     "stale-heap": (dict(stale=True), None),
-    "hash-order": (dict(rule="hash-order"), ("ties",)),
+    "hash-order": (dict(rule="hash-order"), ("ties", "overlapping-runs", "long-pieces", "special-tokens")),
     "special-chunks": (dict(reader="special-chunks", chunk=FUZZ_CHUNK), ("special-tokens", "multi-document")),
     "split-digits-as-letters": (
         dict(reader="split-digits-as-letters"),
