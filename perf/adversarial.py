@@ -5,9 +5,9 @@
 
 The driver runs under CPython; refbpe trains and encodes under PyPy (``.venv-pypy``,
 with ``PYTHONPATH`` set to this tree), the peers (rustbpe, HF tokenizers, tiktoken)
-run from the CPython ``.venv``, every system as its own process (``measure.measure``:
-whole-process wall time, peak RSS of the process tree), round-robin over the systems
-when ``--repeats`` > 1.
+run from the CPython ``.venv``, every system as its own process (``harness.Runner``:
+whole-process wall time, peak RSS of the process tree, medians), round-robin over the
+systems when ``--repeats`` > 1.
 
 Inputs are generated on the fly from ``--seed`` into a temporary directory (deleted
 afterwards), each at half, once and twice its base size, to show growth:
@@ -41,17 +41,10 @@ import argparse
 import json
 import os
 import random
-import shutil
-import statistics
 import sys
-import tempfile
 from array import array
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import systems  # noqa: E402  (interpreters, peers, data paths)
-from measure import measure  # noqa: E402
+from harness import GPT2_FILES, INTERPRETERS, PEERS, RESULTS, SPECIAL, TIKTOKEN_CACHE, Runner, tree_env
 
 MB = 1000 * 1000
 FAMILIES = [
@@ -122,104 +115,50 @@ def piece(chars, seed, path):
 
 
 def train_cmd(system, path, work):
-    py, pypy = systems.INTERPRETERS["cpython"], systems.INTERPRETERS["pypy"]
+    py, pypy = INTERPRETERS["cpython"], INTERPRETERS["pypy"]
     if system == "refbpe-pypy":
-        return [
-            pypy,
-            "-m",
-            "refbpe",
-            "train",
-            path,
-            "--vocab-size",
-            str(VOCAB),
-            "--special-token",
-            systems.SPECIAL,
-            "--out",
-            os.path.join(work, "model"),
-            "--workers",
-            "2",
-            "--quiet",
-            "--report",
-            os.path.join(work, "report.json"),
-        ], {"PYTHONPATH": systems.ROOT}
+        cmd = [pypy, "-m", "refbpe", "train", path, "--vocab-size", str(VOCAB), "--special-token", SPECIAL]
+        cmd += ["--out", os.path.join(work, "model"), "--workers", "2", "--quiet"]
+        return cmd + ["--report", os.path.join(work, "report.json")], tree_env()
     if system == "rustbpe":
-        return [py, systems.peer("train_rustbpe.py"), path, str(VOCAB)], {}
+        return [py, os.path.join(PEERS, "train_rustbpe.py"), path, str(VOCAB)], {}
     if system == "hf":
-        return [py, systems.peer("train_hf.py"), path, str(VOCAB), os.path.join(work, "hf")], {
-            "TOKENIZERS_PARALLELISM": "true"
-        }
+        cmd = [py, os.path.join(PEERS, "train_hf.py"), path, str(VOCAB), os.path.join(work, "hf")]
+        return cmd, {"TOKENIZERS_PARALLELISM": "true"}
     raise ValueError(system)
 
 
 def encode_cmd(system, path):
-    gpt2 = [os.path.join(systems.CS336, "gpt2_vocab.json"), os.path.join(systems.CS336, "gpt2_merges.txt")]
     if system == "refbpe-pypy":
-        return [systems.INTERPRETERS["pypy"], systems.peer("encode_refbpe.py"), path] + gpt2, {
-            "PYTHONPATH": systems.ROOT
-        }
+        return [INTERPRETERS["pypy"], os.path.join(PEERS, "encode_refbpe.py"), path] + GPT2_FILES, tree_env()
     if system == "tiktoken":
-        return [systems.INTERPRETERS["cpython"], systems.peer("encode_tiktoken.py"), path], {
-            "TIKTOKEN_CACHE_DIR": os.path.join(systems.CS336, "tiktoken_cache")
-        }
+        cmd = [INTERPRETERS["cpython"], os.path.join(PEERS, "encode_tiktoken.py"), path]
+        return cmd, {"TIKTOKEN_CACHE_DIR": TIKTOKEN_CACHE}
     raise ValueError(system)
 
 
-def measure_all(jobs, repeats, timeout, work):
-    """Round-robin repeats of ``jobs`` [(key, cmd, env)]; {key: summary}."""
-    runs = {key: [] for key, _, _ in jobs}
-    for i in range(repeats):
-        for key, cmd, env in jobs:
-            if runs[key] and runs[key][-1]["rc"]:
-                continue  # failed or timed out: not again
-            shutil.rmtree(os.path.join(work, "model"), ignore_errors=True)
-            report = os.path.join(work, "report.json")
-            if os.path.exists(report):
-                os.unlink(report)
-            r = measure(cmd, env, timeout=timeout)
-            if r["rc"] == 0 and os.path.exists(report):
-                with open(report) as f:
-                    rep = json.load(f)
-                r["result"]["in_process"] = rep["count"]["seconds"] + rep["merge"]["seconds"]
-                r["result"]["write"] = rep.get("write", {}).get("seconds")
-            runs[key].append(r)
-            status = "timeout" if r["timeout"] else ("rc=%d" % r["rc"] if r["rc"] else "ok")
-            sys.stderr.write(
-                "  %-34s run %d/%d %8.2fs %7.0f MB  load %3.0f%% %s\n"
-                % (
-                    " ".join(map(str, key)),
-                    i + 1,
-                    repeats,
-                    r["wall"],
-                    r["peak_tree_mb"],
-                    100 * r["foreign_cpu"],
-                    status,
-                )
-            )
-            if r["rc"] and not r["timeout"]:
-                sys.stderr.write("    " + r["stderr"].strip()[-600:] + "\n")
-    out = {}
-    for key, rs in runs.items():
-        ok = [r for r in rs if r["rc"] == 0]
-        if not ok:
-            out[key] = {"failed": "timeout" if rs and rs[-1]["timeout"] else "error", "runs": len(rs)}
-            continue
-        out[key] = {
-            "wall": statistics.median(r["wall"] for r in ok),
-            "peak_mb": statistics.median(r["peak_tree_mb"] for r in ok),
-            "foreign_cpu_max": max(r["foreign_cpu"] for r in ok),
-            "result": ok[len(ok) // 2]["result"],
-        }
-        for field in ("in_process", "train_seconds", "encode_seconds", "write"):
-            vals = [r["result"].get(field) for r in ok]
-            if all(isinstance(v, (int, float)) for v in vals):
-                out[key][field] = statistics.median(vals)
-    return out
+def measure_all(runner, jobs):
+    """Round-robin repeats of ``jobs`` [(key, cmd, env)] (``harness.Runner``); {key: summary}.
+    A refbpe run's ``--report`` adds ``in_process`` (count + merge) and ``write`` to its result."""
+    report = os.path.join(runner.work, "report.json")
+
+    def after(r):
+        if os.path.exists(report):
+            with open(report) as f:
+                rep = json.load(f)
+            os.unlink(report)
+            r["result"]["in_process"] = rep["count"]["seconds"] + rep["merge"]["seconds"]
+            r["result"]["write"] = rep.get("write", {}).get("seconds")
+
+    runs = [(" ".join(map(str, key)), cmd, env, None, after) for key, cmd, env in jobs]
+    return {key: s for (key, _, _), s in zip(jobs, runner.run_many(runs))}
 
 
 # -- sections ----------------------------------------------------------------------
 
 
-def section_train(args, work):
+def section_train(args, runner):
+    work = runner.work
     results = {}
     timed_out = set()  # (system, family): bigger sizes are skipped
     for family, base, _ in FAMILIES:
@@ -234,7 +173,7 @@ def section_train(args, work):
                     continue
                 cmd, env = train_cmd(system, path, work)
                 jobs.append(((family, scale, system), cmd, env))
-            got = measure_all(jobs, args.repeats, args.timeout, work)
+            got = measure_all(runner, jobs)
             for key, s in got.items():
                 s["size"] = size
                 if s.get("failed") == "timeout":
@@ -244,14 +183,15 @@ def section_train(args, work):
     return results
 
 
-def section_encode(args, work):
+def section_encode(args, runner):
+    work = runner.work
     results = {}
     for chars in ENCODE_CHARS:
         chars = int(chars * args.encode_scale)
         path = os.path.join(work, "piece-%d.txt" % chars)
         piece(chars, args.seed, path)
         jobs = [((chars, system),) + encode_cmd(system, path) for system in ENCODE_SYSTEMS]
-        results.update(measure_all(jobs, args.repeats, args.timeout, work))
+        results.update(measure_all(runner, jobs))
         os.unlink(path)
     return results
 
@@ -260,9 +200,10 @@ def section_encode(args, work):
 
 
 def _secs(s, field="wall"):
-    if s is None or "failed" in s:
+    """A figure of a summary: ``wall``, or an in-process one of its result; None if it failed."""
+    if s is None or "failed" in s or "absent" in s:
         return None
-    return s.get(field)
+    return s.get(field, s.get("result", {}).get(field))
 
 
 def _fmt(v, timeout):
@@ -275,7 +216,7 @@ def _ratio(a, b):
 
 def _no_write(s):
     """refbpe's wall time without writing the model (rustbpe's runner writes nothing)."""
-    return _secs(s) - (s.get("write") or 0.0)
+    return _secs(s) - (_secs(s, "write") or 0.0)
 
 
 TRAIN_HEADER = [
@@ -311,11 +252,11 @@ def table_train(res, timeout):
             r = {sy: res.get((family, scale, sy)) for sy in TRAIN_SYSTEMS}
             ref, rust, hf = (_secs(r[sy]) for sy in TRAIN_SYSTEMS)
             nw = _no_write(r["refbpe-pypy"]) if ref is not None else None
-            write = r["refbpe-pypy"].get("write") if ref is not None else None
+            write = _secs(r["refbpe-pypy"], "write") if ref is not None else None
             size = next((v["size"] for v in r.values() if v and "size" in v), 0)
 
             def mb(sy, r=r):
-                return "%7.0f" % r[sy]["peak_mb"] if _secs(r[sy]) is not None else "%7s" % "-"
+                return "%7.0f" % _secs(r[sy], "peak_tree_mb") if _secs(r[sy]) is not None else "%7s" % "-"
 
             cells = [
                 "%-7s" % family,
@@ -469,12 +410,12 @@ def main(argv=None):
         wanted = args.families.split(",")
         FAMILIES[:] = [f for f in FAMILIES if f[0] in wanted]
     sections = args.only.split(",")
-    work = tempfile.mkdtemp(prefix="refbpe-adversarial-")
+    runner = Runner(args.repeats, args.timeout)
     try:
-        train = section_train(args, work) if "train" in sections else {}
-        encode = section_encode(args, work) if "encode" in sections else {}
+        train = section_train(args, runner) if "train" in sections else {}
+        encode = section_encode(args, runner) if "encode" in sections else {}
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        runner.cleanup()
     lines = []
     if train:
         lines += table_train(train, args.timeout) + [""]
@@ -482,7 +423,7 @@ def main(argv=None):
         lines += table_encode(encode, args.timeout) + [""]
     lines += table_targets(train, encode)
     print("\n".join(lines))
-    out_dir = os.path.join(HERE, "results")
+    out_dir = RESULTS
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "adversarial-latest.json"), "w") as f:
         json.dump(

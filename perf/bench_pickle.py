@@ -15,30 +15,18 @@ import os
 import pickle
 import subprocess
 import sys
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-DATA = os.environ.get("REFBPE_DATA", os.path.join(ROOT, "..", "shared", "data"))
+from harness import INTERPRETERS, corpus, implementation, timed, tree_env
+
 CHUNK = 4 << 20
-
-
-def best(fn, repeats):
-    times = []
-    out = None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
 
 
 def measure_here(repeats):
     from refbpe.corpus.count import pack_counts, unpack_counts
-    from refbpe.pretokenize.gpt2 import add_small_counts, count_pretokens
+    from refbpe.pretokenize.gpt2 import add_small_counts
+    from refbpe.pretokenize.patterns import get_pattern
 
-    path = os.path.join(DATA, "corpora", "english_small.txt")
-    with open(path, "rb") as f:
+    with open(corpus("english_small"), "rb") as f:
         chunk = f.read(CHUNK)
     while chunk and (chunk[-1] & 0xC0) == 0x80:
         chunk = chunk[:-1]
@@ -47,7 +35,7 @@ def measure_here(repeats):
     # What a worker holds after counting: short pieces under packed-int keys,
     # the rest under bytes keys; `counts` is the same table as one bytes dict.
     small, long_ = {}, {}
-    count_pretokens(chunk, long_, small)
+    get_pattern("gpt2").count_pretokens(chunk, long_, small)
     counts = add_small_counts(small, dict(long_))
 
     def unpack(packed):
@@ -60,16 +48,15 @@ def measure_here(repeats):
     for _ in range(2):
         pickle.loads(pickle.dumps(counts, proto))
         unpack(pickle.loads(pickle.dumps(pack_counts(small, long_), proto)))
-    t_dump, blob = best(lambda: pickle.dumps(counts, proto), repeats)
-    t_load, _ = best(lambda: pickle.loads(blob), repeats)
-    t_pack, packed = best(lambda: pack_counts(small, long_), repeats)
-    t_pdump, pblob = best(lambda: pickle.dumps(packed, proto), repeats)
-    t_pload, loaded = best(lambda: pickle.loads(pblob), repeats)
-    t_unpack, again = best(lambda: unpack(loaded), repeats)
+    t_dump, blob = timed(lambda: pickle.dumps(counts, proto), repeats)
+    t_load, _ = timed(lambda: pickle.loads(blob), repeats)
+    t_pack, packed = timed(lambda: pack_counts(small, long_), repeats)
+    t_pdump, pblob = timed(lambda: pickle.dumps(packed, proto), repeats)
+    t_pload, loaded = timed(lambda: pickle.loads(pblob), repeats)
+    t_unpack, again = timed(lambda: unpack(loaded), repeats)
     assert again == counts
-    impl = "pypy" if hasattr(sys, "pypy_version_info") else "cpython"
     return {
-        "interpreter": impl,
+        "interpreter": implementation(),
         "version": sys.version.split()[0],
         "chunk_bytes": len(chunk),
         "unique_words": len(counts),
@@ -90,18 +77,10 @@ def measure_here(repeats):
     }
 
 
-def interpreters():
-    found = []
-    for name, rel in (("cpython", ".venv/bin/python"), ("pypy", ".venv-pypy/bin/python")):
-        exe = os.path.join(ROOT, rel)
-        found.append((name, exe if os.path.exists(exe) else None))
-    return found
-
-
 def run_all(repeats):
     results = []
-    for name, exe in interpreters():
-        if exe is None:
+    for name, exe in INTERPRETERS.items():
+        if not os.path.exists(exe):
             results.append({"interpreter": name, "absent": True})
             continue
         p = subprocess.run(
@@ -109,6 +88,7 @@ def run_all(repeats):
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             universal_newlines=True,
+            env=tree_env(),
         )
         if p.returncode != 0:
             results.append({"interpreter": name, "error": p.stderr.strip().splitlines()[-1:]})

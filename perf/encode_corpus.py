@@ -12,14 +12,14 @@ is faster).  Runs alternate, medians of ``--repeat``; the id digests must
 agree.
 
 ``whole``: whole-process wall time and peak memory of the process tree (the
-sum of RSS, sampled from /proc by perf/measure.py's ``measure``, and the sum
-of PSS, which counts a page that forked workers share with their parent
-once) of ``refbpe encode CORPUS -o ids.npy
---workers K --special-token '<|endoftext|>'`` under PyPy, against tiktoken
-``encode_ordinary_batch(docs, num_threads=K)`` plus ``numpy.save`` of the
-ids joined by ``<|endoftext|>`` (the same array); the two ``.npy`` files must
-be byte-identical.  ``--times10`` adds english_medium repeated 10 times
-(built in a temporary directory, removed afterwards; refbpe only).
+sum of RSS and the sum of PSS, which counts a page that forked workers share
+with their parent once, both sampled from /proc by perf/harness.py's
+``measure``) of ``refbpe encode CORPUS -o ids.npy --workers K --special-token
+'<|endoftext|>'`` under PyPy, against tiktoken ``encode_ordinary_batch(docs,
+num_threads=K)`` plus ``numpy.save`` of the ids joined by ``<|endoftext|>``
+(the same array); the two ``.npy`` files must be byte-identical.  ``--times10``
+adds english_medium repeated 10 times (built in a temporary directory, removed
+afterwards; refbpe only).
 """
 
 import argparse
@@ -32,31 +32,12 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
+from harness import GPT2_FILES, INTERPRETERS, corpus, read_text, run_result, tree_env
+from harness import SPECIAL as EOT
 
-from measure import session_processes  # noqa: E402  (perf/measure.py)
-
-DATA = os.path.abspath(os.environ.get("REFBPE_DATA", os.path.join(ROOT, "..", "shared", "data")))
-CORPORA = os.path.join(DATA, "corpora")
-CS336 = os.path.join(DATA, "cs336")
-PYPY = os.environ.get("REFBPE_PYPY", os.path.join(ROOT, ".venv-pypy", "bin", "python"))
-CPYTHON = os.environ.get("REFBPE_CPYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
-EOT = "<|endoftext|>"
+PYPY, CPYTHON = INTERPRETERS["pypy"], INTERPRETERS["cpython"]
 WARM, TIMED = 100_000, 8_000_000
 SINGLE_CORPORA = ["english_medium", "russian", "chinese", "mixed_multilingual", "python_code"]
-
-
-def corpus(name):
-    return os.path.join(CORPORA, name + ".txt")
-
-
-def _slice(path, start, size):
-    """Bytes [start, start + size) of ``path`` as text (partial characters at the ends dropped)."""
-    with open(path, "rb") as f:
-        f.seek(start)
-        return f.read(size).decode("utf-8", "ignore")
 
 
 def _digest(ids):
@@ -69,13 +50,11 @@ def _digest(ids):
 
 
 def child_single(system, path):
-    warm, timed = _slice(path, 0, WARM), _slice(path, WARM, TIMED)
+    warm, timed = read_text(path, 0, WARM), read_text(path, WARM, TIMED)
     if system == "refbpe":
         from refbpe import Tokenizer
 
-        tok = Tokenizer.from_files(
-            os.path.join(CS336, "gpt2_vocab.json"), os.path.join(CS336, "gpt2_merges.txt")
-        )
+        tok = Tokenizer.from_files(*GPT2_FILES)
         encode = tok.encode
     else:
         import tiktoken
@@ -112,56 +91,9 @@ def child_tiktoken_whole(path, out, workers):
 # -- driver --------------------------------------------------------------------------
 
 
-def _tree_pss(session):
-    """Sum of PSS (bytes) of the processes in ``session``: shared pages (a forked worker's copy of
-    its parent) counted once, split between the processes that map them."""
-    total = 0
-    for pid, _ in session_processes(session):
-        try:
-            with open("/proc/%d/smaps_rollup" % pid, "rb") as f:
-                for line in f:
-                    if line.startswith(b"Pss:"):
-                        total += int(line.split()[1]) * 1024
-        except (OSError, ValueError):
-            continue
-    return total
-
-
-def _measure(cmd, env=None):
-    """perf/measure.py's ``measure`` (wall time, peak tree RSS), plus the peak tree PSS sampled alongside."""
-    import subprocess
-    import threading
-
-    import measure as run  # perf/measure.py
-
-    env = dict(env or {})
-    env.setdefault("TIKTOKEN_CACHE_DIR", os.path.join(CS336, "tiktoken_cache"))
-    env["PYTHONPATH"] = ROOT
-    peak_pss = [0]
-    popen = subprocess.Popen
-    done = threading.Event()
-
-    def sampling_popen(*args, **kwargs):
-        p = popen(*args, **kwargs)
-
-        def sample():
-            while not done.is_set():
-                peak_pss[0] = max(peak_pss[0], _tree_pss(p.pid))
-                done.wait(0.1)
-
-        threading.Thread(target=sample, daemon=True).start()
-        return p
-
-    run.subprocess.Popen = sampling_popen
-    try:
-        r = run.measure(cmd, env=env)
-    finally:
-        done.set()
-        run.subprocess.Popen = popen
-    if r["rc"] != 0:
-        raise SystemExit("failed: %s\n%s" % (" ".join(cmd), r["stderr"]))
-    r["peak_tree_pss_mb"] = peak_pss[0] / 1e6
-    return r
+def _measure(cmd):
+    """``harness.measure`` of a command that must succeed: wall time, peak tree RSS and PSS."""
+    return run_result(cmd, tree_env(), pss=True)
 
 
 def run_single(corpora, repeat):
@@ -206,7 +138,7 @@ def run_single(corpora, repeat):
 
 def refbpe_encode_cmd(path, out, workers, chunk_size=None):
     return [
-        PYPY, "-m", "refbpe", "encode", os.path.join(CS336, "gpt2_vocab.json"), path,
+        PYPY, "-m", "refbpe", "encode", GPT2_FILES[0], path,
         "-o", out, "--workers", str(workers), "--special-token", EOT, "--quiet",
     ] + (["--chunk-size", chunk_size] if chunk_size else [])  # fmt: skip
 

@@ -21,19 +21,12 @@ medians are reported; the machine is shared, so only ratios mean much.
 """
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-DATA = os.path.abspath(os.environ.get("REFBPE_DATA", os.path.join(ROOT, "..", "shared", "data")))
-CORPORA = os.path.join(DATA, "corpora")
-TIKTOKEN_CACHE = os.path.join(DATA, "tiktoken", "cache")
-PYPY = os.environ.get("REFBPE_PYPY", os.path.join(ROOT, ".venv-pypy", "bin", "python"))
-CPYTHON = os.environ.get("REFBPE_CPYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
+from harness import INTERPRETERS, PEERS, corpus, run_result, tree_env
+
+PYPY, CPYTHON = INTERPRETERS["pypy"], INTERPRETERS["cpython"]
 
 ENCODINGS = ["cl100k_base", "o200k_base"]
 TEXTS = ["english_medium", "python_code", "russian", "chinese", "mixed_multilingual"]
@@ -44,7 +37,7 @@ TRAIN_PATTERNS = ["gpt2", "cl100k_base", "o200k_base"]
 
 
 def worker_encode(system, name, path, max_bytes):
-    sys.path.insert(0, os.path.join(HERE, "peers"))
+    sys.path.insert(0, PEERS)
     from _common import emit, encode_twice, now
 
     t0 = now()
@@ -61,7 +54,7 @@ def worker_encode(system, name, path, max_bytes):
 
 
 def worker_train(pattern, path, vocab, workers):
-    sys.path.insert(0, os.path.join(HERE, "peers"))
+    sys.path.insert(0, PEERS)
     from _common import emit, merges_digest, now
 
     from refbpe.train import train_bpe
@@ -81,21 +74,14 @@ def worker_train(pattern, path, vocab, workers):
 # -- the driver ---------------------------------------------------------------------------
 
 
-def run(cmd, env=None):
-    full = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    full.update(env or {})
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full, timeout=3600)
-    for line in r.stdout.decode().splitlines():
-        if line.startswith("RESULT "):
-            return json.loads(line[len("RESULT ") :])
-    raise RuntimeError("%s failed:\n%s" % (" ".join(cmd), r.stderr.decode(errors="replace")[-3000:]))
+def run(cmd):
+    """The RESULT of a worker process (this tree's refbpe, the offline tiktoken cache)."""
+    return run_result(cmd, tree_env(), timeout=3600)["result"]
 
 
 def encode_job(system, name, text, max_bytes):
-    path = os.path.join(CORPORA, text + ".txt")
     python = PYPY if system == "refbpe" else CPYTHON
-    cmd = [python, __file__, "--worker-encode", system, name, path, str(max_bytes)]
-    return run(cmd, {"TIKTOKEN_CACHE_DIR": TIKTOKEN_CACHE})
+    return run([python, __file__, "--worker-encode", system, name, corpus(text), str(max_bytes)])
 
 
 def median(values):
@@ -166,7 +152,7 @@ def print_encode_row(row):
 
 
 def section_train(args):
-    path = os.path.join(CORPORA, args.train_corpus + ".txt")
+    path = corpus(args.train_corpus)
     runs = {p: [] for p in TRAIN_PATTERNS}
     for _ in range(args.repeats):
         for pattern in TRAIN_PATTERNS:

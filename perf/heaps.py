@@ -7,7 +7,7 @@ Method
     Unique words.  One pass per corpus, in-process: the file is cut into small
     units (``--chunk-kb``) at the same safe cuts ``count_words`` uses
     (``io.iter_chunks``), each unit is counted with ``count.count_chunk`` (split
-    on ``<|endoftext|>``, ``pretokenize.count_pretokens``) and added to running
+    on ``<|endoftext|>``, ``Pattern.count_pretokens``) and added to running
     tables.  At checkpoints growing geometrically (``--start-mb``, times
     ``--factor``, up to the whole file) the number of distinct pre-tokens V and
     the number of pre-tokens read T are recorded against the bytes read n.  One
@@ -64,41 +64,33 @@ import json
 import math
 import os
 import platform
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, ROOT)
+from harness import (
+    CORPORA,
+    CORPUS_NAMES,
+    INTERPRETERS,
+    RESULTS,
+    SPECIAL,
+    corpus,
+    maxrss_kib,
+    peak_kib,
+    reset_peak,
+    status_kib,
+    tree_env,
+)
 
-from refbpe.corpus.count import count_chunk, count_words, unpack_counts  # noqa: E402
-from refbpe.corpus.io import iter_chunks  # noqa: E402
-from refbpe.pretokenize.gpt2 import add_small_counts  # noqa: E402
+from refbpe.corpus.count import count_chunk, count_words, unpack_counts
+from refbpe.corpus.countfile import read_counts, write_counts
+from refbpe.corpus.io import iter_chunks
+from refbpe.pretokenize.gpt2 import add_small_counts
+from refbpe.train import train_from_counts
 
-DATA = os.path.abspath(os.environ.get("REFBPE_DATA", os.path.join(ROOT, "..", "shared", "data")))
-CORPORA = os.path.join(DATA, "corpora")
-RESULTS = os.path.join(HERE, "results")
-SPECIAL = "<|endoftext|>"
 MIB = 1 << 20
-
-CORPUS_NAMES = [
-    "english_small",
-    "english_medium",
-    "python_code",
-    "russian",
-    "chinese",
-    "mixed_multilingual",
-    "tinystories_ru",
-]
-
-INTERPRETERS = {
-    "pypy": os.environ.get("REFBPE_PYPY", os.path.join(ROOT, ".venv-pypy", "bin", "python")),
-    "cpython": os.environ.get("REFBPE_CPYTHON", os.path.join(ROOT, ".venv", "bin", "python")),
-}
 
 # Corpora to predict for: (name, bytes, fit used, why that fit).
 TARGETS = [
@@ -219,49 +211,13 @@ def extrapolate_tail(last, beta_tail, nbytes):
 # -- memory per unique word (child process) ---------------------------------------
 
 
-def rss_kib(field="VmRSS"):
-    """A field of /proc/self/status in KiB (None where unavailable)."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
-
-
-def reset_peak():
-    """Reset the peak-RSS high-water mark (Linux >= 4.0); False where not allowed."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        return True
-    except OSError:
-        return False
-
-
-def maxrss_kib():
-    scale = 1.0 / 1024 if sys.platform == "darwin" else 1  # bytes on macOS, KiB on Linux
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale)
-
-
-def peak_kib():
-    """Peak RSS of this process image, KiB: VmHWM, else ru_maxrss (see the docstring)."""
-    hwm = rss_kib("VmHWM")
-    return maxrss_kib() if hwm is None else hwm
-
-
 def child_measure(tsv, vocab):
     """Load a word-count file, train, print one JSON line of memory figures (KiB)."""
-    from refbpe.corpus.countfile import read_counts
-    from refbpe.train import train_from_counts
-
     gc.collect()
-    base = rss_kib()
+    base = status_kib()
     counts = read_counts(tsv)
     gc.collect()
-    loaded, load_peak = rss_kib(), peak_kib()
+    loaded, load_peak = status_kib(), peak_kib()
     was_reset = reset_peak()
     t0 = time.time()
     _, merges = train_from_counts(counts, vocab_size=vocab, special_tokens=[SPECIAL])
@@ -292,6 +248,7 @@ def measure_memory(exe, tsv, vocab):
         stdout=subprocess.PIPE,
         check=True,
         universal_newlines=True,
+        env=tree_env(),
     ).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -558,7 +515,7 @@ def run_counts(args):
     for spec in args.memory_tables.split(","):
         needed.update(CORPUS_NAMES if spec == "all" else spec.split("+"))
     for name in args.corpora.split(","):
-        path = os.path.join(CORPORA, name + ".txt")
+        path = corpus(name)
         if not os.path.exists(path):
             print("skip %s: %s not found (set REFBPE_DATA)" % (name, path))
             continue
@@ -587,8 +544,6 @@ def run_memory(args, tables):
     rows = []
     tmp = tempfile.mkdtemp(prefix="refbpe-heaps-")
     try:
-        from refbpe.corpus.countfile import write_counts
-
         for spec in args.memory_tables.split(","):
             names = sorted(tables) if spec == "all" else spec.split("+")
             if not names or any(n not in tables for n in names):

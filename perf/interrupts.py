@@ -29,11 +29,7 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import systems  # noqa: E402  (interpreters, peers, data paths)
-from measure import session_processes  # noqa: E402
+from harness import CORPUS_FILES, INTERPRETERS, ROOT, session_processes, tree_env
 
 MESSAGES = {"SIGINT": "refbpe: interrupted", "SIGTERM": "refbpe: terminated"}
 
@@ -56,7 +52,7 @@ def one_run(interp, phase, sig, paths, work):
     out = os.path.join(work, "model")
     shutil.rmtree(out, ignore_errors=True)
     cmd = [
-        systems.INTERPRETERS[interp],
+        INTERPRETERS[interp],
         "-m",
         "refbpe",
         "train",
@@ -70,13 +66,12 @@ def one_run(interp, phase, sig, paths, work):
         cmd += ["--workers", "2", "--chunk-size", "4M", "--quiet"]
     else:
         cmd += ["--workers", "1", "--progress"]
-    env = dict(os.environ, PYTHONPATH=systems.ROOT)
     proc = subprocess.Popen(
         cmd,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        env=env,
-        cwd=systems.ROOT,
+        env=tree_env(),
+        cwd=ROOT,
         start_new_session=True,
     )
     deadline = time.time() + 120
@@ -119,7 +114,7 @@ def main(argv=None):
         rng = random.Random(12)
         with open(long_word, "wb") as f:
             f.write(rng.randbytes(10 * 10**6).translate(bytes(b"abcd"[i % 4] for i in range(256))))
-        paths = {"counting": systems.CORPUS_FILES["english_medium"], "merge": long_word}
+        paths = {"counting": CORPUS_FILES["english_medium"], "merge": long_word}
         rows = []
         for interp in args.interpreters.split(","):
             for phase in args.phases.split(","):

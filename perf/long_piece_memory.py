@@ -5,7 +5,7 @@
 Such a file is one unit of work however many workers there are (``io`` finds no
 cut), so one process holds the whole piece.  For each size, a file of random
 lowercase letters is written to a temporary directory and counted by
-``refbpe.corpus.count.count_words`` in a fresh process (``measure.measure``: peak RSS summed
+``refbpe.corpus.count.count_words`` in a fresh process (``harness.measure``: peak RSS summed
 over the process tree, and the largest single process).  Printed: peak MB, the
 same above the interpreter's baseline (an empty file counted), and that divided by
 the piece's size.  The result is checked: one word, count 1.  The figure for the README is the largest
@@ -19,11 +19,7 @@ import shutil
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import systems  # noqa: E402  (interpreters, peers, data paths)
-from measure import measure  # noqa: E402
+from harness import INTERPRETERS, measure, tree_env
 
 CHILD = (
     "import sys\n"
@@ -51,8 +47,8 @@ def main(argv=None):
                 f.write(rng.randbytes(size).translate(table))
             for system in args.systems.split(","):
                 interp, w = system.split("-")
-                cmd = [systems.INTERPRETERS[interp], "-c", CHILD, path, w[1:], str(size)]
-                r = measure(cmd, {"PYTHONPATH": systems.ROOT})
+                cmd = [INTERPRETERS[interp], "-c", CHILD, path, w[1:], str(size)]
+                r = measure(cmd, tree_env())
                 if r["rc"]:
                     sys.stderr.write(r["stderr"])
                 rows.append((system, size, r["wall"], r["peak_tree_mb"], r["max_process_mb"], r["rc"]))

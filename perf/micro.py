@@ -6,9 +6,9 @@
     PYTHONPATH=. .venv/bin/python perf/micro.py --merges 2000 encode-neighbours   # CPython works too
 
 Each case times a trick against the alternative its comment compares it with, on the comment's
-input from the shared corpora (``../shared/data`` or ``REFBPE_DATA``).  The trick is the
-library's own code where the comment sits on a function (``Tokenizer._encode_piece``,
-``_encode_bytes``, ``count_pretokens``); the alternative is written out here, small.
+input from the shared corpora (found by ``perf/harness.py``).  The trick is the library's own
+code where the comment sits on a function (``Tokenizer._encode_piece``, ``_encode_bytes``,
+``count_pretokens``); the alternative is written out here, small.
 ``merge-*`` run a self-contained copy of the merge engine (checked once against
 ``refbpe.merge.learn_merges``) with one trick switched; ``pretokenize-inline`` compiles the
 source of ``piece_ends`` as it is and edited to call a helper; ``count-chunk-size`` runs
@@ -37,8 +37,9 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.environ.get("REFBPE_DATA", os.path.join(HERE, "..", "..", "shared", "data"))
+from harness import GPT2_FILES, PERF, tree_env
+from harness import corpus as corpus_path
+
 MB = 1 << 20
 CASES = {}
 
@@ -59,7 +60,7 @@ def case(name, claim, repeats=15, warmup=3, clock="cpu"):
 
 def corpus(name, limit=None):
     """A shared corpus, or its first ``limit`` bytes cut after a newline (valid UTF-8)."""
-    with open(os.path.join(DATA, "corpora", name + ".txt"), "rb") as f:
+    with open(corpus_path(name), "rb") as f:
         data = f.read(limit or -1)
     return data[: data.rindex(b"\n") + 1] if limit else data
 
@@ -128,8 +129,7 @@ def gpt2():
     if not _GPT2:
         from refbpe.tokenizer import Tokenizer
 
-        files = (os.path.join(DATA, "cs336", "gpt2_" + f) for f in ("vocab.json", "merges.txt"))
-        _GPT2["t"] = Tokenizer.from_files(*files)
+        _GPT2["t"] = Tokenizer.from_files(*GPT2_FILES)
     return _GPT2["t"]
 
 
@@ -152,11 +152,11 @@ def encode_rescan(tok, piece):
 
 @case("encode-neighbours", "tokenizer.py _encode_piece, 'half the time': unique pre-tokens, GPT-2 vocab")
 def bench_encode_neighbours(args):
-    from refbpe.pretokenize.gpt2 import pretokenize
+    from refbpe.pretokenize.patterns import get_pattern
 
     tok = gpt2()
     for name in ("english_small", "python_code"):
-        pieces = sorted(set(pretokenize(corpus(name, 4 * MB))))
+        pieces = sorted(set(get_pattern("gpt2").pretokenize(corpus(name, 4 * MB))))
         trick = ("neighbours", lambda ps=pieces: [tok._encode_piece(p) for p in ps])
         rescan = ("rescan", lambda ps=pieces: [encode_rescan(tok, p) for p in ps])
         yield [trick, rescan], "%s 4 MB, its %d unique pieces" % (name, len(pieces))
@@ -235,15 +235,16 @@ def bench_encode_int_cache(args):
 # --- count.py, spool.py -------------------------------------------------------------------------------
 
 
-@case("count-chunk-size", "count.py auto_chunk_size: english_medium, 2 workers, 4/12/16 MiB", 5, 1, "self")
+@case("count-chunk-size", "count.py _unit_size: english_medium, 2 workers, 4/12/16 MiB", 5, 1, "self")
 def bench_count_chunk_size(args):
-    path = os.path.join(DATA, "corpora", "english_medium.txt")
+    path = corpus_path("english_medium")
     tmp = tempfile.mkdtemp(prefix="refbpe-micro-")
     out, rep = os.path.join(tmp, "counts.tsv"), os.path.join(tmp, "report.json")
 
     def run(size):
         command = [sys.executable, "-m", "refbpe", "count", path, "-o", out, "--report", rep]
-        subprocess.run(command + ["--workers", "2"] + (["--chunk-size", size] if size else []), check=True)
+        extra = ["--workers", "2"] + (["--chunk-size", size] if size else [])
+        subprocess.run(command + extra, check=True, env=tree_env())
         with open(rep) as f, open(out, "rb") as g:
             return g.read(), json.load(f)["count"]["seconds"]
 
@@ -258,12 +259,13 @@ def bench_count_chunk_size(args):
 
 @case("spool-vs-pipe", "spool.py: count_words(english_medium, 2 workers), files vs the pipe", 5, 1, "wall")
 def bench_spool_vs_pipe(args):
-    from refbpe.corpus.count import count_words, make_executor
+    from refbpe.corpus.count import count_words, warm_up_scanner
+    from refbpe.corpus.pool import make_executor
 
-    path = os.path.join(DATA, "corpora", "english_medium.txt")
+    path = corpus_path("english_medium")
 
     def through_pipe():  # a pool that count_words is given is used as is: results come back pickled
-        executor = make_executor(2)
+        executor = make_executor(2, warm_up=warm_up_scanner)
         try:
             return count_words([path], workers=2, executor=executor)
         finally:
@@ -275,8 +277,9 @@ def bench_spool_vs_pipe(args):
 
 @case("pack-counts", "count.py pack_counts: perf/bench_pickle.py --here (4 MB English chunk)", 1, 0, "given")
 def bench_pack_counts(args):
-    command = [sys.executable, os.path.join(HERE, "bench_pickle.py"), "--here", "--json", "--repeats", "7"]
-    out = json.loads(subprocess.run(command, check=True, stdout=subprocess.PIPE).stdout.splitlines()[-1])
+    command = [sys.executable, os.path.join(PERF, "bench_pickle.py"), "--here", "--json", "--repeats", "7"]
+    done = subprocess.run(command, check=True, stdout=subprocess.PIPE, env=tree_env())
+    out = json.loads(done.stdout.splitlines()[-1])
     runs = [(kind, lambda k=kind: (None, out[k]["total_ms"] / 1e3)) for kind in ("packed", "dict")]
     yield runs, "pickle + unpickle + adding up"
 
@@ -471,7 +474,7 @@ def merge_runs(args, variants, heap_seconds=None):
         from refbpe.corpus.count import count_words
         from refbpe.merge import learn_merges
 
-        path = os.path.join(DATA, "corpora", "english_small.txt")
+        path = corpus_path("english_small")
         _WORDS["w"] = words = count_words([path], special_tokens=["<|endoftext|>"], workers=1)
         if mini_learn(words, args.merges)[0] != learn_merges(words, args.merges):
             raise AssertionError("the engine copy here no longer matches refbpe.merge.learn_merges")
@@ -607,7 +610,7 @@ def bench_pretokenize_inline(args):
 
 
 def count_slices(data):
-    """The alternative to count_pretokens' int keys: count every piece as a ``bytes`` slice."""
+    """The alternative to count_pieces' int keys: count every piece as a ``bytes`` slice."""
     from refbpe.pretokenize.gpt2 import piece_ends
 
     counts = {}
@@ -619,9 +622,11 @@ def count_slices(data):
     return counts
 
 
-@case("pretokenize-int-keys", "pretokenize.py count_pretokens, '1.5x on English': int keys vs bytes slices")
+@case("pretokenize-int-keys", "gpt2.py count_pieces, '1.5x on English': int keys vs bytes slices")
 def bench_pretokenize_int_keys(args):
-    from refbpe.pretokenize.gpt2 import count_pretokens
+    from refbpe.pretokenize.patterns import get_pattern
+
+    count_pretokens = get_pattern("gpt2").count_pretokens
 
     for name in ("english_small", "mixed_multilingual"):
         data = corpus(name, 4 * MB)

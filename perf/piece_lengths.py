@@ -17,18 +17,15 @@ two O(n log n) paths on one piece of 100K and 1M random letters: rank by rank
 (``_encode_long_piece_by_slot``, used for tiktoken tables).
 """
 
-import os
 import random
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, ROOT)
-CS336 = os.path.join(ROOT, "..", "shared", "data", "cs336")
+from harness import GPT2_FILES, corpus
 
-from refbpe import tokenizer as tokenizer_module  # noqa: E402
-from refbpe.tokenizer import Tokenizer  # noqa: E402
+from refbpe import tokenizer as tokenizer_module
+from refbpe.pretokenize.gpt2 import piece_ends
+from refbpe.tokenizer import Tokenizer
 
 LENGTHS = [16, 32, 48, 64, 80, 96, 128, 192, 256]
 
@@ -63,9 +60,7 @@ def time_path(tok, data, threshold):
 
 
 def corpus_pieces(tok, name):
-    from refbpe.pretokenize.gpt2 import piece_ends
-
-    with open(os.path.join(ROOT, "..", "shared", "data", "corpora", name + ".txt"), "rb") as f:
+    with open(corpus(name), "rb") as f:
         data = f.read(8 << 20).decode("utf-8", "ignore").encode("utf-8")
     groups, start = {}, 0
     bounds = [32, 64, 96, 128, 192, 256, 512, 1 << 30]
@@ -100,7 +95,7 @@ def long_paths(tok):
 
 
 def main():
-    tok = Tokenizer.from_files(os.path.join(CS336, "gpt2_vocab.json"), os.path.join(CS336, "gpt2_merges.txt"))
+    tok = Tokenizer.from_files(*GPT2_FILES)
     saved = tokenizer_module._LONG_PIECE
     if "--long" in sys.argv:
         long_paths(tok)

@@ -30,20 +30,15 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-DATA = os.path.abspath(os.environ.get("REFBPE_DATA", os.path.join(ROOT, "..", "shared", "data")))
-EOT = "<|endoftext|>"
-INTERPRETERS = {
-    "cpython": os.environ.get("REFBPE_CPYTHON", os.path.join(ROOT, ".venv", "bin", "python")),
-    "pypy": os.environ.get("REFBPE_PYPY", os.path.join(ROOT, ".venv-pypy", "bin", "python")),
-}
-GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+from harness import INTERPRETERS, PEERS, corpus, run_result, tree_env
+from harness import SPECIAL as EOT
+
+sys.path.insert(0, PEERS)
+from _common import GPT2_PATTERN  # noqa: E402  (perf/peers/_common.py)
 
 # row -> (refbpe options, peer)
 ROWS = {
@@ -59,10 +54,7 @@ def run_refbpe(python, corpus, vocab, options, out, workers):
     report = out + ".report.json"
     argv = [python, "-m", "refbpe", "train", corpus, "--vocab-size", str(vocab), "--special-token", EOT]
     argv += options + ["--workers", str(workers), "--out", out, "--report", report, "--quiet"]
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    t0 = time.time()
-    subprocess.run(argv, check=True, env=env)
-    wall = time.time() - t0
+    wall = run_result(argv, tree_env())["wall"]
     with open(report) as f:
         r = json.load(f)
     return {"wall": wall, "count": r["count"]["seconds"], "merge": r["merge"]["seconds"]}
@@ -130,7 +122,7 @@ def main(argv=None):
     failures = 0
     try:
         for name in args.corpora.split(","):
-            corpus = os.path.join(DATA, "corpora", name + ".txt")
+            path = corpus(name)
             for vocab in [int(v) for v in args.vocab.split(",")]:
                 times = {row: [] for row in rows}
                 peer_times = {row: [] for row in rows}
@@ -139,9 +131,9 @@ def main(argv=None):
                     for row in rows:
                         options, peer = ROWS[row]
                         out = os.path.join(tmp, "%s-%d-%s" % (name, vocab, row))
-                        times[row].append(run_refbpe(python, corpus, vocab, options, out, args.workers))
+                        times[row].append(run_refbpe(python, path, vocab, options, out, args.workers))
                         if peer:
-                            seconds, theirs = run_peer(peer, corpus, vocab)
+                            seconds, theirs = run_peer(peer, path, vocab)
                             peer_times[row].append(seconds)
                             same[row] = refbpe_result(peer, out) == theirs
                 base = statistics.median(t["wall"] for t in times["cs336"]) if "cs336" in rows else None

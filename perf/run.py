@@ -10,11 +10,11 @@ as absent where not).  Wall time is whole-process; peak memory is the sum of
 the RSS of the whole process tree, sampled from /proc every 50 ms, plus the
 largest single-process peak from ``wait4`` rusage.
 
-The driver only sequences the phases below; the work is in
-``systems`` (where everything is, one command per system), ``measure`` (one
-process measured from outside; repeats, medians), ``sections`` (the jobs of each
-table), ``targets`` (the issue's targets as data, and their verdict) and
-``report`` (tables, targets block, plot).
+The driver only sequences the phases below; the work is in ``perf/harness.py``
+(where the data and interpreters are; one process measured from outside; round-robin
+repeats, medians) and in ``perf/suite/``: ``systems`` (the systems, one command per
+system), ``sections`` (the jobs of each table), ``targets`` (the issue's targets as
+data, and their verdict) and ``report`` (tables, targets block, plot).
 """
 
 import argparse
@@ -24,9 +24,9 @@ import signal
 import sys
 import time
 
-import report
-from measure import Runner
-from sections import (
+from harness import CORPUS_FILES, RESULTS, Runner
+from suite import report
+from suite.sections import (
     section_count,
     section_encode,
     section_memory,
@@ -34,13 +34,11 @@ from sections import (
     section_train,
     section_train_inprocess,
 )
-from systems import (
-    CORPUS_FILES,
+from suite.systems import (
     COUNT_SYSTEMS,
     ENCODE_SYSTEMS,
     FULL_CORPORA,
     FULL_TEXTS,
-    HERE,
     TRAIN_SYSTEMS,
     probe,
 )
@@ -83,9 +81,7 @@ def parse(argv):
     p.add_argument(
         "--timeout", type=float, default=3600, help="seconds per run before it is killed (default 3600)"
     )
-    p.add_argument(
-        "--out", default=os.path.join(HERE, "results"), help="results directory (default perf/results)"
-    )
+    p.add_argument("--out", default=RESULTS, help="results directory (default perf/results)")
     a = p.parse_args(argv)
     quick = a.quick
     a.sections = [s.strip() for s in a.only.split(",") if s.strip()]

@@ -11,7 +11,6 @@ tables and writes ``perf/results/scaling-STAMP.json``.
 """
 
 import argparse
-import json
 import os
 import platform
 import shutil
@@ -20,24 +19,14 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-sys.path.insert(0, REPO)
+from harness import SPECIAL, corpus, save_json, timed
 
-from refbpe.corpus.count import count_words  # noqa: E402
-from refbpe.merge import learn_merges  # noqa: E402
-
-SPECIAL = "<|endoftext|>"
-DATA = os.path.join(os.environ.get("REFBPE_SHARED") or os.path.join(os.path.dirname(REPO), "shared"), "data")
+from refbpe.corpus.count import count_words
+from refbpe.merge import learn_merges
 
 
 def median_time(fn, repeats):
-    times, result = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), result
+    return timed(fn, repeats, statistics.median)
 
 
 def write_prefix(src, dst, nbytes):
@@ -56,7 +45,7 @@ def main(argv=None):
     parser.add_argument("--vocab", default="1000,4000,10000,32000", help="vocab sizes for merge-vs-vocab")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
-    src = os.path.join(DATA, "corpora", args.corpus + ".txt")
+    src = corpus(args.corpus)
     if not os.path.exists(src):
         sys.exit("perf/scaling.py: %s not found (set REFBPE_SHARED)" % src)
     interp = "%s %s" % (platform.python_implementation(), platform.python_version())
@@ -118,13 +107,7 @@ def main(argv=None):
             print("  %8d %9d %9.2f %15.3f" % (vocab, len(merges), t, t / max(len(merges), 1) * 1e3))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    results = os.path.join(HERE, "results")
-    os.makedirs(results, exist_ok=True)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    path = os.path.join(results, "scaling-%s.json" % stamp)
-    with open(path, "w") as f:
-        json.dump(out, f, indent=2)
-    print("\nresults: %s" % path)
+    print("\nresults: %s" % save_json("scaling-%s.json" % time.strftime("%Y%m%d-%H%M%S"), out))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """What verify's explanations cost: ``refbpe verify`` against ``refbpe train`` on one corpus.
 
 For each interpreter, times (whole-process wall seconds) and peak RSS (MB,
-``wait4`` rusage) of a plain ``refbpe train`` and of ``refbpe verify`` (its
+``wait4`` rusage, by ``harness.measure``) of a plain ``refbpe train`` and of ``refbpe verify`` (its
 default, explanations included) against models that differ in several ways,
 all in the same run, and the ratio verify / train::
 
@@ -21,33 +21,19 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, ROOT)
+from harness import INTERPRETERS, corpus, measure, tree_env
+from harness import SPECIAL as EOT
 
-from refbpe.formats import write_model  # noqa: E402
-from refbpe.train import build_vocab, train_from_counts  # noqa: E402
-from refbpe.verify import PairReplay, count_variant  # noqa: E402
-
-EOT = "<|endoftext|>"
+from refbpe.formats import write_model
+from refbpe.train import build_vocab, train_from_counts
+from refbpe.verify import PairReplay, count_variant
 
 
 def run(argv, python):
-    t0 = time.time()
-    p = subprocess.Popen(
-        [python, "-m", "refbpe"] + argv,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=dict(os.environ, PYTHONPATH=ROOT),
-    )
-    _, status, usage = os.wait4(p.pid, 0)
-    wall = time.time() - t0
-    out = p.stdout.read().decode("utf-8", "replace")
-    p.stdout.close()
-    p.stderr.close()
-    return wall, usage.ru_maxrss / 1024.0, os.waitstatus_to_exitcode(status), out
+    """(wall seconds, peak MB of the process, exit status, stdout) of ``python -m refbpe ARGV``."""
+    r = measure([python, "-m", "refbpe"] + argv, tree_env(), cwd=None)
+    return r["wall"], r["max_process_mb"], r["rc"], r["stdout"]
 
 
 def models(corpus, vocab, tmp):
@@ -99,27 +85,21 @@ def models(corpus, vocab, tmp):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument(
-        "--corpus", default=os.path.join(ROOT, "..", "shared", "data", "corpora", "english_small.txt")
-    )
+    ap.add_argument("--corpus", default=corpus("english_small"))
     ap.add_argument("--vocab", type=int, default=1000)
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument(
         "--python",
         action="append",
         default=None,
-        help="interpreters (default: .venv-pypy and .venv of the repository)",
+        help="interpreters (default: PyPy and CPython, as perf/harness.py finds them)",
     )
     ap.add_argument("--build", metavar="DIR", help=argparse.SUPPRESS)  # internal: write the models
     args = ap.parse_args()
     if args.build:
         print(json.dumps(models(args.corpus, args.vocab, args.build)))
         return
-    pythons = args.python or [
-        p
-        for p in (os.path.join(ROOT, ".venv-pypy/bin/python"), os.path.join(ROOT, ".venv/bin/python"))
-        if os.path.exists(p)
-    ]
+    pythons = args.python or [p for p in (INTERPRETERS["pypy"], INTERPRETERS["cpython"]) if os.path.exists(p)]
     with tempfile.TemporaryDirectory() as tmp:
         # The models are built in a child process: a child forked from a large
         # driver would report the driver's pages as its own peak RSS.

@@ -12,6 +12,7 @@ The tree is the pipeline:
     ``merge``        the merge engine (heap with lazy deletion, inverted index)
     ``train``        ``train_bpe`` and friends: counting, then merging, then the vocab
     ``profiles``     trainers' conventions (cs336, rustbpe, hf)
+    ``extend``       continuing a model: its merges replayed, its ids kept
     ``tokenizer``    encode and decode
     ``formats``      every model format, one module each
     ``analysis``     compression figures and token boundaries of a trained model
@@ -20,6 +21,7 @@ The tree is the pipeline:
     ``fuzz``         generating inputs that break other implementations, and the conformance pack
     ``testing``      the fuzzer's strategies and the reference as assertions, for other projects' tests
     ``atomic``       files written atomically
+    ``quoting``      user bytes in an error message, escaped and short
     ``cli``          the command line, a layer on top that the library never imports
 
 ``__all__`` is the public API, described in ``docs/api.md``: the trainers, counting

@@ -12,7 +12,7 @@ import contextlib
 import os
 import tempfile
 
-__all__ = ["atomic_write", "atomic_write_many", "atomic_stream"]
+__all__ = ["atomic_write", "atomic_write_many", "atomic_stream", "chunked"]
 
 
 class WriteError(OSError):
@@ -23,12 +23,13 @@ class WriteError(OSError):
 
 
 def atomic_write(path, data):
-    """Write ``data`` (bytes) to ``path`` so readers see all of it or none."""
+    """Write ``data`` (bytes, or an iterable of bytes: written as they come, never
+    joined in memory) to ``path`` so readers see all of it or none."""
     atomic_write_many({path: data})
 
 
 def atomic_write_many(files):
-    """Write several files ``{path: bytes}`` so that each is all old or all new."""
+    """Write several files ``{path: bytes or iterable of bytes}`` so that each is all old or all new."""
     staged = []
     try:
         for path, data in files.items():
@@ -56,7 +57,11 @@ def _write_temporary(path, data):
     )
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                f.write(data)
+            else:
+                for chunk in data:
+                    f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
@@ -86,3 +91,23 @@ def atomic_stream(path):
         except OSError:
             pass
         raise
+
+
+def chunked(pieces, size=1 << 16):
+    """``pieces`` (bytes) gathered into chunks of about ``size`` bytes (few writes);
+    a piece that large goes out as it is, never copied."""
+    batch, held = [], 0
+    for piece in pieces:
+        if len(piece) >= size:
+            if batch:
+                yield b"".join(batch)
+                batch, held = [], 0
+            yield piece
+            continue
+        batch.append(piece)
+        held += len(piece)
+        if held >= size:
+            yield b"".join(batch)
+            batch, held = [], 0
+    if batch:
+        yield b"".join(batch)

@@ -88,7 +88,7 @@ Lazy deletion (the heapq docs' "priority queue implementation notes")
 import heapq
 from array import array
 
-__all__ = ["learn_merges", "MergeCheck"]
+__all__ = ["learn_merges", "merges_possible", "MergeCheck"]
 
 SEP = -1  # the slot between two words
 DEAD = -2  # a slot merged into its left neighbour
@@ -150,8 +150,18 @@ def _entry_maker(tie, token_bytes, shift, mask):
     return lambda c, p: _IdEntry(c, (rank[p >> shift] << rank_shift) | rank[p & mask], p)
 
 
-def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=1, trace=None):
+def learn_merges(
+    word_counts, num_merges, progress=None, tie="bytes", min_count=1, trace=None, inherited=(), rules=None
+):
     """Return up to ``num_merges`` merges ``[(left_bytes, right_bytes), ...]``.
+
+    ``inherited`` (``refbpe.extend``): merges applied first, in their order,
+    whatever the rule would choose (``_replay``), then the loop continues;
+    they are the first merges returned and count towards ``num_merges``.
+    ``rules`` (``refbpe.profiles``' SuperBPE): an object whose ``skip_absent``
+    (True: an inherited merge whose tokens or pair never occurred is left out,
+    as SuperBPE's trainer does) and ``refuse(token_bytes)`` (True: the best
+    pair is dropped for good instead of merged) change those two steps.
 
     Fewer are returned when no pair is left, or when the best pair occurs
     fewer than ``min_count`` times (HF's ``min_frequency``).  ``tie`` picks the
@@ -164,7 +174,16 @@ def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=
 
     >>> learn_merges({b"abab": 2, b"ab": 1}, 2)
     [(b'a', b'b'), (b'ab', b'ab')]
+
+    Tables are sized by the merges that can exist (``merges_possible``), not by
+    ``num_merges``: any request up to 2**63 costs what the words allow.
     """
+    if inherited and trace is not None:
+        raise ValueError("a trace records the rule's choices; inherited merges are not chosen")
+    if len(inherited) > num_merges:
+        raise ValueError("%d inherited merges exceed the %d merges wanted" % (len(inherited), num_merges))
+    # Inherited merges each make a token, occurring or not; the rest are bounded by the words.
+    num_merges = min(num_merges, len(inherited) + merges_possible(word_counts))
     token_bytes = [bytes([i]) for i in range(256)]
     shift = max(16, (256 + num_merges).bit_length())
     mask = (1 << shift) - 1
@@ -179,11 +198,17 @@ def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=
     else:
         step = _TracedTables(256 + num_merges, sym.typecode, counts)
 
-    merges = []
+    state = (sym, nxt, prv, freq, counts, where, heap)
+    skip_absent = rules is not None and rules.skip_absent
+    merges = _replay(inherited, state, token_bytes, shift, make_entry, step, skip_absent)
+    refuse = rules.refuse if rules is not None else None
     while len(merges) < num_merges:
         best = _pop_best(heap, counts, where)
         if best is None or counts[best] < min_count:
             break
+        if refuse is not None and refuse(token_bytes[best >> shift] + token_bytes[best & mask]):
+            where.pop(best, None)  # never offered again: its pair gains no occurrence from now on
+            continue
         if trace is not None:
             trace.append(step.observe(best, heap, counts, where))
         a, b = best >> shift, best & mask
@@ -200,6 +225,44 @@ def learn_merges(word_counts, num_merges, progress=None, tie="bytes", min_count=
     if progress is not None:
         progress(len(merges), num_merges)
     return merges
+
+
+def _replay(inherited, state, token_bytes, shift, make_entry, step, skip_absent=False):
+    """Apply ``inherited`` merges in their order on the state; returns those applied.
+
+    Each makes its token (the next id) even where its pair does not occur;
+    under ``skip_absent`` a merge whose tokens were not made or whose pair never
+    occurred (or was merged already) is left out instead, with no token.  The
+    heap stays valid: a merge only lowers old pairs' counts and pushes its new
+    pairs with their final counts, as in ``learn_merges``'s loop, so lazy
+    deletion still holds whichever pair is merged.  Cost: one merge step each.
+    """
+    if not inherited:
+        return []
+    sym, nxt, prv, freq, counts, where, heap = state
+    if not MergeCheck.valid(inherited):
+        raise ValueError("inherited merges must each make a new token out of tokens made before")
+    id_of = {t: i for i, t in enumerate(token_bytes)}
+    applied = []
+    for left, right in inherited:
+        if skip_absent and (left not in id_of or right not in id_of):
+            continue
+        a, b, z = id_of[left], id_of[right], len(token_bytes)
+        p = (a << shift) | b
+        if skip_absent and p not in counts:
+            continue
+        applied.append((left, right))
+        token_bytes.append(left + right)
+        id_of[left + right] = z
+        slots = where.pop(p, None)
+        if slots is None or counts.get(p, 0) <= 0:
+            continue
+        _apply_merge(sym, nxt, prv, freq, slots, a, b, z, step)
+        fresh = step.collect(counts, where, a, b, z, shift)
+        del counts[p]
+        for q, c in fresh:
+            heapq.heappush(heap, make_entry(c, q))
+    return applied
 
 
 class MergeCheck(object):
@@ -292,6 +355,16 @@ class MergeCheck(object):
         del self.counts[p]
         for q, c in fresh:
             heapq.heappush(self.heap, self.make_entry(c, q))
+
+
+def merges_possible(word_counts):
+    """An upper bound on the merges ``word_counts`` allows: each merge removes one
+    symbol from every word it touches, and a word of n bytes has n - 1 to lose.
+
+    >>> merges_possible({b"abab": 2, b"ab": 1, b"a": 5})
+    4
+    """
+    return sum(len(w) - 1 for w, n in word_counts.items() if len(w) > 1 and n > 0)
 
 
 def _index_type(largest):

@@ -26,6 +26,7 @@ __all__ = [
     "naive_train_bpe",
     "naive_train_bpe_from_counts",
     "naive_train_from_texts",
+    "naive_train_superbpe",
     "naive_encode",
     "naive_rank_encode",
     "merge_word",
@@ -64,28 +65,46 @@ def naive_train_bpe(text, vocab_size, special_tokens=(), *, pattern=None):
 
 
 def naive_train_bpe_from_counts(
-    word_counts, vocab_size, special_tokens=(), *, profile="cs336", min_frequency=0, initial_alphabet=()
-):
+    word_counts, vocab_size, special_tokens=(), *, profile="cs336", min_frequency=0, initial_alphabet=(),
+    extend=(),
+):  # fmt: skip
     """(vocab, merges) for ``{pre-token bytes: count}``, by full recount every step.
 
     ``profile`` is ``cs336``, ``rustbpe`` or ``hf``; ``initial_alphabet`` (hf) is a
     list of byte values; ``min_frequency`` stops before a pair seen fewer times.
+    ``extend``: merges applied first, in order, whatever the counts say (the
+    definition in ``refbpe.extend``); ids are the profile's own layout.
+    ``superbpe``: SuperBPE's stage 2 on these (stage-2) counts, ``extend`` the
+    stage-1 merges: hf's rules, except that an inherited merge whose pair never
+    occurred is left out, and a pair whose token holds ``b": "`` or more than four
+    space-separated words is never merged.
     """
     special_tokens = list(special_tokens)
     words = Counter()
     for piece, n in word_counts.items():
         words[tuple(bytes([b]) for b in piece)] += n
+    superwords = profile == "superbpe"  # stage 2 of SuperBPE: hf's rules, and its own two
+    profile = "hf" if superwords else profile
     ids = _ids(profile, special_tokens, words, initial_alphabet)
     if profile == "hf":
         wanted = vocab_size - len(ids)  # HF's vocab_size counts everything in the vocab
     else:
         wanted = vocab_size - 256 - len(special_tokens)
     merges = []
-    for _ in range(wanted):
+    seen = set(_pair_counts(words))  # every pair that ever occurred and is not merged yet
+    for pair in extend:
+        if superwords and pair not in seen:  # SuperBPE leaves out a merge its words never had
+            continue
+        words = _add_merge(profile, ids, words, merges, pair)
+        seen.discard(pair)
+        seen.update(_pair_counts(words))
+    refused = set()
+    while len(merges) < wanted:
         pairs = Counter()
         for word, n in words.items():
             for pair in zip(word, word[1:]):
-                pairs[pair] += n
+                if pair not in refused:
+                    pairs[pair] += n
         if not pairs:
             break
         if profile == "cs336":
@@ -94,15 +113,11 @@ def naive_train_bpe_from_counts(
             best = min(pairs, key=lambda p: (-pairs[p], ids[_name(profile, p[0])], ids[_name(profile, p[1])]))
         if pairs[best] < min_frequency:
             break
-        merged = best[0] + best[1]
-        if profile == "hf" and _name(profile, merged) in ids:
-            raise ProfileLimit("hf: merge %d makes a token HF already has" % len(merges))
-        ids.setdefault(_name(profile, merged), len(ids))
-        merges.append(best)
-        new_words = Counter()
-        for word, n in words.items():
-            new_words[merge_word(word, best, merged)] += n
-        words = new_words
+        token = best[0] + best[1]
+        if superwords and (b": " in token or len([w for w in token.split(b" ") if w]) > 4):
+            refused.add(best)  # dropped for good
+            continue
+        words = _add_merge(profile, ids, words, merges, best)
     if profile == "hf":
         n_special = len(set(special_tokens))
         vocab = {i: name.encode("utf-8") if i < n_special else decode_token(name) for name, i in ids.items()}
@@ -113,6 +128,19 @@ def naive_train_bpe_from_counts(
     for token in special_tokens:
         vocab[len(vocab)] = token.encode("utf-8")
     return vocab, merges
+
+
+def _add_merge(profile, ids, words, merges, pair):
+    """``words`` with ``pair`` merged; its token named in ``ids``, the pair appended to ``merges``."""
+    merged = pair[0] + pair[1]
+    if profile == "hf" and _name(profile, merged) in ids:
+        raise ProfileLimit("hf: merge %d makes a token HF already has" % len(merges))
+    ids.setdefault(_name(profile, merged), len(ids))
+    merges.append(pair)
+    new_words = Counter()
+    for word, n in words.items():
+        new_words[merge_word(word, pair, merged)] += n
+    return new_words
 
 
 def _ids(profile, special_tokens, words, initial_alphabet):
@@ -146,13 +174,14 @@ def naive_train_from_texts(
     add_prefix_space=False,
     min_frequency=0,
     initial_alphabet=(),
+    extend=(),
 ):
     """(vocab, merges) for ``texts`` as a peer's ``train_from_iterator`` takes them.
 
     ``cut``: ``items`` (each text one sequence; the default for hf, whose special
     tokens stay text), ``documents`` (cut at special tokens, dropped; the
     default otherwise) or ``lines`` (after each newline).  ``min_frequency`` and
-    ``initial_alphabet``: see ``naive_train_bpe_from_counts``.
+    ``initial_alphabet`` and ``extend``: see ``naive_train_bpe_from_counts``.
     """
     cut = cut or ("items" if profile == "hf" else "documents")
     pattern = get_pattern(pattern or get_profile(profile).default_pattern)
@@ -175,7 +204,26 @@ def naive_train_from_texts(
         profile=profile,
         min_frequency=min_frequency,
         initial_alphabet=initial_alphabet,
+        extend=extend,
     )
+
+
+def naive_train_superbpe(texts, vocab_size, transition, special_tokens=()):
+    """SuperBPE's two stages on ``texts`` (strs, each cut into lines): hf's BPE on
+    the stage-1 pieces to ``transition`` merges, then stage 2 on the stage-2 pieces."""
+    stage1 = Counter()
+    stage2 = Counter()
+    for text in texts:
+        for line in re.findall(r"[^\n]*\n|[^\n]+\Z", text):
+            data = line.encode("utf-8", "surrogatepass")
+            stage1.update(get_pattern("superbpe-stage1").pretokenize(data))
+            stage2.update(get_pattern("superbpe-stage2").pretokenize(data))
+    words = Counter()
+    for piece, n in stage1.items():
+        words[tuple(bytes([b]) for b in piece)] += n
+    size = len(_ids("hf", list(special_tokens), words, ())) + transition
+    _, merges = naive_train_bpe_from_counts(stage1, size, special_tokens, profile="hf")
+    return naive_train_bpe_from_counts(stage2, vocab_size, special_tokens, profile="superbpe", extend=merges)
 
 
 def naive_encode(text, vocab, merges, special_tokens=(), *, pattern=None):

@@ -22,6 +22,7 @@ right without overlap, counts exact) and differ only in these rules:
                                                GPT4_PATTERN)
     add_prefix_space    no                     no                       yes by default (ByteLevel's)
     peer proven against -                      rustbpe 0.1.0            tokenizers 0.23.3
+    Unicode version     the latest (``regex``'s)  16.0 (probed)          16.0 (probed)
 
 ``min_frequency`` (all profiles, HF's meaning) stops training before the first
 merge whose pair occurs fewer times.
@@ -41,11 +42,20 @@ Cost: the layout and checks are linear in the vocab; training cost is the
 engine's (``merge``).
 """
 
+from .extend import keep_parent_ids, load_parent
 from .formats.bytemap import bytes_to_unicode
-from .merge import learn_merges
-from .pretokenize.patterns import get_pattern
+from .merge import learn_merges, merges_possible
+from .pretokenize.patterns import get_pattern, pattern_key
+from .pretokenize.unicode_tables import LATEST, unicode_version
 
-__all__ = ["Profile", "ProfileLimit", "get_profile", "profile_names"]
+__all__ = [
+    "Profile",
+    "ProfileLimit",
+    "SuperBPEProfile",
+    "get_profile",
+    "profile_names",
+    "settings_pattern",
+]
 
 DEFAULT_PROFILE = "cs336"
 
@@ -57,9 +67,15 @@ class ProfileLimit(ValueError):
     """The input needs a peer rule that refbpe does not reproduce (the message says which)."""
 
 
+def settings_pattern(settings):
+    """The pattern key (``patterns.pattern_key``) of a run's ``settings``: its pattern and Unicode version."""
+    return get_pattern(settings["pattern"], settings.get("unicode")).key
+
+
 class Profile(object):
     """A trainer's conventions.  Subclasses set the class attributes and ``layout``."""
 
+    stage_patterns = None  # SuperBPE: one split pattern per stage, word counts a pair
     name = None
     peer = None  # (distribution name, version proven against), or None
     tie = "bytes"  # the merge engine's tie rule (``merge._entry_maker``)
@@ -67,11 +83,20 @@ class Profile(object):
     cuts = ("documents",)
     default_cut = "documents"
     default_add_prefix_space = False
+    default_unicode = None  # the latest table (``unicode_tables.LATEST``) unless the peer's differs
 
     def peer_label(self):
         return "%s %s" % self.peer if self.peer else None
 
-    def settings(self, pattern=None, cut=None, add_prefix_space=None, min_frequency=0, initial_alphabet=None):
+    def settings(
+        self,
+        pattern=None,
+        cut=None,
+        add_prefix_space=None,
+        min_frequency=0,
+        initial_alphabet=None,
+        unicode=None,
+    ):
         """The full settings of a run (a dict; defaults filled in), checked."""
         cut = cut or self.default_cut
         if cut not in self.cuts:
@@ -84,7 +109,10 @@ class Profile(object):
             raise ValueError("add_prefix_space is an HF option (profile hf), not of profile %s" % self.name)
         if initial_alphabet and self.name != "hf":
             raise ValueError("initial_alphabet is an HF option (profile hf), not of profile %s" % self.name)
-        pattern = get_pattern(pattern or self.default_pattern).name
+        split = get_pattern(
+            pattern_key(pattern, unicode, "%s@%s" % (self.default_pattern, self.default_unicode or ""))
+        )
+        pattern = split.name
         if self.name == "hf" and pattern != "gpt2":
             raise ValueError(
                 "profile hf splits with ByteLevel's regex (the gpt2 pattern); another pattern "
@@ -96,24 +124,34 @@ class Profile(object):
             "profile": self.name,
             "peer": self.peer_label(),
             "pattern": pattern,
+            "unicode": split.unicode,
             "sequences": cut,
             "add_prefix_space": bool(add_prefix_space),
             "min_frequency": min_frequency,
             "initial_alphabet": _alphabet_bytes(initial_alphabet),
         }
 
-    def train_counted(self, word_counts, vocab_size, special_tokens, settings, progress=None, trace=None):
-        """(vocab {id: bytes}, merges) in this profile's id layout; ``trace``: as ``learn_merges``'s."""
+    def train_counted(
+        self, word_counts, vocab_size, special_tokens, settings, progress=None, trace=None, *,
+        extend=None, inherit_merges=None,
+    ):  # fmt: skip
+        """(vocab {id: bytes}, merges) in this profile's id layout; ``trace``: as ``learn_merges``'s.
+
+        ``extend`` (a model path, ``Model`` or ``extend.Parent``; its first
+        ``inherit_merges`` merges): the parent's merges are replayed first and
+        its tokens keep their ids (``refbpe.extend``)."""
+        parent, special_tokens = _parent_and_specials(extend, inherit_merges, special_tokens)
         wanted = vocab_size - 256 - len(special_tokens)
         merges = learn_merges(
-            word_counts, wanted, progress, self.tie, max(1, settings["min_frequency"]), trace
-        )
+            word_counts, wanted, progress, self.tie, max(1, settings["min_frequency"]), trace,
+            _inherited(parent, wanted),
+        )  # fmt: skip
         vocab = {i: bytes([i]) for i in range(256)}
         for a, b in merges:
             vocab[len(vocab)] = a + b
         for t in special_tokens:
             vocab[len(vocab)] = t.encode("utf-8")
-        return vocab, merges
+        return _with_parent_ids(vocab, special_tokens, parent), merges
 
     def merges_wanted(self, word_counts, vocab_size, special_tokens, settings):
         return vocab_size - 256 - len(special_tokens)
@@ -134,11 +172,13 @@ class RustbpeProfile(Profile):
     peer = ("rustbpe", "0.1.0")
     tie = "ids"  # rustbpe's ids are refbpe's: bytes, then merges in order
     default_pattern = "llama3"
+    default_unicode = "16.0.0"  # its regex crate's, probed: tests/unicode_probe.py
 
 
 class HFProfile(Profile):
     name = "hf"
     peer = ("tokenizers", "0.23.3")
+    default_unicode = "16.0.0"  # its Oniguruma's, probed: tests/unicode_probe.py
     cuts = ("documents", "lines", "items")
     default_add_prefix_space = True
 
@@ -158,31 +198,73 @@ class HFProfile(Profile):
             ids.setdefault(c, len(ids))
         return ids
 
-    def train_counted(self, word_counts, vocab_size, special_tokens, settings, progress=None, trace=None):
+    def train_counted(
+        self, word_counts, vocab_size, special_tokens, settings, progress=None, trace=None, *,
+        extend=None, inherit_merges=None,
+    ):  # fmt: skip
+        parent, special_tokens = _parent_and_specials(extend, inherit_merges, special_tokens)
         ids = self.layout(word_counts, special_tokens, settings["initial_alphabet"])
         base = len(ids)
-        wanted = max(0, vocab_size - base)
-        ranks = [ids.get(_BYTE_TO_CHAR[b], 0) for b in range(256)] + list(range(base, base + wanted))
-        merges = learn_merges(word_counts, wanted, progress, ranks, max(1, settings["min_frequency"]), trace)
-        vocab = {}
-        for text, i in ids.items():
-            vocab[i] = text.encode("utf-8") if i < len(special_tokens) else bytes([_CHAR_TO_BYTE[text]])
-        for k, (a, b) in enumerate(merges):
-            text = "".join(_BYTE_TO_CHAR[x] for x in a + b)
-            if text in ids:
-                raise ProfileLimit(
-                    "profile hf: merge %d makes %r, which HF's vocab already holds (id %d); HF then "
-                    "reuses that id and its counts leave textbook BPE, which refbpe does not reproduce"
-                    % (k, text, ids[text])
-                )
-            ids[text] = len(ids)
-            vocab[ids[text]] = a + b
-        return vocab, merges
+        wanted = min(max(0, vocab_size - base), merges_possible(word_counts) + _parent_merges(parent))
+        ranks = _hf_ranks(ids, wanted)
+        merges = learn_merges(
+            word_counts, wanted, progress, ranks, max(1, settings["min_frequency"]), trace,
+            _inherited(parent, wanted),
+        )  # fmt: skip
+        return _with_parent_ids(_hf_vocab(ids, merges, len(special_tokens)), special_tokens, parent), merges
 
     def merges_wanted(self, word_counts, vocab_size, special_tokens, settings):
         return max(
             0, vocab_size - len(self.layout(word_counts, special_tokens, settings["initial_alphabet"]))
         )
+
+
+def _hf_vocab(ids, merges, n_specials):
+    """{id: bytes} of HF's layout ``ids`` ({HF string: id}) followed by ``merges``;
+    ``ProfileLimit`` at a merge that makes a string the vocab holds (HF reuses its id)."""
+    vocab = {}
+    for text, i in ids.items():
+        vocab[i] = text.encode("utf-8") if i < n_specials else bytes([_CHAR_TO_BYTE[text]])
+    for k, (a, b) in enumerate(merges):
+        text = "".join(_BYTE_TO_CHAR[x] for x in a + b)
+        if text in ids:
+            raise ProfileLimit(
+                "profile hf: merge %d makes %r, which HF's vocab already holds (id %d); HF then "
+                "reuses that id and its counts leave textbook BPE, which refbpe does not reproduce"
+                % (k, text, ids[text])
+            )
+        ids[text] = len(ids)
+        vocab[ids[text]] = a + b
+    return vocab
+
+
+def _parent_and_specials(extend, inherit_merges, special_tokens):
+    """(the ``extend.Parent`` or None, the special tokens: the parent's first)."""
+    if extend is None:
+        if inherit_merges is not None:
+            raise ValueError("inherit_merges needs extend (the model whose merges are inherited)")
+        return None, list(special_tokens)
+    parent = load_parent(extend, inherit_merges)
+    return parent, parent.with_specials(special_tokens)
+
+
+def _parent_merges(parent):
+    return 0 if parent is None else len(parent.merges)
+
+
+def _inherited(parent, wanted):
+    if parent is None:
+        return ()
+    if len(parent.merges) > wanted:
+        raise ValueError(
+            "vocab_size leaves room for %d merges, fewer than the %d inherited (see inherit_merges)"
+            % (wanted, len(parent.merges))
+        )
+    return parent.merges
+
+
+def _with_parent_ids(vocab, special_tokens, parent):
+    return vocab if parent is None else keep_parent_ids(vocab, special_tokens, parent)
 
 
 def _alphabet_bytes(initial_alphabet):
@@ -206,7 +288,104 @@ def _alphabet_bytes(initial_alphabet):
     return sorted(out)
 
 
-PROFILES = {p.name: p for p in (CS336Profile(), RustbpeProfile(), HFProfile())}
+class _SuperwordRules(object):
+    """SuperBPE stage 2's two departures from HF's trainer (``merge.learn_merges``' ``rules``)."""
+
+    skip_absent = True  # an inherited merge of tokens or a pair the corpus never had is left out
+
+    @staticmethod
+    def refuse(token):
+        """A token with ``": "`` (HF's ``":Ġ"``), or of more than four space-separated words."""
+        return b": " in token or sum(1 for w in token.split(b" ") if w) > 4
+
+
+class SuperBPEProfile(HFProfile):
+    """SuperBPE (Liu et al. 2025): ``transition`` stage-1 merges, then superwords.
+
+    Stage 1 is HF's BPE (``HFProfile``'s tie rule and layout) on the counts of
+    the stage-1 pre-tokenization; stage 2 lays out HF's ids again for the
+    stage-2 counts (special tokens, their alphabet, then merges), replays the
+    first ``transition`` stage-1 merges (leaving out those whose tokens or pair
+    the stage-2 words never had), and continues under HF's rule, dropping for
+    good a pair whose token ``_SuperwordRules.refuse``s.  Word counts are a pair
+    (stage 1's, stage 2's), each counted as ``stage_patterns`` say.
+    """
+
+    name = "superbpe"
+    default_unicode = None  # its own two scanners read the latest tables (``pretokenize.superbpe``)
+    peer = None  # rules read from the official trainer's source (docs/superbpe.md); not run here
+    cuts = ("lines", "documents", "items")
+    default_cut = "lines"  # HF's train([files]): each line with its newline
+    default_add_prefix_space = False
+    default_pattern = "superbpe-stage1"
+    stage_patterns = ("superbpe-stage1", "superbpe-stage2")
+
+    def __init__(self, transition=None):
+        if transition is not None and (
+            not isinstance(transition, int) or isinstance(transition, bool) or transition < 0
+        ):
+            raise ValueError("transition must be a non-negative integer, got %r" % (transition,))
+        self.transition = transition
+
+    def settings(
+        self, pattern=None, cut=None, add_prefix_space=None, min_frequency=0, initial_alphabet=None,
+        unicode=None,
+    ):  # fmt: skip
+        if pattern not in (None, self.default_pattern):
+            raise ValueError("profile superbpe splits with its own two patterns, not %r" % (pattern,))
+        if unicode is not None and unicode_version(unicode) != LATEST:
+            raise ValueError("profile superbpe's patterns read the latest Unicode tables only (%s)" % LATEST)
+        out = Profile.settings(self, None, cut, add_prefix_space, min_frequency, initial_alphabet)
+        out["transition"] = self.transition
+        out["stage2_pattern"] = self.stage_patterns[1]
+        return out
+
+    def train_counted(
+        self, word_counts, vocab_size, special_tokens, settings, progress=None, trace=None, *,
+        extend=None, inherit_merges=None,
+    ):  # fmt: skip
+        if extend is not None or inherit_merges is not None or trace is not None:
+            raise ValueError("profile superbpe trains its own stage 1 (no extend, inherit_merges or trace)")
+        stage1_counts, stage2_counts = word_counts
+        min_count = max(1, settings["min_frequency"])
+        # 1. Stage 1: HF's BPE on whitespace-bounded words, the first ``transition`` merges.
+        t = min(self._transition(), merges_possible(stage1_counts))
+        ids = self.layout(stage1_counts, special_tokens, [])
+        stage1 = learn_merges(stage1_counts, t, None, _hf_ranks(ids, t), min_count)
+        _hf_vocab(ids, stage1, len(special_tokens))  # HF's id reuse: refused as under hf
+        # 2. Stage 2: HF's layout for the superword counts, stage 1 replayed, then superwords.
+        ids = self.layout(stage2_counts, special_tokens, [])
+        wanted = max(0, vocab_size - len(ids))
+        if wanted < len(stage1):
+            raise ValueError(
+                "vocab_size leaves room for %d merges after the stage-2 alphabet, fewer than the "
+                "transition's %d" % (wanted, len(stage1))
+            )
+        wanted = min(wanted, len(stage1) + merges_possible(stage2_counts))  # tables sized by the work
+        merges = learn_merges(
+            stage2_counts, wanted, progress, _hf_ranks(ids, wanted), min_count, None, stage1, _SuperwordRules
+        )
+        return _hf_vocab(ids, merges, len(special_tokens)), merges
+
+    def merges_wanted(self, word_counts, vocab_size, special_tokens, settings):
+        return max(0, vocab_size - len(self.layout(word_counts[1], special_tokens, [])))
+
+    def _transition(self):
+        if self.transition is None:
+            raise ValueError("profile superbpe needs a transition (the number of stage-1 merges kept)")
+        return self.transition
+
+    def __repr__(self):
+        return "SuperBPEProfile(transition=%r)" % (self.transition,)
+
+
+def _hf_ranks(ids, n):
+    """Each byte's and each of ``n`` merges' place in HF's layout ``ids`` (the engine's tie)."""
+    base = len(ids)
+    return [ids.get(_BYTE_TO_CHAR[b], 0) for b in range(256)] + list(range(base, base + n))
+
+
+PROFILES = {p.name: p for p in (CS336Profile(), RustbpeProfile(), HFProfile(), SuperBPEProfile())}
 
 
 def profile_names():

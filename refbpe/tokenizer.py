@@ -54,7 +54,7 @@ from typing import AbstractSet, Collection, Dict, Iterable, Iterator, List, Opti
 
 from .formats.gpt2_files import MANIFEST, read_gpt2, read_manifest_pattern, read_model_dir
 from .formats.registry import load_tiktoken
-from .pretokenize.patterns import Pattern, get_pattern
+from .pretokenize.patterns import Pattern, get_pattern, pattern_key
 from .specials import special_pattern, split_specials
 
 __all__ = ["Tokenizer"]
@@ -75,7 +75,9 @@ class Tokenizer(object):
     ``vocab`` {id: bytes} and ``merges`` [(bytes, bytes)] as the trainers
     return them; ``special_tokens`` are matched before pre-tokenizing (one
     missing from the vocab is appended at the next free id); ``pattern`` names
-    the split pattern (``get_pattern``; GPT-2's by default).
+    the split pattern (``get_pattern``; GPT-2's by default) and ``unicode`` the
+    Unicode version its classes are read from (``unicode_tables``; the latest
+    by default, or the version a pattern key names).
 
     Cost: building it, O(vocab + merges) plus a 65,536-entry table of byte
     pairs; ``encode``, one pass over the text plus, per distinct pre-token of
@@ -97,9 +99,13 @@ class Tokenizer(object):
         special_tokens: Optional[Iterable[str]] = None,
         *,
         pattern: Union[str, Pattern, None] = None,
+        unicode: Optional[str] = None,
     ) -> None:
-        self.pattern = get_pattern(pattern).name
-        self._piece_ends = get_pattern(pattern).piece_ends
+        split = get_pattern(pattern, unicode)
+        self.pattern = split.name
+        self.unicode = split.unicode  # the Unicode version the split reads (``unicode_tables``)
+        self._piece_ends = split.piece_ends
+        self._context_bounded = split.context_bounded
         self.vocab = dict(vocab)
         self.merges = [(bytes(a), bytes(b)) for a, b in merges]
         self.special_tokens = list(special_tokens or [])
@@ -130,14 +136,17 @@ class Tokenizer(object):
         special_tokens: Optional[Dict[str, int]] = None,
         *,
         pattern: Optional[str] = None,
+        unicode: Optional[str] = None,
     ) -> Tokenizer:
         """A tiktoken encoding: ``cl100k_base``, ``o200k_base`` (by name, found as
         ``tiktoken_encodings`` says) or a ``.tiktoken`` ranks file's path.
 
         ``special_tokens`` ({token: id}) and ``pattern`` (a name) replace the
-        known encoding's.  Ids equal tiktoken's (see the module docstring)."""
+        known encoding's; ``unicode`` the Unicode version of its split (default
+        tiktoken's, ``registry.TIKTOKEN_UNICODE``, for a known encoding).
+        Ids equal tiktoken's (see the module docstring)."""
         vocab, merges, specials, pattern = load_tiktoken(path_or_name, special_tokens, pattern)
-        tok = cls(vocab, merges, sorted(specials, key=specials.get), pattern=pattern)
+        tok = cls(vocab, merges, sorted(specials, key=specials.get), pattern=pattern, unicode=unicode)
         special_bytes = {t.encode("utf-8") for t in specials}
         tok._rank_of = {t: i for i, t in vocab.items() if t not in special_bytes}
         tok._byte_id = [tok._rank_of.get(bytes([b])) for b in range(256)]
@@ -173,11 +182,18 @@ class Tokenizer(object):
         return cls(vocab, merges, special_tokens)
 
     @classmethod
-    def from_dir(cls, directory: Union[str, os.PathLike], *, pattern: Optional[str] = None) -> Tokenizer:
+    def from_dir(
+        cls,
+        directory: Union[str, os.PathLike],
+        *,
+        pattern: Optional[str] = None,
+        unicode: Optional[str] = None,
+    ) -> Tokenizer:
         """Load a directory written by ``refbpe train`` (special tokens included);
-        the split pattern is ``pattern``, else the one its manifest names, else GPT-2's."""
+        the split pattern is ``pattern``, else the one its manifest names, else
+        GPT-2's; its Unicode version ``unicode``, else the manifest's, else the latest."""
         vocab, merges, special_tokens = read_model_dir(directory)
-        pattern = pattern or read_manifest_pattern(os.path.join(directory, MANIFEST))
+        pattern = pattern_key(pattern, unicode, read_manifest_pattern(os.path.join(directory, MANIFEST)))
         return cls(vocab, merges, special_tokens, pattern=pattern)
 
     def _merge_ranks(self):
@@ -400,7 +416,7 @@ class Tokenizer(object):
         """Append the ids of UTF-8 ``data`` (pieces ending at ``ends``) to ``out``.
 
         Short pieces are looked up in the cache under the packed-int key of
-        ``pretokenize.count_pretokens``, built without slicing (perf/micro.py
+        ``gpt2.count_pieces``, built without slicing (perf/micro.py
         encode-small-key under PyPy: 1.2x faster than slicing and hashing
         ``bytes`` per piece).  A piece that is one token is cached as that int,
         not a list: one memory access fewer per lookup (perf/micro.py
@@ -610,6 +626,8 @@ class Tokenizer(object):
                 cut = m.end()
         if cut >= hold:
             return out, text[cut:]
+        if not self._context_bounded:
+            return out, text[cut:]  # any piece may depend on what follows: wait for a special token
         # No special token starts in text[cut:hold]; keep back its last two
         # pre-tokens, whose extent may depend on what follows.
         body = text[cut:hold].encode("utf-8", "surrogatepass")

@@ -8,8 +8,11 @@ pair is left (the result then says so in ``report["stopped_early"]``).
 ``profile=`` (``refbpe.profiles``: ``cs336``, the default, ``rustbpe``, ``hf``)
 changes the tie rule, the id layout and how input is cut into sequences, to
 reproduce another trainer exactly; its options (``pattern``, ``cut``,
-``add_prefix_space``, ``min_frequency``, ``initial_alphabet``) are keyword-only
-parameters of every trainer here, as are the counting options.
+``add_prefix_space``, ``min_frequency``, ``initial_alphabet``; ``SuperBPEProfile(transition=T)``
+counts the input once per stage) are keyword-only
+parameters of every trainer here, as are the counting options, and ``extend``
+with ``inherit_merges`` (``refbpe.extend``: replay a model's first merges, then
+go on; its tokens keep their ids, its special tokens come first).
 
 Cost: counting is linear in the input (``corpus.count``: split over
 ``workers`` processes, memory bounded by the chunk size and the word table),
@@ -24,12 +27,17 @@ import time
 from concurrent.futures import Executor
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from .corpus.count import DEFAULT_CHUNK_SIZE, InputError, count_words, default_workers
+from .corpus.count import DEFAULT_CHUNK_SIZE, count_words
 from .corpus.countfile import sum_counts
 from .corpus.io import open_input
+from .corpus.pool import default_workers
 from .corpus.progress import Progress, peak_memory_mb
 from .corpus.sequences import count_texts, count_texts_parallel
-from .profiles import Profile, get_profile
+from .corpus.units import checked_utf8
+from .extend import Parent, load_parent
+from .formats.model import Model
+from .pretokenize.patterns import pattern_key
+from .profiles import Profile, get_profile, settings_pattern
 
 __all__ = [
     "train_bpe",
@@ -84,6 +92,7 @@ def train_from_counts(
     *,
     profile: Union[str, Profile, None] = None,
     pattern: Optional[str] = None,
+    unicode: Optional[str] = None,
     cut: Optional[str] = None,
     add_prefix_space: Optional[bool] = None,
     min_frequency: int = 0,
@@ -91,6 +100,8 @@ def train_from_counts(
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
     trace: Optional[List[Tuple[int, int, int]]] = None,
+    extend: Union[Model, Parent, None] = None,
+    inherit_merges: Optional[int] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """(vocab, merges) from ``{pre-token bytes: count}``.
 
@@ -109,29 +120,46 @@ def train_from_counts(
     [(b's', b't'), (b'e', b'st'), (b'o', b'w'), (b'l', b'ow'), (b'w', b'est'), (b'n', b'e')]
     """
     profile, settings = _profile_settings(
-        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
+        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode
     )
+    parent, special_tokens = _parent(extend, inherit_merges, special_tokens)
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
-    return _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
+    return _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent)
 
 
-def _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None):
+def _parent(extend, inherit_merges, special_tokens):
+    """(the ``extend.Parent`` or None, the special tokens: the parent's first)."""
+    if extend is None:
+        return None, special_tokens
+    parent = load_parent(extend, inherit_merges)
+    return parent, parent.with_specials(special_tokens or ())
+
+
+def _learn(
+    word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None, parent=None
+):
     t0 = time.time()
-    vocab, merges = profile.train_counted(word_counts, vocab_size, special_tokens, settings, progress, trace)
+    vocab, merges = profile.train_counted(
+        word_counts, vocab_size, special_tokens, settings, progress, trace, extend=parent
+    )
+    if parent is not None and report is not None:
+        report["parent"] = parent.record
     if report is not None:
         wanted = profile.merges_wanted(word_counts, vocab_size, special_tokens, settings)
         report["merge"] = {
             "seconds": round(time.time() - t0, 3),
             "merges": len(merges),
             "merges_requested": wanted,
-            "unique_words": len(word_counts),
+            "unique_words": len(word_counts[-1] if profile.stage_patterns else word_counts),
             "peak_memory_mb": round(peak_memory_mb()[0], 1),
         }
         report["stopped_early"] = len(merges) < wanted
         if profile.name != "cs336" or settings["min_frequency"]:
             report["profile"] = dict(settings)
+        if settings_pattern(settings) != "gpt2":
+            report["pattern"] = settings_pattern(settings)
     return vocab, merges
 
 
@@ -147,6 +175,7 @@ def train_bpe(
     executor_data: str = "path",
     read_size: Optional[int] = None,
     pattern: Optional[str] = None,
+    unicode: Optional[str] = None,
     profile: Union[str, Profile, None] = None,
     cut: Optional[str] = None,
     add_prefix_space: Optional[bool] = None,
@@ -155,6 +184,8 @@ def train_bpe(
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
     trace: Optional[List[Tuple[int, int, int]]] = None,
+    extend: Union[Model, Parent, None] = None,
+    inherit_merges: Optional[int] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """The CS336 adapter: ``(vocab {id: bytes}, merges [(bytes, bytes)])``.
 
@@ -166,7 +197,9 @@ def train_bpe(
     ``read_size`` (bytes read around a cut), ``progress`` (a
     ``progress.Progress``), ``report`` (a dict filled with per-phase figures),
     ``pattern`` (the split pattern's name, ``refbpe.patterns``: ``gpt2``, the
-    default, ``cl100k_base``, ``o200k_base`` or ``llama3``).  ``profile``
+    default, ``cl100k_base``, ``o200k_base`` or ``llama3``), ``unicode`` (the
+    Unicode version its scanner reads: ``unicode_tables``; default the
+    profile's, docs/unicode.md).  ``profile``
     (``cs336``, ``rustbpe`` or ``hf``) and its options (``cut``,
     ``add_prefix_space``, ``min_frequency``, ``initial_alphabet``, and
     ``pattern``; ``refbpe.profiles``) reproduce another trainer;
@@ -185,17 +218,20 @@ def train_bpe(
     ([(b'o', b'w'), (b'l', b'ow'), (b'low', b'e')], b'<|endoftext|>')
     """
     profile, settings = _profile_settings(
-        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
+        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode
     )
+    parent, special_tokens = _parent(extend, inherit_merges, special_tokens)
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
     sources = input_path if isinstance(input_path, (list, tuple)) else [input_path]
-    word_counts = _count_as(
-        sources, special_tokens, settings, workers, chunk_size, errors, executor, executor_data, read_size,
-        progress, report,
-    )  # fmt: skip
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
+    word_counts = _per_stage(profile, settings, lambda stage_settings: _count_as(
+        sources, special_tokens, stage_settings, workers, chunk_size, errors, executor, executor_data,
+        read_size, progress, report,
+    ), report)  # fmt: skip
+    return _train_counted(
+        word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
+    )
 
 
 def count_with_profile(
@@ -204,6 +240,7 @@ def count_with_profile(
     *,
     profile: Union[str, Profile, None] = None,
     pattern: Optional[str] = None,
+    unicode: Optional[str] = None,
     cut: Optional[str] = None,
     add_prefix_space: Optional[bool] = None,
     workers: Optional[int] = None,
@@ -218,7 +255,7 @@ def count_with_profile(
     """The word counts ``train_bpe`` trains on: ``sources`` counted as ``profile``'s
     trainer counts them (its pattern, sequences and prefix space).  Cost: as
     ``train_bpe``'s counting phase."""
-    profile, settings = _profile_settings(profile, pattern, cut, add_prefix_space, 0, None)
+    profile, settings = _profile_settings(profile, pattern, cut, add_prefix_space, 0, None, unicode)
     return _count_as(
         list(sources), list(special_tokens), settings, workers, chunk_size, errors, executor, executor_data,
         read_size, progress, report,
@@ -239,7 +276,7 @@ def _count_as(
             executor=executor,
             executor_data=executor_data,
             read_size=read_size,
-            pattern=settings["pattern"],
+            pattern=settings_pattern(settings),
             progress=progress,
             report=report,
         )
@@ -253,6 +290,7 @@ def train_from_texts(
     *,
     profile: Union[str, Profile, None] = None,
     pattern: Optional[str] = None,
+    unicode: Optional[str] = None,
     cut: Optional[str] = None,
     add_prefix_space: Optional[bool] = None,
     min_frequency: int = 0,
@@ -260,6 +298,8 @@ def train_from_texts(
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
     trace: Optional[List[Tuple[int, int, int]]] = None,
+    extend: Union[Model, Parent, None] = None,
+    inherit_merges: Optional[int] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """(vocab, merges) for ``texts`` (strs), each one sequence, as a peer's
     ``train_from_iterator`` takes them: the default cut is ``items`` (the
@@ -275,23 +315,47 @@ def train_from_texts(
     if cut is None:
         cut = "items" if get_profile(profile).name == "hf" else "documents"
     profile, settings = _profile_settings(
-        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
+        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode
     )
+    parent, special_tokens = _parent(extend, inherit_merges, special_tokens)
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
     cuts = special_tokens if settings["sequences"] == "documents" else ()
-    word_counts = count_texts(
-        texts, settings["sequences"], cuts, settings["pattern"], settings["add_prefix_space"]
+    texts = list(texts) if profile.stage_patterns else texts  # read once per stage
+    word_counts = _per_stage(profile, settings, lambda stage: count_texts(
+        texts, stage["sequences"], cuts, settings_pattern(stage), stage["add_prefix_space"]
+    ))  # fmt: skip
+    return _train_counted(
+        word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
     )
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
 
 
-def _profile_settings(profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet):
+def _per_stage(profile, settings, count, report=None):
+    """``count(settings)``; for a profile with one pattern per stage (SuperBPE), a
+    tuple of counts, one per stage, each counted with its stage's pattern
+    (``report["count"]`` then sums the stages and lists them under ``stages``)."""
+    if not profile.stage_patterns:
+        return count(settings)
+    counts, stages = [], []
+    for pattern in profile.stage_patterns:
+        counts.append(count(dict(settings, pattern=pattern)))
+        if report is not None and "count" in report:
+            stages.append(dict(report["count"], pattern=pattern))
+    if stages:
+        seconds = sum(s["seconds"] for s in stages)
+        size = stages[-1].get("bytes")
+        rate = round(size / seconds / 1e6, 2) if size and seconds > 0 else None
+        report["count"] = dict(stages[-1], seconds=round(seconds, 3), mb_per_s=rate, stages=stages)
+    return tuple(counts)
+
+
+def _profile_settings(profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode=None):
     """(the ``Profile``, its checked settings with these options)."""
     profile = get_profile(profile)
     settings = profile.settings(
         pattern=pattern,
+        unicode=unicode,
         cut=cut,
         add_prefix_space=add_prefix_space,
         min_frequency=min_frequency,
@@ -312,28 +376,18 @@ def _count_in_process(sources, special_tokens, settings, workers, errors, report
         with open_input(source) as f:
             data = f.read()
         total += len(data)
-        try:
-            if errors == "strict":
-                data.decode("utf-8")  # checked only: the cuts and the scanners work on the bytes
-            else:
-                data = data.decode("utf-8", errors).encode("utf-8", "surrogatepass")
-        except UnicodeDecodeError as e:
-            raise InputError("%s: invalid UTF-8 at byte offset %d" % (source, e.start))
-        texts.append(data)
+        texts.append(checked_utf8(data, 0, source, errors))  # the cuts and the scanners work on the bytes
         del data
     counts = count_texts_parallel(
-        texts, cut, cuts, settings["pattern"], settings["add_prefix_space"], workers or default_workers()
+        texts,
+        cut,
+        cuts,
+        settings_pattern(settings),
+        settings["add_prefix_space"],
+        workers or default_workers(),
     )
     if report is not None:
-        elapsed = time.time() - t0
-        report["count"] = {
-            "seconds": round(elapsed, 3),
-            "bytes": total,
-            "mb_per_s": round(total / elapsed / 1e6, 2) if elapsed > 0 else None,
-            "unique_words": len(counts),
-            "peak_memory_mb": round(peak_memory_mb()[0], 1),
-            "peak_worker_memory_mb": round(peak_memory_mb()[1], 1),
-        }
+        report["count"] = _count_report(time.time() - t0, total, len(counts))
     return counts
 
 
@@ -349,6 +403,7 @@ def count_corpus(
     read_size: Optional[int] = None,
     shard: Optional[Tuple[int, int]] = None,
     pattern: Optional[str] = None,
+    unicode: Optional[str] = None,
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
 ) -> Dict[bytes, int]:
@@ -369,22 +424,41 @@ def count_corpus(
         read_size=read_size,
         executor_data=executor_data,
         shard=shard,
-        pattern=pattern,
+        pattern=pattern_key(pattern, unicode),
     )
     elapsed = time.time() - t0
     if report is not None:
         sizes = [os.path.getsize(s) for s in sources if s != "-" and os.path.exists(s)]
         total = sum(sizes) if len(sizes) == len(sources) else None
-        own, children = peak_memory_mb()
-        report["count"] = {
-            "seconds": round(elapsed, 3),
-            "bytes": total,
-            "mb_per_s": round(total / elapsed / 1e6, 2) if total and elapsed > 0 else None,
-            "unique_words": len(word_counts),
-            "peak_memory_mb": round(own, 1),
-            "peak_worker_memory_mb": round(children, 1),
-        }
+        report["count"] = _count_report(elapsed, total, len(word_counts))
     return word_counts
+
+
+def _count_report(seconds, total, unique_words, count_files=None):
+    """``report["count"]``, the counting phase's figures (every way of counting builds them here).
+
+    ``seconds``; ``bytes`` read (``total``, None when not known) and ``mb_per_s``
+    (None when not known or nothing was read); ``count_files`` when word-count
+    files were read instead of a corpus; ``unique_words``; the peak resident
+    memory so far of this process and of its largest worker (0 for count
+    files: no worker ran), in MB::
+
+        {"seconds": 1.2, "bytes": 4000000, "mb_per_s": 3.33, "unique_words": 41871,
+         "peak_memory_mb": 210.3, "peak_worker_memory_mb": 0.0}
+    """
+    own, children = peak_memory_mb()
+    figures = {
+        "seconds": round(seconds, 3),
+        "bytes": total,
+        "mb_per_s": round(total / seconds / 1e6, 2) if total and seconds > 0 else None,
+    }
+    if count_files is not None:
+        figures["count_files"] = count_files
+        children = 0.0
+    figures["unique_words"] = unique_words
+    figures["peak_memory_mb"] = round(own, 1)
+    figures["peak_worker_memory_mb"] = round(children, 1)
+    return figures
 
 
 def train_from_count_files(
@@ -394,6 +468,7 @@ def train_from_count_files(
     *,
     profile: Union[str, Profile, None] = None,
     pattern: Optional[str] = None,
+    unicode: Optional[str] = None,
     cut: Optional[str] = None,
     add_prefix_space: Optional[bool] = None,
     min_frequency: int = 0,
@@ -401,6 +476,8 @@ def train_from_count_files(
     progress: Optional[Progress] = None,
     report: Optional[Dict[str, Any]] = None,
     trace: Optional[List[Tuple[int, int, int]]] = None,
+    extend: Union[Model, Parent, None] = None,
+    inherit_merges: Optional[int] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """``(vocab, merges)`` from word-count files (``corpus.countfile``), added up.
 
@@ -419,8 +496,9 @@ def train_from_count_files(
     [(b's', b't'), (b'e', b'st'), (b'o', b'w'), (b'l', b'ow'), (b'w', b'est'), (b'n', b'e')]
     """
     profile, settings = _profile_settings(
-        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet
+        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode
     )
+    parent, special_tokens = _parent(extend, inherit_merges, special_tokens)
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
@@ -428,24 +506,22 @@ def train_from_count_files(
     t0 = time.time()
     word_counts = sum_counts(paths)
     if report is not None:
-        report["count"] = {
-            "seconds": round(time.time() - t0, 3),
-            "bytes": None,
-            "mb_per_s": None,
-            "count_files": len(paths),
-            "unique_words": len(word_counts),
-            "peak_memory_mb": round(peak_memory_mb()[0], 1),
-            "peak_worker_memory_mb": 0.0,
-        }
-    return _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace)
+        report["count"] = _count_report(time.time() - t0, None, len(word_counts), count_files=len(paths))
+    return _train_counted(
+        word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
+    )
 
 
-def _train_counted(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None):
+def _train_counted(
+    word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None, parent=None
+):
     if progress is not None:
         progress.finish()
         progress.start()
     merge_progress = progress.merges if progress is not None else None
-    result = _learn(word_counts, vocab_size, special_tokens, merge_progress, report, profile, settings, trace)
+    result = _learn(
+        word_counts, vocab_size, special_tokens, merge_progress, report, profile, settings, trace, parent
+    )
     if progress is not None:
         progress.finish()
     return result

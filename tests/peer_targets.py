@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from refbpe import train_bpe, train_from_count_files  # noqa: E402
 from refbpe.corpus.countfile import is_counts_path  # noqa: E402
 from refbpe.formats import write_model  # noqa: E402
-from refbpe.pretokenize.gpt2 import pretokenize_str  # noqa: E402
+from refbpe.pretokenize.patterns import get_pattern  # noqa: E402
 
 PROFILE = os.environ.get("PEER_PROFILE") or None
 
@@ -69,7 +69,7 @@ def tiktoken_encode(model_path, text):
 
 
 def refbpe_split(text):
-    return pretokenize_str(text)
+    return get_pattern("gpt2").pretokenize_str(text)
 
 
 def main(argv):

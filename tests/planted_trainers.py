@@ -24,7 +24,8 @@ from collections import Counter
 from refbpe.corpus.countfile import is_counts_path, read_counts
 from refbpe.formats import read_model, write_model
 from refbpe.naive import merge_word
-from refbpe.pretokenize.gpt2 import NUMBER, char_class, pretokenize, pretokenize_str
+from refbpe.pretokenize.gpt2 import NUMBER, char_class
+from refbpe.pretokenize.patterns import get_pattern
 from refbpe.specials import special_pattern, split_specials
 
 __all__ = [
@@ -40,6 +41,8 @@ __all__ = [
     "FUZZ_BUGS",
     "planted_split",
 ]
+
+pretokenize = get_pattern("gpt2").pretokenize
 
 EOT = "<|endoftext|>"
 
@@ -96,7 +99,7 @@ def _read_piece_chunks(text, specials, chunk):
     """Chunks of about ``chunk`` characters, each cut at a piece end of the whole text
     (so no piece is cut) but special tokens are looked for in each chunk alone."""
     units, start, at = [], 0, 0
-    for piece in pretokenize_str(text):
+    for piece in get_pattern("gpt2").pretokenize_str(text):
         at += len(piece)
         if at - start >= chunk:
             units.append(text[start:at])

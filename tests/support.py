@@ -1,7 +1,11 @@
-"""What the tests share: Hypothesis profiles, shared-data paths, the CLI runners, text strategies.
+"""What the tests share: Hypothesis profiles, shared-data paths, the CLI runners, process readers,
+input writers and checks, shared process pools and tokenizers, text strategies.
 
 Test modules import from here (``from support import ...``); ``conftest.py``
-holds only pytest fixtures.
+holds the pytest fixtures and the markers.  Where the shared data and the
+interpreters are, and how processes are read from ``/proc``, is
+``perf/harness.py``'s (imported by path: the benchmarks and the tests look in
+the same places).
 
 Hypothesis profiles: ``default`` (modest example counts, used by ``pytest -n auto``)
 and ``heavy`` (10x), selected with ``REFBPE_HYPOTHESIS_PROFILE=heavy``.  Tests scale
@@ -11,9 +15,11 @@ Shared data (read-only, never copied into the repository) is found through
 ``REFBPE_SHARED`` or ``<repo root>/../shared``; tests that need it skip when absent.
 """
 
+import hashlib
+import importlib.util
 import os
 import platform
-import shutil
+import re
 import subprocess
 import sys
 
@@ -63,12 +69,39 @@ def examples(n):
     return n * _SCALE
 
 
+# -- the perf harness: shared data, interpreters, processes ----------------------
+
+
+def _load_harness():
+    spec = importlib.util.spec_from_file_location(
+        "refbpe_perf_harness", os.path.join(REPO_ROOT, "perf", "harness.py")
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+harness = _load_harness()
+shared_root = harness.shared_root  # REFBPE_SHARED, else ../shared beside the repository
+processes = harness.processes  # [(pid, /proc/PID/stat fields)] where(fields)
+session_processes = harness.session_processes  # the live processes of a session
+
+
 # -- shared data ---------------------------------------------------------------
 
 
-def shared_root():
-    env = os.environ.get("REFBPE_SHARED")
-    return env if env else os.path.join(REPO_ROOT, "..", "shared")
+def _encodings_from_shared_data():
+    """Named encodings (``cl100k_base``, ``gpt2``, ...) come from the shared data, never
+    the network: ``REFBPE_TIKTOKEN_DIR`` holds the ranks files, ``TIKTOKEN_CACHE_DIR``
+    gpt2's (a tiktoken cache), and a mirror that does not exist stops any download.
+    Subprocesses inherit them."""
+    data = os.path.join(shared_root(), "data", "tiktoken")
+    os.environ.setdefault("REFBPE_TIKTOKEN_DIR", data)
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", os.path.join(data, "cache"))
+    os.environ.setdefault("REFBPE_TIKTOKEN_MIRROR", "file:///nonexistent/refbpe-test-mirror")
+
+
+_encodings_from_shared_data()
 
 
 def shared_data_path(*parts):
@@ -102,19 +135,63 @@ def run_main(capsys, *argv):
     return status, out, err
 
 
-def run_cli(args, python=None, input=None, env=None, cwd=None):
+def cli_env(env=None):
+    """This environment with this tree first on ``PYTHONPATH`` (and ``env`` added)."""
     full_env = dict(os.environ)
     full_env["PYTHONPATH"] = REPO_ROOT + os.pathsep + full_env.get("PYTHONPATH", "")
     full_env.update(env or {})
+    return full_env
+
+
+def run_cli(args, python=None, input=None, env=None, cwd=None):
+    """``python -m refbpe ARGS`` in a child process (completed, stdout and stderr as bytes)."""
     return subprocess.run(
-        [python or sys.executable, "-m", "refbpe"] + list(args),
+        [python or sys.executable, "-m", "refbpe"] + [str(a) for a in args],
         input=input,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=full_env,
+        env=cli_env(env),
         cwd=cwd,
         timeout=300,
     )
+
+
+def start_train(corpus, out, *extra, stdout=subprocess.PIPE):
+    """``refbpe train CORPUS --out OUT --progress EXTRA`` started in a new session, so that its
+    whole process tree can be found (``session_processes(proc.pid)``); stderr is a pipe."""
+    args = [sys.executable, "-m", "refbpe", "train", corpus, "--out", out, "--progress"] + list(extra)
+    return subprocess.Popen(
+        args,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, PYTHONPATH=REPO_ROOT),
+        start_new_session=True,
+    )
+
+
+def assert_one_line_error(status, err, pattern):
+    """Bad input: exit status 2 and one line of stderr matching ``pattern``, no traceback."""
+    assert status == 2, err
+    assert err.endswith("\n") and err.count("\n") == 1, "not one line: %r" % err
+    assert err[:-1].isprintable(), "not printable: %r" % err
+    assert "Traceback" not in err
+    assert re.match(pattern, err), "%r does not match %r" % (err, pattern)
+
+
+def write_file(path, data):
+    """Write ``data`` (bytes, or str as UTF-8) to ``path``; the path as str."""
+    with open(str(path), "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return str(path)
+
+
+def digests(directory, names):
+    """``{name: sha256}`` of the files ``names`` in ``directory``."""
+    out = {}
+    for name in names:
+        with open(os.path.join(str(directory), name), "rb") as f:
+            out[name] = hashlib.sha256(f.read()).hexdigest()
+    return out
 
 
 def read_outputs(directory):
@@ -126,13 +203,7 @@ def read_outputs(directory):
 
 def other_interpreter():
     """A second interpreter (PyPy from CPython, CPython from PyPy) that can import this refbpe."""
-    candidates = []
-    if IS_PYPY:
-        candidates.append(os.path.join(REPO_ROOT, ".venv", "bin", "python"))
-    else:
-        candidates.append(os.path.join(REPO_ROOT, ".venv-pypy", "bin", "python"))
-        candidates.append(shutil.which("pypy3"))
-    for exe in candidates:
+    for exe in harness.interpreter_candidates("cpython" if IS_PYPY else "pypy"):
         if not exe or not os.path.exists(exe):
             continue
         env = dict(os.environ, PYTHONPATH=REPO_ROOT)
@@ -148,6 +219,57 @@ def other_interpreter():
         ):
             return exe
     return None
+
+
+# -- counting, pools and tokenizers shared by several modules -------------------
+
+
+def whole_count(texts, specials):
+    """The counts of each text (bytes) counted whole (split on ``specials``), added up."""
+    from refbpe.pretokenize.patterns import get_pattern
+    from refbpe.specials import special_pattern, split_specials
+
+    count_pretokens = get_pattern("gpt2").count_pretokens
+    counts = {}
+    pattern = special_pattern(specials, as_bytes=True)
+    for data in texts:
+        for seg, is_special in split_specials(data, pattern):
+            if not is_special:
+                count_pretokens(seg, counts)
+    return counts
+
+
+_EXECUTORS = {}
+
+
+def executor_for(workers):
+    """Shared process pools (a fresh pool per Hypothesis example would dominate the run time);
+    ``conftest.py`` shuts them down after each module."""
+    from refbpe.corpus.pool import make_executor
+
+    if workers not in _EXECUTORS:
+        _EXECUTORS[workers] = make_executor(workers)
+    return _EXECUTORS[workers]
+
+
+def shutdown_executors():
+    for ex in _EXECUTORS.values():
+        ex.shutdown(wait=True)
+    _EXECUTORS.clear()
+
+
+_GPT2 = {}
+
+
+def gpt2_tokenizer(special_tokens=("<|endoftext|>",)):
+    """The GPT-2 tokenizer of the shared CS336 files (with ``special_tokens``), loaded once."""
+    from refbpe.tokenizer import Tokenizer
+
+    key = tuple(special_tokens)
+    if key not in _GPT2:
+        files = (cs336_path("gpt2_vocab.json"), cs336_path("gpt2_merges.txt"))
+        _GPT2[key] = Tokenizer.from_files(*files, list(special_tokens))
+    return _GPT2[key]
 
 
 # -- optional modules ------------------------------------------------------------

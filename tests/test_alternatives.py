@@ -31,6 +31,7 @@ def _check(name, text):
         start = end
 
 
+@pytest.mark.slow
 @needs_regex
 @pytest.mark.parametrize("name", pattern_names())
 @settings(max_examples=examples(200))
@@ -41,6 +42,7 @@ def test_alternative_equals_regex(name, text):
     _check(name, text)
 
 
+@pytest.mark.slow
 @needs_regex
 @pytest.mark.parametrize("name", pattern_names())
 @settings(max_examples=examples(200))

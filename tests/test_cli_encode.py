@@ -6,7 +6,7 @@ import os
 import re
 
 import pytest
-from support import cs336_path, run_main
+from support import assert_one_line_error, cs336_path, run_main, write_file
 
 from refbpe import train_bpe
 from refbpe.corpus.idfile import npy_header, read_bin, read_npy
@@ -24,24 +24,11 @@ except ImportError:
     numpy = None
 
 
-def write(path, data):
-    with open(str(path), "wb") as f:
-        f.write(data if isinstance(data, bytes) else data.encode("utf-8"))
-    return str(path)
-
-
-def assert_one_line_error(status, err, pattern):
-    assert status == 2, err
-    assert err.endswith("\n") and err.count("\n") == 1, "not one line: %r" % err
-    assert "Traceback" not in err
-    assert re.match(pattern, err), "%r does not match %r" % (err, pattern)
-
-
 @pytest.fixture(scope="module")
 def model(tmp_path_factory):
     """(model directory, Tokenizer): refbpe-trained, vocab 400, with <|endoftext|>."""
     d = tmp_path_factory.mktemp("model")
-    corpus = write(d / "corpus.txt", TEXT)
+    corpus = write_file(d / "corpus.txt", TEXT)
     vocab, merges = train_bpe(corpus, 400, [EOT], workers=1)
     write_model_dir(str(d / "m"), vocab, merges, [EOT])
     return str(d / "m"), Tokenizer(vocab, merges, [EOT])
@@ -49,7 +36,7 @@ def model(tmp_path_factory):
 
 @pytest.fixture
 def corpus(tmp_path):
-    return write(tmp_path / "corpus.txt", TEXT)
+    return write_file(tmp_path / "corpus.txt", TEXT)
 
 
 def test_npy_bin_text_json_outputs(tmp_path, capsys, model, corpus):
@@ -149,7 +136,7 @@ def test_every_model_format_gives_the_same_ids(tmp_path, capsys, model, corpus):
 
 def test_gpt2_files_with_a_declared_special_token(tmp_path, capsys):
     vocab = cs336_path("gpt2_vocab.json")
-    text = write(tmp_path / "t.txt", "Hello world" + EOT + " again\n")
+    text = write_file(tmp_path / "t.txt", "Hello world" + EOT + " again\n")
     status, out, _ = run_main(capsys, "encode", vocab, text, "--special-token", EOT, "--json", "--quiet")
     assert status == 0 and json.loads(out) == [15496, 995, 50256, 757, 198]
     status, out, _ = run_main(capsys, "encode", vocab, text, "--json", "--quiet")
@@ -172,12 +159,12 @@ def _big_id_model(tmp_path):
     vocab = {encode_token(bytes([b])): b for b in range(256)}
     vocab[encode_token(b"ab")] = 70000
     data = {"model": {"type": "BPE", "vocab": vocab, "merges": ["a b"]}, "added_tokens": []}
-    return write(tmp_path / "tokenizer.json", json.dumps(data))
+    return write_file(tmp_path / "tokenizer.json", json.dumps(data))
 
 
 def test_ids_that_do_not_fit(tmp_path, capsys):
     model_path = _big_id_model(tmp_path)
-    text = write(tmp_path / "t.txt", "xx ab")
+    text = write_file(tmp_path / "t.txt", "xx ab")
     status, _, err = run_main(capsys, "encode", model_path, text, "-o", tmp_path / "ids.npy")
     assert status == 0 and "(uint32)" in err
     assert list(read_npy(str(tmp_path / "ids.npy"))) == [120, 120, 32, 70000]
@@ -221,20 +208,62 @@ BAD_INPUT = [
         r"refbpe: error: .*odd\.bin: 3 bytes is not a multiple of 2, the size of uint16; wrong dtype\?$",
     ),
     ("truncated npy", ["decode", "{model}", "{tmp}/cut.npy"], r"refbpe: error: .*cut\.npy: truncated"),
+    (
+        "control characters in a path",
+        ["encode", "{tmp}/no\npe\x1b[2J", "{corpus}"],
+        r"refbpe: error: .*no\\npe\\x1b\[2J: no such file or directory$",
+    ),
+    (
+        "separator not in the model",
+        ENC + ["{corpus}", "-o", "{tmp}/x.npy", "--separator", "<|sep|>"],
+        r"refbpe: error: --separator '<\|sep\|>' is neither a token of .* nor a declared special token",
+    ),
+    (
+        "binary count file",
+        ["train", "--counts", "{tmp}/odd.bin", "--vocab-size", "300", "-o", "{tmp}/m"],
+        r"refbpe: error: .*odd\.bin:1: expected count<TAB>escaped bytes$",
+    ),
+    (
+        "binary count field",
+        ["train", "--counts", "{tmp}/binary.counts", "--vocab-size", "300", "-o", "{tmp}/m"],
+        r"refbpe: error: .*binary\.counts:1: bad count b[ -~]{2,62}\.\.\. \(600 bytes\) \(expected",
+    ),
 ]
 
 
 @pytest.mark.parametrize("case", BAD_INPUT, ids=[c[0] for c in BAD_INPUT])
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys, model, corpus, case):
     _, argv, pattern = case
-    write(tmp_path / "odd.bin", b"\x01\x02\x03")
-    write(tmp_path / "cut.npy", npy_header("uint16", 10) + b"\x00\x00")
+    write_file(tmp_path / "odd.bin", b"\x01\x02\x03")
+    write_file(tmp_path / "cut.npy", npy_header("uint16", 10) + b"\x00\x00")
+    write_file(tmp_path / "binary.counts", (bytes(range(14, 250)) * 3)[:504] + b"\x1b[2J" * 24 + b"\tx\n")
     before = sorted(os.listdir(str(tmp_path)))
     argv = [a.format(model=model[0], corpus=corpus, tmp=tmp_path) for a in argv]
     status, out, err = run_main(capsys, *argv)
     assert_one_line_error(status, err, pattern)
     assert out == ""
     assert sorted(os.listdir(str(tmp_path))) == before
+
+
+def test_a_declared_separator_the_model_lacks_is_named_with_its_id(tmp_path, capsys, model, corpus):
+    report = tmp_path / "r.json"
+    out = tmp_path / "ids.npy"
+    argv = ["encode", model[0], corpus, corpus, "-o", out, "--report", report]
+    status, _, err = run_main(capsys, *argv, "--separator", "<|sep|>", "--special-token", "<|sep|>")
+    assert status == 0, err
+    n = max(model[1].vocab) + 1
+    assert (
+        "new special token ids (not in the model): '<|sep|>' %d, so the ids need vocab size %d" % (n, n + 1)
+        in err
+    )
+    r = json.loads(report.read_text())
+    assert r["new_special_tokens"] == {"<|sep|>": n} and r["vocab_size_needed"] == n + 1
+    ids = read_npy(str(out))
+    assert list(ids).count(n) == 1 and max(ids) == n
+    # the model's own special token: no new id, no note
+    status, _, err = run_main(capsys, *argv, "--separator", EOT)
+    assert status == 0 and "new special token" not in err
+    assert "new_special_tokens" not in json.loads(report.read_text())
 
 
 def test_stats_two_models_side_by_side(tmp_path, capsys, model, corpus):

@@ -7,7 +7,6 @@ path and by chunk, writes byte-identical files to a local run.  Skipped when
 ``distributed`` is not installed (CI installs it on CPython).
 """
 
-import hashlib
 import importlib.util
 import json
 import os
@@ -18,7 +17,7 @@ import sys
 import time
 
 import pytest
-from support import REPO_ROOT
+from support import cli_env, digests, run_cli
 
 from refbpe.cli.train import stdlib_sources
 
@@ -43,19 +42,13 @@ print(json.dumps(sorted(counts.values())))
 """ % (START_TIMEOUT, START_TIMEOUT)
 
 
-def _env():
-    env = dict(os.environ)
-    env["PYTHONPATH"] = REPO_ROOT + os.pathsep + env.get("PYTHONPATH", "")
-    return env
-
-
 def _start(args, directory, log_name):
     log = open(os.path.join(directory, log_name), "wb")
     try:
         return subprocess.Popen(
             [sys.executable, "-m"] + args,
             cwd=directory,
-            env=_env(),
+            env=cli_env(),
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -106,7 +99,7 @@ def executed_counts(address):
         [sys.executable, "-c", EXECUTED, address],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=_env(),
+        env=cli_env(),
         timeout=3 * START_TIMEOUT,
     )
     assert r.returncode == 0, r.stderr.decode(errors="replace")
@@ -190,19 +183,8 @@ def inputs(tmp_path_factory):
 
 
 def refbpe(args, cwd):
-    r = subprocess.run(
-        [sys.executable, "-m", "refbpe"] + [str(a) for a in args],
-        cwd=cwd,
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        timeout=300,
-    )
+    r = run_cli(args, cwd=cwd)
     return r.returncode, r.stderr.decode("utf-8", "replace")
-
-
-def digests(directory):
-    return {n: hashlib.sha256(open(os.path.join(directory, n), "rb").read()).hexdigest() for n in OUTPUTS}
 
 
 def test_dask_counting_is_byte_identical_to_local(cluster, inputs, tmp_path):
@@ -232,7 +214,7 @@ def test_dask_counting_is_byte_identical_to_local(cluster, inputs, tmp_path):
             cwd,
         )
         assert rc == 0, err
-        assert digests(out) == digests(local), mode
+        assert digests(out, OUTPUTS) == digests(local, OUTPUTS), mode
         assert json.load(open(report))["executor"] == url
     after = executed_counts(address)
     ran = [b - a for a, b in zip(before, after)]
@@ -273,7 +255,11 @@ def test_unreachable_scheduler_fails_quickly(tmp_path):
     )
     t0 = time.time()
     r = subprocess.run(
-        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), timeout=120
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=cli_env(),
+        timeout=120,
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.decode().startswith("cannot reach the Dask scheduler at dask://127.0.0.1:%d" % port)

@@ -121,6 +121,7 @@ def _combinations():
     ]
 
 
+@pytest.mark.slow
 def test_outputs_identical_across_seeds_workers_chunks_and_layouts(tmp_path):
     reference = _train_digest(tmp_path, "reference", "one file", "0", "1", "auto")
     for k, (layout, seed, workers, chunk) in enumerate(_combinations()):
@@ -128,6 +129,7 @@ def test_outputs_identical_across_seeds_workers_chunks_and_layouts(tmp_path):
         assert got == reference, (layout, seed, workers, chunk)
 
 
+@pytest.mark.slow
 def test_outputs_identical_across_interpreters(tmp_path):
     other = other_interpreter()
     if other is None:

@@ -7,10 +7,10 @@ import os
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import examples, mixed_text
+from support import examples, executor_for, mixed_text
 
 from refbpe import train_bpe
-from refbpe.corpus.count import InputError, make_executor
+from refbpe.corpus.count import InputError
 from refbpe.corpus.encode import DocumentTally, encode_to_file, iter_encoded
 from refbpe.corpus.idfile import read_ids
 from refbpe.pretokenize.patterns import pattern_names
@@ -18,24 +18,6 @@ from refbpe.tokenizer import Tokenizer
 
 EOT = "<|endoftext|>"
 SPECIALS = [EOT, "<|x|>", "<|x|><|x|>"]
-
-_EXECUTORS = {}
-
-
-def executor_for(workers):
-    """Shared process pools (a fresh pool per Hypothesis example would dominate the run time)."""
-    if workers not in _EXECUTORS:
-        _EXECUTORS[workers] = make_executor(workers)
-    return _EXECUTORS[workers]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _shutdown_executors():
-    yield
-    for ex in _EXECUTORS.values():
-        ex.shutdown(wait=True)
-    _EXECUTORS.clear()
-
 
 SAMPLE = (
     "The cat's hat\nsat on 12 mats.\tDon't\r\nstop!  Привет, мир\n中文字符 éé\n"
@@ -82,6 +64,7 @@ cut_friendly_text = mixed_text(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(100))
 @given(
     texts=st.lists(cut_friendly_text, min_size=1, max_size=3),
@@ -116,6 +99,7 @@ def test_ids_equal_encoding_each_whole_text(
     assert ids_of(units) == expected(tokenizer, texts, separator)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [2, 3])
 @pytest.mark.parametrize("chunk_size", [50, 1000])
 def test_own_pool_npy_is_identical_to_one_worker(tmp_path, tokenizer, workers, chunk_size):
@@ -177,6 +161,7 @@ def test_encode_utf8_equals_encode(tokenizer):
     assert sum(b for b, _ in segments) == len(SAMPLE.encode("utf-8")) - 13 * SAMPLE.count(EOT) - 10 * 6
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(20))
 @given(
     texts=st.lists(cut_friendly_text, min_size=1, max_size=3),

@@ -44,6 +44,7 @@ def _start_encode(model, corpus, out):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
 def test_signal_during_encoding_leaves_nothing(tmp_path, big_corpus, model_dir, sig):  # noqa: F811
     out = str(tmp_path / "ids.npy")

@@ -165,6 +165,7 @@ def hf_tokenizer(model, tmp_path_factory):
     return tokenizers.Tokenizer.from_file(path)
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=texts())
 def test_hf_export_encodes_like_refbpe(model, hf_tokenizer, text):
@@ -174,6 +175,7 @@ def test_hf_export_encodes_like_refbpe(model, hf_tokenizer, text):
     assert hf_tokenizer.decode(ours, skip_special_tokens=False) == text
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=texts())
 def test_tiktoken_export_encodes_like_refbpe(model, tmp_path_factory, text):
@@ -227,6 +229,7 @@ def test_exports_on_cs336_fixtures(tmp_path):
         assert enc.encode(text, allowed_special="all") == ours, name
 
 
+@pytest.mark.slow
 def test_gpt2_files_to_tiktoken_and_hf_keep_gpt2_ids(tmp_path):
     """GPT-2 itself: ranks rebuilt from the tiktoken export give back its merges,
     and the HF export encodes the CS336 inputs to the expected GPT-2 ids."""
@@ -270,6 +273,7 @@ def test_round_trip_between_formats(model, tmp_path, src, dst):
     assert m2.special_tokens == specials
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(
     data=st.lists(st.binary(min_size=1, max_size=6), min_size=1, max_size=30),
@@ -289,6 +293,7 @@ def test_round_trip_arbitrary_bytes(tmp_path_factory, data, extra, fmt):
     assert (m.vocab, m.merges, m.special_tokens) == (vocab, merges, specials)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_train_format_writes_a_readable_model(tmp_path, fmt):
     corpus = tmp_path / "c.txt"

@@ -3,45 +3,24 @@
 Each run is ``python -m refbpe train`` (this interpreter) in a new session, so that
 the whole process tree can be followed; the time is from the signal until no process
 of the run is left.  perf/interrupts.py measures the same on both interpreters with
-repeats (before the fix in ``count._stop_pool``, CPython took 4.8-8 s while counting).
+repeats (before the fix in ``pool.stop_pool``, CPython took 4.8-8 s while counting).
 """
 
 import os
 import random
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
-from support import IS_PYPY, REPO_ROOT
+from support import IS_PYPY, session_processes, start_train
 
 EOT = "<|endoftext|>"
 LIMIT = 1.0  # seconds
 
 
-def _session_alive(session):
-    alive = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % name, "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        rest = stat[stat.rindex(b")") + 2 :].split()
-        if int(rest[3]) == session and rest[0] != b"Z":
-            alive.append(int(name))
-    return alive
-
-
 def _start(corpus, out, *extra):
-    args = [sys.executable, "-m", "refbpe", "train", corpus, "--out", out, "--progress"] + list(extra)
-    env = dict(os.environ, PYTHONPATH=REPO_ROOT)
-    return subprocess.Popen(
-        args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True
-    )
+    return start_train(corpus, out, *extra, stdout=subprocess.DEVNULL)
 
 
 def _signal_and_time(proc, sig):
@@ -57,7 +36,7 @@ def _signal_and_time(proc, sig):
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
         raise AssertionError("the run did not end within 30 s of %s" % sig)
-    while _session_alive(proc.pid) and time.time() - t0 < 30:
+    while session_processes(proc.pid) and time.time() - t0 < 30:
         time.sleep(0.01)
     return proc.returncode, err.decode("utf-8", "replace"), time.time() - t0
 
@@ -84,6 +63,7 @@ def long_word(tmp_path_factory):
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
 def test_signal_while_counting_ends_within_a_second(tmp_path, word_corpus, sig):
     out = str(tmp_path / "model")
@@ -100,7 +80,7 @@ def test_signal_while_counting_ends_within_a_second(tmp_path, word_corpus, sig):
         "1M",
     )
     deadline = time.time() + 60
-    while len(_session_alive(proc.pid)) < 3 and time.time() < deadline:  # main + 2 workers
+    while len(session_processes(proc.pid)) < 3 and time.time() < deadline:  # main + 2 workers
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.02)
     time.sleep(0.3)
@@ -112,6 +92,7 @@ def test_signal_while_counting_ends_within_a_second(tmp_path, word_corpus, sig):
     assert not os.path.exists(out)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
 def test_signal_during_a_merge_on_a_long_word_ends_within_a_second(tmp_path, long_word, sig):
     out = str(tmp_path / "model")

@@ -11,11 +11,13 @@ collector reserves address space ahead of use, so the resident size is what
 is measured here.)
 """
 
+import json
 import os
 import subprocess
 import sys
 import textwrap
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import HEAVY, IS_PYPY, REPO_ROOT, examples, read_outputs, run_cli
@@ -71,6 +73,7 @@ _STREAM_SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_encode_iterable_memory_is_flat_on_a_long_stream(tmp_path):
     import random
 
@@ -146,4 +149,61 @@ def test_huge_counts_through_a_count_file(tmp_path):
     assert read_outputs(model)["merges.txt"].startswith(b"x y\n")
     assert Tokenizer.from_dir(model).merges == merges
     r = run_cli(["verify", path, "--vocab-size", "262", "--against", model])
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+_VOCAB_SCRIPT = textwrap.dedent("""
+    import resource, sys
+    from refbpe.train import train_from_counts
+
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # a table by the request would not fit
+    words = {("w%dx" % i).encode() * (1 + i % 7): 1 + i % 5 for i in range(3000)}
+    vocab, merges = train_from_counts(words, int(sys.argv[1]), ["<|endoftext|>"], profile=sys.argv[2])
+    print(len(merges), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+""")
+
+
+def _train_in_child(vocab_size, profile):
+    out = subprocess.run(
+        [sys.executable, "-c", _VOCAB_SCRIPT, str(vocab_size), profile],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    merges, peak_kb = out.stdout.split()
+    return int(merges), int(peak_kb) / 1024.0
+
+
+def test_a_huge_vocab_size_costs_what_the_merges_cost():
+    # "Train until no pair is left": 10**9 and 2**62 cost what the merges that can
+    # exist cost (at most the symbols minus the words), under every profile.
+    if IS_PYPY:
+        pytest.skip("PyPy's collector reserves address space ahead of use: RLIMIT_AS would stop it")
+    for profile in ("cs336", "hf"):
+        small_merges, small_peak = _train_in_child(10000, profile)
+        for vocab_size in (10**9, 2**62):
+            merges, peak = _train_in_child(vocab_size, profile)
+            assert merges >= small_merges
+            assert peak < small_peak + 8, (profile, vocab_size, peak, small_peak)
+
+
+def test_a_huge_vocab_size_on_the_command_line(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("the cat sat on the mat; the dog sat on the log.\n" * 50)
+    reports = {}
+    for vocab_size in (10000, 2**63 - 1):
+        report = tmp_path / ("r%d.json" % vocab_size)
+        model = tmp_path / ("m%d" % vocab_size)
+        r = run_cli(
+            ["train", corpus, "--vocab-size", str(vocab_size), "--out", model, "--quiet", "--report", report]
+        )
+        assert r.returncode == 0, r.stderr
+        reports[vocab_size] = json.loads(report.read_text())
+    assert reports[2**63 - 1]["stopped_early"]
+    assert reports[2**63 - 1]["merge"]["merges"] == reports[10000]["merge"]["merges"]
+    r = run_cli(
+        ["verify", corpus, "--vocab-size", str(2**63 - 1), "--against", tmp_path / ("m%d" % (2**63 - 1))]
+    )
     assert r.returncode == 0, r.stdout + r.stderr

@@ -11,7 +11,7 @@ import tempfile
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from support import examples
+from support import examples, gpt2_tokenizer
 
 from refbpe import tokenizer as tokenizer_module
 from refbpe.corpus.count import count_words
@@ -99,22 +99,13 @@ def test_encoder_equals_naive_on_long_pieces(text, merges):
 @given(long_words(letters=["a", "b", "e", "t", " ", "\u4e2d"]).filter(lambda w: len(w) >= 2))
 @example("a" * 1500)
 @example("\u4e2d\u6587" * 400)
-def test_long_piece_path_equals_loop_with_gpt2_vocab(gpt2_files, word):
+def test_long_piece_path_equals_loop_with_gpt2_vocab(word):
     """Both paths of ``_encode_piece`` on the same piece, GPT-2's 50,000 merges."""
-    tok = _gpt2_tokenizer(gpt2_files)
+    tok = gpt2_tokenizer(())
     piece = word.encode("utf-8")[:1500]
     loop, heap = _both_paths(tok, piece)
     assert heap == loop
     assert b"".join(tok.vocab[i] for i in heap) == piece  # bytes: the cut may split a character
-
-
-_GPT2 = {}
-
-
-def _gpt2_tokenizer(files):
-    if files not in _GPT2:
-        _GPT2[files] = Tokenizer.from_files(*files)
-    return _GPT2[files]
 
 
 @settings(max_examples=examples(10))

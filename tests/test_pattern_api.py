@@ -6,13 +6,12 @@ pieces of the two sides at every cut found) and through ``count_words`` with
 tiny chunks, in this process and in a pool.
 """
 
-import os
 from collections import Counter
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from support import edge_atoms, examples
+from support import edge_atoms, examples, write_file
 
 from refbpe.corpus.count import count_words
 from refbpe.corpus.io import cut_points, next_cut
@@ -33,6 +32,7 @@ cut_text = st.lists(
 ).map("".join)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PATTERNS)
 @settings(max_examples=examples(150))
 @given(text=cut_text)
@@ -53,13 +53,6 @@ def test_every_cut_leaves_the_pieces_alone(name, text):
         pos = c + 1
 
 
-def _write(tmp_path, text, name="c.txt"):
-    path = os.path.join(str(tmp_path), name)
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
-    return path
-
-
 def _naive_counts(text, name):
     pattern = get_pattern(name)
     counts = Counter()
@@ -72,7 +65,7 @@ def _naive_counts(text, name):
 @settings(max_examples=examples(40))
 @given(text=cut_text)
 def test_count_words_with_tiny_chunks_equals_one_scan(tmp_path_factory, name, text):
-    path = _write(tmp_path_factory.mktemp("c"), text)
+    path = write_file(tmp_path_factory.mktemp("c") / "c.txt", text)
     counts = count_words(path, SPECIALS, workers=1, chunk_size=8, pattern=name)
     assert counts == _naive_counts(text, name)
 
@@ -83,7 +76,7 @@ def test_count_words_in_a_pool_equals_one_scan(tmp_path, name):
     text = (
         "Hello\tworld!\n/path don't\r\nDON'T 12345\n\n  x\u0301y \u4e2d\u6587\n" * 300
     ) + "<|endoftext|>end  \n"
-    path = _write(tmp_path, text)
+    path = write_file(tmp_path / "c.txt", text)
     pooled = count_words(path, SPECIALS, workers=2, chunk_size=1024, pattern=name)
     assert pooled == _naive_counts(text, name)
     assert pooled != count_words(path, SPECIALS, workers=1, pattern="gpt2")
@@ -93,7 +86,7 @@ def test_count_words_in_a_pool_equals_one_scan(tmp_path, name):
 @settings(max_examples=examples(15))
 @given(text=st.lists(edge_atoms(), min_size=5, max_size=40).map(lambda p: "".join(p) * 3))
 def test_train_bpe_equals_naive(tmp_path_factory, name, text):
-    path = _write(tmp_path_factory.mktemp("t"), text)
+    path = write_file(tmp_path_factory.mktemp("t") / "c.txt", text)
     vocab, merges = train_bpe(path, 300, SPECIALS, workers=1, pattern=name)
     nvocab, nmerges = naive_train_bpe(text, 300, SPECIALS, pattern=name)
     assert merges == nmerges and vocab == nvocab
@@ -101,7 +94,7 @@ def test_train_bpe_equals_naive(tmp_path_factory, name, text):
 
 def test_train_bpe_default_is_gpt2(tmp_path):
     text = "Hello\tworld x\n  \n  y don't DON'T 12345 " * 20
-    path = _write(tmp_path, text)
+    path = write_file(tmp_path / "c.txt", text)
     assert train_bpe(path, 300, SPECIALS, workers=1) == train_bpe(
         path, 300, SPECIALS, workers=1, pattern="gpt2"
     )
@@ -111,7 +104,7 @@ def test_train_bpe_default_is_gpt2(tmp_path):
 
 
 def test_unknown_pattern_is_refused_before_any_work(tmp_path):
-    path = _write(tmp_path, "abc")
+    path = write_file(tmp_path / "c.txt", "abc")
     with pytest.raises(ValueError, match="unknown pattern"):
         train_bpe(path, 300, [], workers=1, pattern="gpt-5")
     with pytest.raises(ValueError, match="unknown pattern"):

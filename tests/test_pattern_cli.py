@@ -128,6 +128,7 @@ def _ranks_or_skip(name):
         pytest.skip("shared data not found: %s" % path)
 
 
+@pytest.mark.slow
 def test_encode_and_verify_accept_a_tiktoken_name(capsys, tmp_path):
     _ranks_or_skip("cl100k_base")
     text = tmp_path / "s.txt"

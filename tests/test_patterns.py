@@ -139,6 +139,7 @@ def _check_against_regex(name, text):
     assert pattern.pretokenize_str(text) == regex.findall(pattern.regex, text)
 
 
+@pytest.mark.slow
 @needs_regex
 @settings(max_examples=examples(400))
 @given(edge_text())
@@ -170,6 +171,7 @@ def test_o200k_equals_regex(text):
     _check_against_regex("o200k_base", text)
 
 
+@pytest.mark.slow
 @needs_regex
 @pytest.mark.parametrize("name", NEW_PATTERNS)
 @settings(max_examples=examples(300))
@@ -192,6 +194,7 @@ def test_llama3_differs_from_cl100k_only_at_the_end():
 # -- the category table ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @needs_regex
 def test_category_table_is_current():
     """Re-running the generator reproduces the committed ``_unicode_categories.py``."""
@@ -333,6 +336,7 @@ def _splits_in(python, mode, texts, names):
     return json.loads(r.stdout)
 
 
+@pytest.mark.slow
 def test_scanners_equal_regex_across_interpreters():
     """This interpreter's scanners equal ``regex`` on CPython (a subprocess from PyPy;
     from CPython, PyPy's scanners are checked too when PyPy is here)."""

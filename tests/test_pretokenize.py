@@ -25,10 +25,11 @@ from refbpe.pretokenize.gpt2 import (
     NUMBER,
     OTHER,
     SPACE,
-    count_pretokens,
-    pretokenize,
-    pretokenize_str,
 )
+from refbpe.pretokenize.patterns import get_pattern
+
+GPT2 = get_pattern("gpt2")
+count_pretokens, pretokenize, pretokenize_str = GPT2.count_pretokens, GPT2.pretokenize, GPT2.pretokenize_str
 
 # Lone surrogates arrive encoded with surrogatepass and are "other", as for regex.
 SURROGATES = ["\ud800", "\udfff", "\ud83d\ude00"]
@@ -126,6 +127,7 @@ def _regex_class(regex):
     return cls
 
 
+@pytest.mark.slow
 @needs_regex
 def test_class_table_equals_regex():
     import_regex_or_skip()
@@ -142,6 +144,7 @@ def test_class_table_equals_regex():
     )
 
 
+@pytest.mark.slow
 @needs_regex
 def test_generated_table_is_current():
     """Re-running the generator reproduces the committed file: a stale table fails."""
@@ -208,6 +211,7 @@ def _regex_text():
     ).map("".join)
 
 
+@pytest.mark.slow
 @needs_regex
 @settings(max_examples=examples(300))
 @given(_regex_text())

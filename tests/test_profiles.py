@@ -312,6 +312,7 @@ def _corpus_docs(name):
     return data.decode("utf-8", "ignore").split("<|endoftext|>")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CORPORA)
 @pytest.mark.parametrize("pattern", ["gpt2", None])
 def test_rustbpe_equals_peer_on_shared_corpora(name, pattern):
@@ -323,6 +324,7 @@ def test_rustbpe_equals_peer_on_shared_corpora(name, pattern):
         assert refbpe_ranks(vocab) == theirs, (name, vocab_size)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CORPORA)
 def test_hf_equals_peer_on_shared_corpora(name):
     _tokenizers()
@@ -336,6 +338,7 @@ def test_hf_equals_peer_on_shared_corpora(name):
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["english_small", "mixed_multilingual"])
 def test_hf_lines_equal_peer_on_shared_corpora(tmp_path, name):
     _tokenizers()
@@ -386,6 +389,7 @@ def test_cli_hf_profile_writes_the_tokenizer_json_hf_trains(tmp_path, capsys):
     assert manifest["special_tokens"] == [{"content": EOT, "id": 0}]
 
 
+@pytest.mark.slow
 def test_cli_hf_profile_lines_without_prefix_space(tmp_path, capsys):
     _tokenizers()
     path, _ = _cli_corpus(tmp_path)
@@ -402,6 +406,7 @@ def test_cli_hf_profile_lines_without_prefix_space(tmp_path, capsys):
     assert mine["pre_tokenizer"] == theirs["pre_tokenizer"]
 
 
+@pytest.mark.slow
 def test_cli_rustbpe_profile_writes_the_ranks_rustbpe_returns(tmp_path, capsys):
     _rustbpe()
     import base64
@@ -477,6 +482,7 @@ def _peer_models(tmp_path, text):
     return {"hf": hf, "rustbpe": ranks}
 
 
+@pytest.mark.slow
 def test_verify_names_the_profile_that_reproduces_a_peer_model(tmp_path, capsys):
     _tokenizers(), _rustbpe()
     path, text = _cli_corpus(tmp_path, 120000)
@@ -504,6 +510,7 @@ def test_verify_names_the_profile_that_reproduces_a_peer_model(tmp_path, capsys)
         )
 
 
+@pytest.mark.slow
 def test_verify_profile_against_refbpe_profile_outputs(tmp_path, capsys):
     path, _ = _cli_corpus(tmp_path, 120000)
     for name, extra in (
@@ -548,6 +555,7 @@ def _profile_outputs(tmp_path, python=None):
     return digests
 
 
+@pytest.mark.slow
 def test_profile_outputs_are_byte_identical_on_cpython_and_pypy(tmp_path):
     from support import other_interpreter
 
@@ -557,6 +565,7 @@ def test_profile_outputs_are_byte_identical_on_cpython_and_pypy(tmp_path):
     assert _profile_outputs(tmp_path) == _profile_outputs(tmp_path, other)
 
 
+@pytest.mark.slow
 def test_profiles_from_word_count_files_equal_profiles_from_the_corpus(tmp_path, capsys):
     path, _ = _cli_corpus(tmp_path)
     counts = tmp_path / "words.counts.tsv"

@@ -18,22 +18,20 @@ import sys
 import time
 
 import pytest
-from support import IS_PYPY, REPO_ROOT, read_outputs, run_cli, run_main
+from support import (
+    IS_PYPY,
+    REPO_ROOT,
+    assert_one_line_error,
+    processes,
+    read_outputs,
+    run_cli,
+    run_main,
+    session_processes,
+    start_train,
+    write_file,
+)
 
 EOT = "<|endoftext|>"
-
-
-def write(path, data):
-    with open(str(path), "wb") as f:
-        f.write(data if isinstance(data, bytes) else data.encode("utf-8"))
-    return str(path)
-
-
-def assert_one_line_error(status, err, pattern):
-    assert status == 2, err
-    assert err.endswith("\n") and err.count("\n") == 1, "not one line: %r" % err
-    assert "Traceback" not in err
-    assert re.match(pattern, err), "%r does not match %r" % (err, pattern)
 
 
 # -- training inputs ---------------------------------------------------------------
@@ -155,7 +153,7 @@ def test_bad_training_input(tmp_path, capsys, monkeypatch, case):
     monkeypatch.chdir(tmp_path)
     os.mkdir("adir")
     for name, data in files.items():
-        write(name, data)
+        write_file(name, data)
     status, _, err = run_main(capsys, *["train"] + args + ["--out", "model"])
     assert_one_line_error(status, err, expected)
     assert not os.path.exists("model")
@@ -163,7 +161,7 @@ def test_bad_training_input(tmp_path, capsys, monkeypatch, case):
 
 def test_unreadable_input(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    path = write("secret.txt", b"hello")
+    path = write_file("secret.txt", b"hello")
     os.chmod(path, 0)
     if os.geteuid() == 0:  # root reads any file: make the open fail as it would for a user
         real_open = builtins.open
@@ -182,13 +180,13 @@ def test_unreadable_input(tmp_path, capsys, monkeypatch):
 OUT_CASES = [
     (
         "an existing file",
-        lambda: write("taken", b"x"),
+        lambda: write_file("taken", b"x"),
         "taken",
         r"refbpe: error: --out taken: exists and is not a directory$",
     ),
     (
         "under a file",
-        lambda: write("taken", b"x"),
+        lambda: write_file("taken", b"x"),
         "taken/model",
         r"refbpe: error: --out taken/model: cannot create a directory under the file .*taken$",
     ),
@@ -206,7 +204,7 @@ def test_bad_output_directory_is_refused_before_any_work(tmp_path, capsys, monke
     _, make, out, expected = case
     monkeypatch.chdir(tmp_path)
     make()
-    corpus = write("ok.txt", b"hello hello world\n")
+    corpus = write_file("ok.txt", b"hello hello world\n")
     status, _, err = run_main(capsys, *["train", corpus, "--vocab-size", "300", "--out", out])
     assert_one_line_error(status, err, expected)
 
@@ -217,7 +215,7 @@ def test_read_only_output_directory(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     os.mkdir("ro")
     os.chmod("ro", 0o555)
-    corpus = write("ok.txt", b"hello hello world\n")
+    corpus = write_file("ok.txt", b"hello hello world\n")
     status, _, err = run_main(capsys, *["train", corpus, "--vocab-size", "300", "--out", "ro/model"])
     assert_one_line_error(
         status, err, r"refbpe: error: --out ro/model: cannot write there \(Permission denied\)$"
@@ -228,9 +226,9 @@ def test_valid_but_degenerate_inputs(tmp_path, capsys, monkeypatch):
     """An empty file, a file of only special tokens and a vocab size beyond every
     possible merge are valid: the run stops early, quickly, and says so."""
     monkeypatch.chdir(tmp_path)
-    write("empty.txt", b"")
-    write("specials.txt", EOT * 100)
-    write("small.txt", "hello world, hello again\n" * 50)
+    write_file("empty.txt", b"")
+    write_file("specials.txt", EOT * 100)
+    write_file("small.txt", "hello world, hello again\n" * 50)
     from refbpe import train_bpe
 
     possible = len(train_bpe("small.txt", 100000, [EOT], workers=1)[1])
@@ -265,7 +263,7 @@ def model_dir(tmp_path):
     from refbpe import train_bpe
     from refbpe.formats import write_model_dir
 
-    corpus = write(tmp_path / "c.txt", "low lower lowest newer wider<|endoftext|>low low\n")
+    corpus = write_file(tmp_path / "c.txt", "low lower lowest newer wider<|endoftext|>low low\n")
     vocab, merges = train_bpe(corpus, 270, [EOT], workers=1)
     directory = str(tmp_path / "model")
     write_model_dir(directory, vocab, merges, [EOT])
@@ -275,7 +273,7 @@ def model_dir(tmp_path):
 def _edit(directory, name, change):
     path = os.path.join(directory, name)
     text = open(path, encoding="utf-8").read()
-    write(path, change(text))
+    write_file(path, change(text))
 
 
 def _merges_line(directory, k):
@@ -359,19 +357,20 @@ MODEL_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["encode", "decode"])
 @pytest.mark.parametrize("case", MODEL_CASES, ids=[c[0] for c in MODEL_CASES])
 def test_invalid_model_files_name_file_and_line(tmp_path, capsys, model_dir, case, command):
     _, name, change, expected = case
     _edit(model_dir, name, change)
-    arg = write(tmp_path / "input", "low" if command == "encode" else "1 2 3")
+    arg = write_file(tmp_path / "input", "low" if command == "encode" else "1 2 3")
     status, out, err = run_main(capsys, *[command, model_dir, arg])
     assert_one_line_error(status, err, expected)
     assert out == ""
 
 
 def test_model_directory_missing_files(tmp_path, capsys):
-    text = write(tmp_path / "t.txt", "hi")
+    text = write_file(tmp_path / "t.txt", "hi")
     status, _, err = run_main(capsys, *["encode", str(tmp_path), text])
     assert_one_line_error(
         status,
@@ -403,7 +402,7 @@ DECODE_CASES = [
 @pytest.mark.parametrize("case", DECODE_CASES, ids=[c[0] for c in DECODE_CASES])
 def test_decode_bad_ids(tmp_path, capsys, model_dir, case):
     _, ids, expected = case
-    status, out, err = run_main(capsys, *["decode", model_dir, write(tmp_path / "ids", ids)])
+    status, out, err = run_main(capsys, *["decode", model_dir, write_file(tmp_path / "ids", ids)])
     assert_one_line_error(status, err, expected)
     assert out == ""
 
@@ -411,7 +410,7 @@ def test_decode_bad_ids(tmp_path, capsys, model_dir, case):
 def test_encode_missing_or_invalid_text(tmp_path, capsys, model_dir):
     status, _, err = run_main(capsys, *["encode", model_dir, str(tmp_path / "nope.txt")])
     assert_one_line_error(status, err, r"refbpe: error: .*nope\.txt: no such file$")
-    status, _, err = run_main(capsys, *["encode", model_dir, write(tmp_path / "bad.txt", b"ok \xc3(")])
+    status, _, err = run_main(capsys, *["encode", model_dir, write_file(tmp_path / "bad.txt", b"ok \xc3(")])
     assert_one_line_error(status, err, r"refbpe: error: .*bad\.txt: invalid UTF-8 at byte offset 3$")
 
 
@@ -421,7 +420,7 @@ def test_model_files_are_data_never_code(tmp_path, capsys, model_dir):
     payload = "__import__('os').system('touch %s')" % marker
     for name in ("vocab.json", "refbpe.json"):
         _edit(model_dir, name, lambda t: t.replace(EOT, payload.replace("'", "\\u0027")))
-    status, out, err = run_main(capsys, *["encode", model_dir, write(tmp_path / "t.txt", payload)])
+    status, out, err = run_main(capsys, *["encode", model_dir, write_file(tmp_path / "t.txt", payload)])
     assert status == 0, err
     assert not marker.exists()
     forbidden = re.compile(
@@ -462,52 +461,13 @@ def big_corpus(tmp_path_factory):
     return path
 
 
-def _proc_stat(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        stat = f.read()
-    return stat[stat.rindex(")") + 2 :].split()  # state, ppid, pgrp, session, ...
-
-
-def _processes(where):
-    """Live pids p with where(stat fields of p)."""
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                fields = _proc_stat(int(name))
-            except (OSError, IndexError):
-                continue
-            if fields[0] != "Z" and where(fields):
-                found.append(int(name))
-    return found
-
-
-def _start_train(corpus, out, *extra):
-    """``refbpe train`` in a new session (so that its whole process tree can be found)."""
-    env = dict(os.environ, PYTHONPATH=REPO_ROOT)
-    args = [
-        sys.executable,
-        "-m",
-        "refbpe",
-        "train",
-        corpus,
-        "--vocab-size",
-        "2000",
-        "--special-token",
-        EOT,
-        "--out",
-        out,
-        "--progress",
-    ] + list(extra)
-    return subprocess.Popen(
-        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True
-    )
+_TRAIN_2000 = ("--vocab-size", "2000", "--special-token", EOT)
 
 
 def _wait_for_workers(proc, count, timeout=60):
     deadline = time.time() + timeout
     while time.time() < deadline:
-        workers = _processes(lambda f: int(f[1]) == proc.pid)
+        workers = [pid for pid, _ in processes(lambda f: int(f[1]) == proc.pid)]
         if len(workers) >= count:
             return workers
         assert proc.poll() is None, proc.communicate()
@@ -526,9 +486,9 @@ def _finish(proc, timeout=20):
         raise AssertionError("the run did not end within %d s of the fault" % timeout)
     took = time.time() - start
     deadline = time.time() + 5
-    while _processes(lambda f: int(f[3]) == proc.pid) and time.time() < deadline:
+    while session_processes(proc.pid) and time.time() < deadline:
         time.sleep(0.05)
-    assert _processes(lambda f: int(f[3]) == proc.pid) == [], "orphan processes left"
+    assert session_processes(proc.pid) == [], "orphan processes left"
     return proc.returncode, err.decode("utf-8", "replace"), took
 
 
@@ -537,9 +497,10 @@ def _ends_cleanly(err, message):
     return err.endswith("\r\x1b[K" + message + "\n") or err == message + "\n"
 
 
+@pytest.mark.slow
 def test_killed_worker_fails_fast_with_a_clear_message(tmp_path, big_corpus):
     out = str(tmp_path / "model")
-    proc = _start_train(big_corpus, out, "--workers", "2", "--chunk-size", "1M")
+    proc = start_train(big_corpus, out, *_TRAIN_2000, "--workers", "2", "--chunk-size", "1M")
     workers = _wait_for_workers(proc, 2)
     time.sleep(0.3)
     os.kill(workers[-1], signal.SIGKILL)
@@ -563,8 +524,8 @@ def test_spool_directory_is_removed_however_counting_ends(tmp_path, monkeypatch)
     spool_root = str(tmp_path / "spool")
     os.mkdir(spool_root)
     monkeypatch.setattr(spool, "PARENT", spool_root)
-    good = write(tmp_path / "good.txt", ("some text here\n" * 5000) + EOT + "more\n")
-    bad = write(tmp_path / "bad.txt", ("some text here\n" * 5000).encode() + b"\xff\n")
+    good = write_file(tmp_path / "good.txt", ("some text here\n" * 5000) + EOT + "more\n")
+    bad = write_file(tmp_path / "bad.txt", ("some text here\n" * 5000).encode() + b"\xff\n")
     with gzip.open(str(tmp_path / "good.gz"), "wb") as f:
         f.write(open(good, "rb").read())
     expected = count_words(good, [EOT], workers=1)
@@ -577,10 +538,11 @@ def test_spool_directory_is_removed_however_counting_ends(tmp_path, monkeypatch)
     assert os.listdir(spool_root) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
 def test_signal_during_counting(tmp_path, big_corpus, sig):
     out = str(tmp_path / "model")
-    proc = _start_train(big_corpus, out, "--workers", "2", "--chunk-size", "1M")
+    proc = start_train(big_corpus, out, *_TRAIN_2000, "--workers", "2", "--chunk-size", "1M")
     _wait_for_workers(proc, 2)
     time.sleep(0.3)
     if sig == "SIGINT":
@@ -595,12 +557,13 @@ def test_signal_during_counting(tmp_path, big_corpus, sig):
     assert not os.path.exists(out)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
 def test_signal_during_merging(tmp_path, sig):
     import random
 
     rng = random.Random(3)
-    corpus = write(
+    corpus = write_file(
         tmp_path / "words.txt",
         " ".join(
             "".join(rng.choice("abcdefghijklmnopqrstuvwxyz\u00e9\u00fc") for _ in range(rng.randint(2, 12)))
@@ -650,11 +613,12 @@ def _limit_file_size(limit):
     return apply
 
 
+@pytest.mark.slow
 def test_full_disk_keeps_previous_outputs(tmp_path):
     """A write that fails part-way (the file-size limit stands in for a full disk)
     leaves the previous outputs byte for byte, and no temporary file."""
     text = "".join("word%d another%d and more text %d\n" % (k % 97, k % 89, k) for k in range(3000))
-    corpus = write(tmp_path / "c.txt", text)
+    corpus = write_file(tmp_path / "c.txt", text)
     out = str(tmp_path / "model")
     first = run_cli(["train", corpus, "--vocab-size", "300", "--special-token", EOT, "--out", out, "--quiet"])
     assert first.returncode == 0, first.stderr
@@ -718,17 +682,18 @@ def small_filesystem(tmp_path):
         subprocess.run(["umount", "-l", mount_point])
 
 
+@pytest.mark.slow
 def test_full_filesystem_keeps_previous_outputs(tmp_path, small_filesystem):
     """A real full disk (ENOSPC) while writing: previous outputs intact, no temporary file."""
     text = "".join("word%d another%d and more text %d\n" % (k % 97, k % 89, k) for k in range(3000))
-    corpus = write(tmp_path / "c.txt", text)
+    corpus = write_file(tmp_path / "c.txt", text)
     out = os.path.join(small_filesystem, "model")
     first = run_cli(["train", corpus, "--vocab-size", "300", "--special-token", EOT, "--out", out, "--quiet"])
     assert first.returncode == 0, first.stderr
     before = read_outputs(out)
     stat = os.statvfs(small_filesystem)
     free = stat.f_bavail * stat.f_frsize
-    write(os.path.join(small_filesystem, "filler"), b"\0" * max(0, free - (12 << 10)))  # leave 12 KiB
+    write_file(os.path.join(small_filesystem, "filler"), b"\0" * max(0, free - (12 << 10)))  # leave 12 KiB
     second = run_cli(
         ["train", corpus, "--vocab-size", "1200", "--special-token", EOT, "--out", out, "--quiet"]
     )
@@ -766,7 +731,7 @@ def test_failed_write_leaves_no_new_directory_and_old_files_intact(tmp_path, mon
 def test_other_outputs_are_checked_before_work(tmp_path, capsys, monkeypatch, model_dir):
     monkeypatch.chdir(tmp_path)
     os.mkdir("adir")
-    corpus = write("ok.txt", b"hello hello world\n")
+    corpus = write_file("ok.txt", b"hello hello world\n")
     status, _, err = run_main(
         capsys, *["train", corpus, "--vocab-size", "300", "--out", "m", "--report", "adir"]
     )
@@ -786,10 +751,11 @@ def test_other_outputs_are_checked_before_work(tmp_path, capsys, monkeypatch, mo
     assert not os.path.exists("t.json")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("unbuffered", ["", "1"])
 def test_reader_going_away_ends_encode_quietly(tmp_path, model_dir, unbuffered):
     """``refbpe encode ... | head``: exit 141 (SIGPIPE's status) and no message."""
-    text = write(tmp_path / "t.txt", "low lower lowest newer wider " * 400000)
+    text = write_file(tmp_path / "t.txt", "low lower lowest newer wider " * 400000)
     env = dict(os.environ, PYTHONPATH=REPO_ROOT, PYTHONUNBUFFERED=unbuffered)
     proc = subprocess.Popen(
         [sys.executable, "-m", "refbpe", "encode", model_dir, text],
@@ -811,7 +777,7 @@ def test_out_of_memory_is_one_line(tmp_path, capsys, monkeypatch):
         raise MemoryError()
 
     monkeypatch.setattr(refbpe.cli.train, "train_bpe", exhausted)
-    corpus = write(tmp_path / "ok.txt", b"hello")
+    corpus = write_file(tmp_path / "ok.txt", b"hello")
     status, _, err = run_main(capsys, *["train", corpus, "--vocab-size", "300", "--out", str(tmp_path / "m")])
     assert status == 1
     assert err == "refbpe: error: out of memory; nothing was written\n"

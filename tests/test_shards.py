@@ -6,36 +6,36 @@ byte-identical output to training on the corpus.
 """
 
 import gzip
-import hashlib
 import os
 import sys
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import EMOJI, WORDS, corpus_path, cs336_path, examples, mixed_text, run_main, ws_run
+from support import (
+    EMOJI,
+    WORDS,
+    corpus_path,
+    cs336_path,
+    digests,
+    examples,
+    mixed_text,
+    run_main,
+    whole_count,
+    ws_run,
+)
 
 from refbpe.corpus.count import count_words
 from refbpe.corpus.countfile import counts_tsv, gzip_bytes, read_counts, sum_counts, write_counts
 from refbpe.corpus.shard import ShardError, parse_shard, shard_spans
-from refbpe.pretokenize.gpt2 import count_pretokens
-from refbpe.specials import special_pattern, split_specials
+from refbpe.pretokenize.patterns import get_pattern
 from refbpe.train import train_from_counts
+
+count_pretokens = get_pattern("gpt2").count_pretokens
 
 EOT = "<|endoftext|>"
 SPECIAL_SETS = [[], [EOT], ["<|eot|>", "<|eot|><|eot|>"], [EOT, "<|eot|>", "\u00e9\u00e9"]]
 OUTPUTS = ("vocab.json", "merges.txt", "refbpe.json")
-
-
-def whole_count(texts, specials):
-    """The counts of each text counted whole, added up."""
-    counts = {}
-    pattern = special_pattern(specials, as_bytes=True)
-    for data in texts:
-        for seg, is_special in split_specials(data, pattern):
-            if not is_special:
-                count_pretokens(seg, counts)
-    return counts
 
 
 def add(tables):
@@ -54,12 +54,6 @@ def write_files(directory, texts):
             f.write(data)
         paths.append(p)
     return paths
-
-
-def digests(directory):
-    return {
-        n: hashlib.sha256(open(os.path.join(str(directory), n), "rb").read()).hexdigest() for n in OUTPUTS
-    }
 
 
 # -- shards: property ----------------------------------------------------------------
@@ -142,6 +136,7 @@ def english_small():
     return path, count_words(path, [EOT], workers=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
 def test_shards_of_a_real_corpus(english_small, n):
     path, whole = english_small
@@ -252,6 +247,7 @@ def two_files(tmp_path_factory):
     return write_files(d, [en, other])
 
 
+@pytest.mark.slow
 def test_cli_train_from_shard_counts_is_byte_identical(tmp_path, capsys, two_files):
     direct = tmp_path / "direct"
     assert (
@@ -299,7 +295,7 @@ def test_cli_train_from_shard_counts_is_byte_identical(tmp_path, capsys, two_fil
         )
         assert rc == 0, err
         assert "read %d count files" % n in err
-        assert digests(model) == digests(direct)
+        assert digests(model, OUTPUTS) == digests(direct, OUTPUTS)
 
 
 def test_cli_count_defaults_to_cpu_count_workers(tmp_path, capsys, two_files, monkeypatch):

@@ -15,6 +15,7 @@ from support import (
     regex_version_mismatch,
     run_main,
     soup_text,
+    write_file,
 )
 
 from refbpe.corpus.pretokens import iter_pieces
@@ -35,17 +36,10 @@ def whole_scan(text, pattern, specials=(EOT,)):
     return out
 
 
-def write(tmp_path, name, text):
-    path = str(tmp_path / name)
-    with open(path, "wb") as f:
-        f.write(text.encode("utf-8"))
-    return path
-
-
 @settings(max_examples=examples(60), deadline=None)
 @given(texts, st.sampled_from(pattern_names()), st.integers(1, 64))
 def test_split_pieces_equal_one_whole_scan_for_every_chunk_size(tmp_path_factory, text, pattern, chunk):
-    path = write(tmp_path_factory.mktemp("s"), "t.txt", text)
+    path = write_file(tmp_path_factory.mktemp("s") / "t.txt", text)
     pieces = list(iter_pieces([path], [EOT], pattern, chunk_size=chunk))
     assert [p for _, _, p in pieces] == whole_scan(text, pattern)
     data = text.encode("utf-8")
@@ -68,7 +62,7 @@ def test_split_equals_the_regex_module(text, pattern):
 
 def test_split_command_line_is_the_same_for_every_worker_count_and_chunk_size(tmp_path, capsys):
     text = ("Hello world, it's 12 apples " * 50 + EOT + "  next\n\n  Привет мир 中文 ") * 40
-    path = write(tmp_path, "c.txt", text)
+    path = write_file(tmp_path / "c.txt", text)
     outputs = []
     for workers, chunk in ((1, "1M"), (2, "1K"), (2, "300"), (1, "77")):
         out = str(tmp_path / ("o%d%s.jsonl" % (workers, chunk)))
@@ -93,7 +87,7 @@ def test_split_command_line_is_the_same_for_every_worker_count_and_chunk_size(tm
 
 
 def test_split_hex_and_offsets(tmp_path, capsys):
-    path = write(tmp_path, "c.txt", "Hi\u00e9 there" + EOT + "ok")
+    path = write_file(tmp_path / "c.txt", "Hi\u00e9 there" + EOT + "ok")
     code, out, _ = run_main(capsys, "split", path, "--special-token", EOT, "--hex", "--offsets")
     assert code == 0
     rows = [json.loads(x) for x in out.splitlines()]
@@ -135,7 +129,7 @@ def test_verify_split_names_the_piece_the_alternative_and_the_code_point(
     assert not report["identical"] and d["piece"] == piece
     assert d["alternative"]["index"] == alternative
     assert d["code_point"]["code_point"] == code_point
-    corpus = write(tmp_path, "c.txt", text)
+    corpus = write_file(tmp_path / "c.txt", text)
     path = str(tmp_path / "theirs.jsonl")
     with open(path, "w", encoding="utf-8") as f:
         f.write("".join(json.dumps(p) + "\n" for p in their_pieces))

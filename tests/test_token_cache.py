@@ -1,5 +1,6 @@
 """The two-generation piece caches of Tokenizer._encode_bytes: rotating them never changes an id."""
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import EMOJI, examples, mixed_text
@@ -10,6 +11,7 @@ from refbpe.naive import naive_encode
 from refbpe.tokenizer import Tokenizer
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(100))
 @given(
     texts=st.lists(mixed_text(extra=EMOJI + SMALL_SPECIALS), min_size=1, max_size=6), limit=st.integers(1, 6)

@@ -9,7 +9,17 @@ import unicodedata
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from support import EMOJI, HEAVY, IS_PYPY, WORDS, cs336_path, examples, mixed_text, shared_root
+from support import (
+    EMOJI,
+    HEAVY,
+    IS_PYPY,
+    WORDS,
+    cs336_path,
+    examples,
+    gpt2_tokenizer,
+    mixed_text,
+    shared_root,
+)
 
 from refbpe.corpus.count import count_words
 from refbpe.naive import naive_encode
@@ -20,15 +30,6 @@ EOT = "<|endoftext|>"
 SMALL_SPECIALS = [EOT, "<|eot|>", "<|eot|><|eot|>"]
 
 _TOKENIZERS = {}
-
-
-def gpt2_tokenizer(special_tokens=(EOT,)):
-    key = ("gpt2",) + tuple(special_tokens)
-    if key not in _TOKENIZERS:
-        _TOKENIZERS[key] = Tokenizer.from_files(
-            cs336_path("gpt2_vocab.json"), cs336_path("gpt2_merges.txt"), list(special_tokens)
-        )
-    return _TOKENIZERS[key]
 
 
 def small_tokenizer():
@@ -57,6 +58,7 @@ def _expected_cases():
         return [pytest.param(c, id=c["name"]) for c in json.load(f)["cases"]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", _expected_cases())
 def test_cs336_expected_ids(case):
     if case is None:
@@ -116,6 +118,7 @@ def test_encode_equals_naive_small_vocab(text):
     assert tok.encode(text) == naive_encode(text, vocab, merges, SMALL_SPECIALS)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(10))
 @given(mixed_text(max_atoms=5, extra=[EOT]))
 def test_encode_equals_naive_gpt2(text):
@@ -208,6 +211,7 @@ def test_decode_unknown_id_raises_naming_it(bad):
 # -- streaming memory -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_encode_iterable_memory_is_bounded():
     if IS_PYPY:
         pytest.skip("tracemalloc is not available on PyPy")

@@ -15,61 +15,34 @@ from support import (
     WORDS,
     cs336_path,
     examples,
+    executor_for,
     mixed_text,
     other_interpreter,
     read_outputs,
     repeated_text,
     run_cli,
     shared_root,
+    whole_count,
+    write_file,
     ws_run,
 )
 
 from refbpe import train_bpe
-from refbpe.corpus.count import InputError, count_words, make_executor
+from refbpe.corpus.count import InputError, count_words
+from refbpe.corpus.countfile import read_counts, write_counts
 from refbpe.corpus.io import iter_chunks
 from refbpe.formats import decode_token
 from refbpe.naive import naive_train_bpe
-from refbpe.pretokenize.gpt2 import CLASS_OF, SPACE, count_pretokens
+from refbpe.pretokenize.gpt2 import CLASS_OF, SPACE
+from refbpe.pretokenize.patterns import get_pattern
 from refbpe.specials import special_pattern, split_specials
 from refbpe.tokenizer import Tokenizer
-from refbpe.train import build_vocab, train_from_counts
+from refbpe.train import build_vocab, train_from_count_files, train_from_counts
+
+count_pretokens = get_pattern("gpt2").count_pretokens
 
 EOT = "<|endoftext|>"
 SPECIAL_SETS = [[], [EOT], ["<|eot|>", "<|eot|><|eot|>"], [EOT, "<|eot|>", "<|eot|><|eot|>", "\u00e9\u00e9"]]
-
-
-def _write(tmpdir, name, data):
-    path = os.path.join(tmpdir, name)
-    with open(path, "wb") as f:
-        f.write(data if isinstance(data, bytes) else data.encode("utf-8"))
-    return path
-
-
-def whole_count(data, specials):
-    """The single-chunk count: split the whole input on specials, count pre-tokens."""
-    counts = {}
-    for seg, is_special in split_specials(data, special_pattern(specials, as_bytes=True)):
-        if not is_special:
-            count_pretokens(seg, counts)
-    return counts
-
-
-_EXECUTORS = {}
-
-
-def executor_for(workers):
-    """Shared process pools (a fresh pool per Hypothesis example would dominate the run time)."""
-    if workers not in _EXECUTORS:
-        _EXECUTORS[workers] = make_executor(workers)
-    return _EXECUTORS[workers]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _shutdown_executors():
-    yield
-    for ex in _EXECUTORS.values():
-        ex.shutdown(wait=True)
-    _EXECUTORS.clear()
 
 
 # -- CS336 conformance -------------------------------------------------------------
@@ -93,6 +66,7 @@ def reference_vocab_values():
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "options",
     [
@@ -156,11 +130,12 @@ def _specials_and_text():
 
 def _engine_train(text, vocab_size, specials, report=None):
     with tempfile.TemporaryDirectory() as d:
-        path = _write(d, "c.txt", text)
+        path = write_file(os.path.join(d, "c.txt"), text)
         counts = count_words(path, specials, workers=1)
     return train_from_counts(counts, vocab_size, specials, report=report)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(50))
 @given(_specials_and_text(), st.integers(0, 120))
 @example(
@@ -236,7 +211,7 @@ count_texts = st.lists(
 def test_count_words_equals_single_chunk_count(text, specials, workers, chunk_size, read_size):
     data = text.encode("utf-8")
     with tempfile.TemporaryDirectory() as d:
-        path = _write(d, "c.txt", data)
+        path = write_file(os.path.join(d, "c.txt"), data)
         counts = count_words(
             path,
             specials,
@@ -245,16 +220,17 @@ def test_count_words_equals_single_chunk_count(text, specials, workers, chunk_si
             read_size=read_size,
             executor=None if workers == 1 else executor_for(workers),
         )
-    assert counts == whole_count(data, specials)
+    assert counts == whole_count([data], specials)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(40))
 @given(
     count_texts, st.sampled_from(SPECIAL_SETS[:3]), st.integers(1, 64), st.integers(1, 64), st.integers(0, 40)
 )
 def test_merges_invariant_under_chunking(text, specials, chunk_size, read_size, extra):
     with tempfile.TemporaryDirectory() as d:
-        path = _write(d, "c.txt", text)
+        path = write_file(os.path.join(d, "c.txt"), text)
         base = train_bpe(path, 256 + len(specials) + extra, specials, workers=1)
         chunked = train_bpe(
             path,
@@ -273,9 +249,9 @@ def test_own_process_pool_and_straddling_blocks(tmp_path, workers):
     # Multi-byte characters and specials at every offset relative to 7/13-byte blocks.
     unit = "\u00e9\u4e2d\U0001f600 ab\n<|endoftext|>x\ny\r\n\u3000z" + "<|eot|><|eot|><|eot|>\t\u0661\n"
     text = "".join(unit[k:] + unit[:k] for k in range(len(unit)))
-    path = _write(str(tmp_path), "c.txt", text)
+    path = write_file(tmp_path / "c.txt", text)
     specials = [EOT, "<|eot|>", "<|eot|><|eot|>"]
-    expected = whole_count(text.encode(), specials)
+    expected = whole_count([text.encode()], specials)
     for chunk_size, read_size in [(7, 13), (13, 7), (1, 1), (64, 3), (1 << 20, None)]:
         assert (
             count_words(path, specials, workers=workers, chunk_size=chunk_size, read_size=read_size)
@@ -289,8 +265,8 @@ def test_own_process_pool_and_straddling_blocks(tmp_path, workers):
 def test_long_document_without_cut_points(tmp_path):
     # No special token and no newline: nothing to cut at, so one big chunk.
     text = " ".join(["word", "w\u00f6rd", "\u4e2d\u6587", "123", "!!"] * 1000)
-    path = _write(str(tmp_path), "c.txt", text)
-    expected = whole_count(text.encode(), [EOT])
+    path = write_file(tmp_path / "c.txt", text)
+    expected = whole_count([text.encode()], [EOT])
     assert count_words(path, [EOT], workers=2, chunk_size=512, read_size=5) == expected
     assert count_words(path, [EOT], workers=1, chunk_size=4096) == expected
     with open(path, "rb") as f:
@@ -300,7 +276,7 @@ def test_long_document_without_cut_points(tmp_path):
 
 def test_gzip_and_multiple_sources(tmp_path):
     text = open(cs336_path("tinystories_sample.txt"), encoding="utf-8").read()
-    plain = _write(str(tmp_path), "c.txt", text)
+    plain = write_file(tmp_path / "c.txt", text)
     gz = str(tmp_path / "c.txt.gz")
     with gzip.open(gz, "wb") as f:
         f.write(text.encode())
@@ -308,8 +284,8 @@ def test_gzip_and_multiple_sources(tmp_path):
     assert train_bpe(gz, 400, [EOT], workers=1) == expected
     assert train_bpe(gz, 400, [EOT], workers=2, chunk_size=100) == expected
     # Two files: counts add up, and no pre-token spans the two files.
-    a = _write(str(tmp_path), "a.txt", "hello wor")
-    b = _write(str(tmp_path), "b.txt", "ld again")
+    a = write_file(tmp_path / "a.txt", "hello wor")
+    b = write_file(tmp_path / "b.txt", "ld again")
     assert count_words([a, b], [], workers=1) == {b"hello": 1, b" wor": 1, b"ld": 1, b" again": 1}
 
 
@@ -320,9 +296,10 @@ def test_gzip_and_multiple_sources(tmp_path):
 def small_corpus(tmp_path_factory):
     text = open(cs336_path("tinystories_sample.txt"), encoding="utf-8").read()
     text += "\n\u4e2d\u6587 \U0001f600\U0001f600 caf\u00e9 caf\u00e9<|endoftext|>ab ba ab ba\n"
-    return _write(str(tmp_path_factory.mktemp("corpus")), "corpus.txt", text)
+    return write_file(tmp_path_factory.mktemp("corpus") / "corpus.txt", text)
 
 
+@pytest.mark.slow
 def test_cli_train_writes_loadable_model(tmp_path, small_corpus):
     out = str(tmp_path / "model")
     report = str(tmp_path / "report.json")
@@ -363,11 +340,11 @@ def test_cli_train_writes_loadable_model(tmp_path, small_corpus):
         assert ids == Tokenizer(vocab, merges, [EOT]).encode(sample)
         assert ids.count(419) == 2
     # encode / decode subcommands round-trip too.
-    txt = _write(str(tmp_path), "sample.txt", sample)
+    txt = write_file(tmp_path / "sample.txt", sample)
     enc = run_cli(["encode", out, txt, "--json"])
     assert enc.returncode == 0, enc.stderr
     assert json.loads(enc.stdout) == Tokenizer.from_dir(out).encode(sample)
-    ids_file = _write(str(tmp_path), "ids.json", enc.stdout)
+    ids_file = write_file(tmp_path / "ids.json", enc.stdout)
     dec = run_cli(["decode", out, ids_file])
     assert dec.returncode == 0 and dec.stdout.decode("utf-8") == sample
 
@@ -396,6 +373,7 @@ def test_cli_help_for_every_subcommand():
         assert out.getvalue().startswith("usage: refbpe " + name), name
 
 
+@pytest.mark.slow
 def test_cli_stdin_and_gzip_equal_plain_file(tmp_path, small_corpus):
     data = open(small_corpus, "rb").read()
     gz = str(tmp_path / "c.txt.gz")
@@ -428,12 +406,13 @@ def test_cli_stdin_and_gzip_equal_plain_file(tmp_path, small_corpus):
     assert outs["gz"] == outs["plain"]
 
 
+@pytest.mark.slow
 def test_cli_hash_seed_invariance(tmp_path, small_corpus):
     # Many ties (equal counts) so any dependence on set/dict iteration order would show.
     ties = " ".join(
         w + str(k % 3) for k in range(300) for w in ("ab", "ba", "cd", "dc", "\u00e9a", "a\u00e9")
     )
-    corpus = _write(str(tmp_path), "ties.txt", open(small_corpus, encoding="utf-8").read() + ties)
+    corpus = write_file(tmp_path / "ties.txt", open(small_corpus, encoding="utf-8").read() + ties)
     outs = []
     for seed in ("0", "12345"):
         out = str(tmp_path / ("seed" + seed))
@@ -462,6 +441,7 @@ def test_cli_hash_seed_invariance(tmp_path, small_corpus):
     assert outs[0] == outs[1]
 
 
+@pytest.mark.slow
 def test_interpreter_invariance(tmp_path, small_corpus):
     other = other_interpreter()
     if other is None:
@@ -509,6 +489,7 @@ BAD_SEQUENCES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bad", BAD_SEQUENCES, ids=lambda b: b.hex())
 def test_cli_strict_invalid_utf8(tmp_path, bad):
     prefix = ("line %d caf\u00e9\n" % 0).encode() + b"".join(
@@ -519,7 +500,7 @@ def test_cli_strict_invalid_utf8(tmp_path, bad):
     with pytest.raises(UnicodeDecodeError) as info:
         data.decode("utf-8")
     assert info.value.start == offset
-    path = _write(str(tmp_path), "bad.txt", data)
+    path = write_file(tmp_path / "bad.txt", data)
     out = str(tmp_path / "out")
     r = run_cli(
         [
@@ -553,7 +534,7 @@ def test_strict_error_offset_is_exact(before, bad, after, workers, chunk_size):
     except UnicodeDecodeError as e:
         offset = e.start
     with tempfile.TemporaryDirectory() as d:
-        path = _write(d, "bad.txt", data)
+        path = write_file(os.path.join(d, "bad.txt"), data)
         with pytest.raises(InputError) as info:
             count_words(
                 path,
@@ -571,6 +552,7 @@ garbage_bytes = st.lists(
 ).map(b"".join)
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(80))
 @given(
     garbage_bytes,
@@ -587,7 +569,7 @@ def test_replace_and_ignore_equal_whole_file_decoding(data, errors, specials, wo
         if not is_special:
             count_pretokens(seg.encode("utf-8", "surrogatepass"), expected)
     with tempfile.TemporaryDirectory() as d:
-        path = _write(d, "g.txt", data)
+        path = write_file(os.path.join(d, "g.txt"), data)
         counts = count_words(
             path,
             specials,
@@ -604,7 +586,7 @@ def test_replace_and_ignore_equal_whole_file_decoding(data, errors, specials, wo
 
 
 def test_vocab_size_below_minimum(tmp_path):
-    path = _write(str(tmp_path), "c.txt", "hello hello")
+    path = write_file(tmp_path / "c.txt", "hello hello")
     for size, specials in [(255, []), (256, [EOT]), (0, []), (257, ["a", "b"])]:
         with pytest.raises(ValueError):
             train_bpe(path, size, specials, workers=1)
@@ -619,19 +601,42 @@ def test_vocab_size_below_minimum(tmp_path):
 
 
 def test_empty_corpus(tmp_path):
-    path = _write(str(tmp_path), "empty.txt", b"")
+    path = write_file(tmp_path / "empty.txt", b"")
     report = {}
     vocab, merges = train_bpe(path, 300, [EOT], workers=2, report=report)
     assert merges == [] and report["stopped_early"] is True
     assert vocab == build_vocab([], [EOT]) and len(vocab) == 257
-    only_specials = _write(str(tmp_path), "specials.txt", EOT * 5)
+    only_specials = write_file(tmp_path / "specials.txt", EOT * 5)
     report = {}
     assert train_bpe(only_specials, 300, [EOT], workers=1, report=report)[1] == []
     assert report["stopped_early"] is True
 
 
+def test_count_report_is_the_same_however_the_corpus_was_counted(tmp_path):
+    """``report["count"]`` of the streaming reader, of a profile that cuts the input into
+    lines and of word-count files: the same figures in the same order (``train._count_report``)."""
+    path = write_file(tmp_path / "c.txt", "hello world\nhello there<|endoftext|>world\n" * 50)
+    counts = str(tmp_path / "c.counts.tsv")
+    write_counts(counts, count_words([path], [EOT], workers=1))
+    reports = [{}, {}, {}]
+    train_bpe(path, 300, [EOT], report=reports[0], workers=1)
+    train_bpe(path, 300, [EOT], report=reports[1], workers=1, profile="hf", cut="lines")
+    train_from_count_files([counts], 300, [EOT], report=reports[2])
+    reports = [r["count"] for r in reports]
+    keys = ["seconds", "bytes", "mb_per_s", "unique_words", "peak_memory_mb", "peak_worker_memory_mb"]
+    streamed, lines, from_files = reports
+    assert list(streamed) == list(lines) == keys
+    assert list(from_files) == keys[:3] + ["count_files"] + keys[3:]
+    assert streamed["bytes"] == lines["bytes"] == os.path.getsize(path)
+    assert streamed["unique_words"] == from_files["unique_words"] == len(read_counts(counts))
+    assert lines["unique_words"] != streamed["unique_words"]  # the special token is text in lines
+    assert from_files["bytes"] is None and from_files["mb_per_s"] is None and from_files["count_files"] == 1
+    assert from_files["peak_worker_memory_mb"] == 0.0
+    assert all(r["peak_memory_mb"] > 0 for r in reports)
+
+
 def test_duplicate_special_tokens_are_deduped_by_the_api(tmp_path):
-    path = _write(str(tmp_path), "c.txt", "a<|x|>b<|y|>ab ab ab")
+    path = write_file(tmp_path / "c.txt", "a<|x|>b<|y|>ab ab ab")
     vocab, merges = train_bpe(path, 262, ["<|x|>", "<|y|>", "<|x|>", "<|y|>"], workers=1)
     assert merges == [(b"a", b"b"), (b" ", b"ab")]  # 4 merges wanted (2 specials after dedup); 2 exist
     assert len(vocab) == 260
@@ -672,7 +677,7 @@ def test_special_token_equal_to_learned_token(tmp_path):
       ``write_model_dir`` keep both (the manifest carries the special's id).
     """
     text = "the the the then there other the"
-    path = _write(str(tmp_path), "c.txt", text)
+    path = write_file(tmp_path / "c.txt", text)
     vocab, merges = train_bpe(path, 300, ["the"], workers=1)
     assert list(vocab.values()).count(b"the") == 1 and vocab[len(vocab) - 1] == b"the"
 
@@ -703,7 +708,7 @@ def test_special_token_equal_to_learned_token(tmp_path):
 
 
 def test_single_byte_special_token_via_cli(tmp_path):
-    path = _write(str(tmp_path), "c.txt", "a!b a!b ab ab!!")
+    path = write_file(tmp_path / "c.txt", "a!b a!b ab ab!!")
     out = str(tmp_path / "m")
     r = run_cli(["train", path, "--vocab-size", "270", "--special-token", "!", "--out", out, "--quiet"])
     assert r.returncode == 0, r.stderr
@@ -780,4 +785,4 @@ def test_iter_chunks_cuts_only_at_safe_points(text, specials, chunk_size, read_s
         for seg, is_special in split_specials(chunk, pattern):
             if not is_special:
                 count_pretokens(seg, chunked)
-    assert chunked == whole_count(data, specials), [c for _, c in chunks]
+    assert chunked == whole_count([data], specials), [c for _, c in chunks]

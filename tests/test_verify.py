@@ -14,7 +14,7 @@ from support import REPO_ROOT, examples, run_main, shared_root
 from refbpe.corpus.countfile import counts_tsv, escape_word, read_counts, unescape_word
 from refbpe.corpus.idfile import read_ids
 from refbpe.formats import Model, read_model, write_model
-from refbpe.pretokenize.gpt2 import pretokenize
+from refbpe.pretokenize.patterns import get_pattern
 from refbpe.specials import special_pattern, split_specials
 from refbpe.tokenizer import Tokenizer
 from refbpe.train import build_vocab, train_from_counts
@@ -23,6 +23,8 @@ from refbpe.verify import PairReplay, count_variant, verify_encoding, verify_mer
 REPO = REPO_ROOT
 CS336 = os.path.join(shared_root(), "data", "cs336")
 EXAMPLES = examples(50)
+pretokenize = get_pattern("gpt2").pretokenize
+
 EOT = "<|endoftext|>"
 
 TEXT = (
@@ -390,6 +392,7 @@ def test_bad_input_exits_2(corpus, tmp_path, capsys, argv):
     assert err.startswith("refbpe: error: ") and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_against_hf_trained_tokenizer_on_corpus_en(tmp_path, capsys):
     tokenizers = pytest.importorskip("tokenizers")
     corpus = os.path.join(CS336, "corpus.en")

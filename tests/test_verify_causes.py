@@ -41,6 +41,7 @@ def _reference(text, vocab=VOCAB):
 # -- the zoo ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bug", sorted(ZOO))
 def test_planted_bug_is_named(bug):
     options, layout, cause, rule, variant = ZOO[bug]

@@ -130,10 +130,17 @@ def _num(x):
 
 
 def format_table(rows):
-    """A Markdown table of ``[(model name, corpus_stats dict), ...]``, one row per model."""
+    """A Markdown table of ``[(model name, corpus_stats dict), ...]``, one row per model;
+    with several models, a last column: each one's tokens against the first's (SuperBPE
+    against plain BPE at the same vocab size, say)."""
     cells = [[title for title, _ in _COLUMNS]]
     cells += [[f(name, s) for _, f in _COLUMNS] for name, s in rows]
-    widths = [max(len(row[k]) for row in cells) for k in range(len(_COLUMNS))]
+    if len(rows) > 1:  # models compared on the same text: the token count against the first's
+        cells[0].append("tokens vs first")
+        first = rows[0][1]["tokens"]
+        for row, (_, s) in zip(cells[1:], rows):
+            row.append("%+.1f%%" % (100.0 * (s["tokens"] - first) / first) if first else "-")
+    widths = [max(len(row[k]) for row in cells) for k in range(len(cells[0]))]
 
     def line(row):
         return (

@@ -22,7 +22,7 @@ interrupted run leaves no file behind and the previous outputs intact.
 import signal
 
 from .. import __version__
-from ..corpus.count import WorkerError
+from ..corpus.pool import WorkerError
 from . import certify, conformance, convert, count, decode, encode, fuzz, show, split, stats, train, verify
 from .common import EXIT_BAD_INPUT, EXIT_FAILED, CliError, Parser, Terminated, fail, silence_stdout
 

@@ -23,8 +23,10 @@ from ..corpus.cluster import dask_executor
 from ..corpus.count import DEFAULT_CHUNK_SIZE, InputError
 from ..corpus.io import parse_size
 from ..corpus.progress import Progress, clear_status_line
-from ..pretokenize.patterns import pattern_names
+from ..pretokenize.patterns import Pattern, pattern_key, pattern_names
+from ..pretokenize.unicode_tables import UNICODE_VERSIONS, unicode_version
 from ..profiles import get_profile, profile_names
+from ..quoting import one_line
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -122,7 +124,12 @@ class Parser(argparse.ArgumentParser):
     def parse_known_args(self, args=None, namespace=None):
         arg_list = sys.argv[1:] if args is None else list(args)
         self._check_options(arg_list)
-        return super().parse_known_args(arg_list, namespace)
+        parsed, rest = super().parse_known_args(arg_list, namespace)
+        if getattr(parsed, "unicode", None) is not None:
+            # One pattern key ("name@version") travels on: a missing name is the
+            # profile's or the model's (``patterns.pattern_key``).
+            parsed.pattern = pattern_key(parsed.pattern, parsed.unicode)
+        return parsed, rest
 
     def _check_options(self, args):
         """Name the first unknown option in ``args`` (up to the subcommand, if any)."""
@@ -164,14 +171,55 @@ def add_profile_argument(p):
     )
 
 
+def pattern_regex(text):
+    """``--pattern-regex``: the pattern's name (``regex:TEXT``) once ``TEXT`` is known to compile."""
+    try:
+        return Pattern.from_regex(text).name
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
 def add_pattern_argument(p):
-    p.add_argument(
+    """``--pattern NAME`` or ``--pattern-regex REGEX`` (one of them), both into ``args.pattern``."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument(
+        "--pattern-regex",
+        dest="pattern",
+        type=pattern_regex,
+        default=None,
+        metavar="REGEX",
+        help="a split pattern of your own, in the regex module's syntax (docs/patterns.md lists what is "
+        "supported), with refbpe's pinned Unicode classes; a known pattern's text uses its scanner",
+    )
+    group.add_argument(
         "--pattern",
         choices=pattern_names(),
         default=None,
         metavar="NAME",
         help="the split pattern: %s (default gpt2, or the --profile's own: rustbpe's is llama3; "
         "llama3 is cl100k's original form)" % ", ".join(pattern_names()),
+    )
+    add_unicode_argument(p)
+
+
+def unicode_version_arg(text):
+    """``--unicode``: a known Unicode version (``unicode_tables``), canonical."""
+    try:
+        return unicode_version(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
+def add_unicode_argument(p):
+    """``--unicode``: the Unicode version the split pattern reads; joined to ``--pattern`` after parsing."""
+    p.add_argument(
+        "--unicode",
+        type=unicode_version_arg,
+        default=None,
+        metavar="VERSION",
+        help="the Unicode version whose letters, numbers and marks the split reads: %s (default: the "
+        "model's, else the --profile's or encoding's peer's, else the latest; docs/unicode.md)"
+        % ", ".join(UNICODE_VERSIONS),
     )
 
 
@@ -394,10 +442,10 @@ def silence_stdout():
 
 
 def fail(line, status):
-    """Print the one-line ``line`` (after erasing a progress line); return ``status``."""
+    """Print ``line`` as one printable line (after erasing a progress line); return ``status``."""
     try:
         clear_status_line()
-        sys.stderr.write(line + "\n")
+        sys.stderr.write(one_line(line) + "\n")
         sys.stderr.flush()
     except (OSError, ValueError):  # stderr closed
         pass

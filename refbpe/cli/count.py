@@ -6,6 +6,7 @@ from ..corpus.count import InputError
 from ..corpus.countfile import write_counts
 from ..corpus.io import input_size
 from ..corpus.shard import parse_shard
+from ..pretokenize.patterns import get_pattern
 from ..train import count_corpus
 from .common import (
     CliError,
@@ -87,7 +88,7 @@ def run(args):
         except (InputError, OSError) as e:
             raise counting_error(args, e)
     t0 = time.time()
-    write_counts(args.out, word_counts)
+    write_counts(args.out, word_counts, get_pattern(args.pattern).key)
     report["write"] = {"seconds": round(time.time() - t0, 3), "file": args.out}
     if args.report:
         write_report(args.report, report)

@@ -4,7 +4,10 @@ The output kind follows ``-o``: ``*.npy`` (uint16 when every id fits, else
 uint32, or ``--dtype``), ``*.bin`` (the raw little-endian array; the summary
 states the dtype), any other name a text file, ``-`` or no ``-o`` stdout (one
 id per line, or ``--json``).  Several inputs are separate texts, encoded one
-after another (``--separator T`` puts special token T between them).  The
+after another (``--separator T`` puts special token T between them; T must
+be a token of the model or declared with ``--special-token``, and a declared
+token the model lacks gets a new id, which the summary line and ``--report``
+name with the vocab size the ids then need).  The
 encoding is ``encode_corpus.encode_to_file``: parallel, streaming, written
 atomically.
 """
@@ -13,7 +16,8 @@ import sys
 
 from ..corpus.encode import encode_to_file
 from ..corpus.idfile import DTYPES, file_kind
-from ..corpus.progress import peak_memory_mb
+from ..corpus.progress import peak_memory_figures
+from ..quoting import quote
 from .common import (
     CliError,
     add_encoding_arguments,
@@ -49,7 +53,8 @@ def register(sub):
     e.add_argument(
         "--separator",
         metavar="TOKEN",
-        help="put this special token between the inputs (declared as a special token if the model lacks it)",
+        help="put this special token between the inputs: a token of the model or a --special-token "
+        "(a new one gets the id after the model's last, named in the summary)",
     )
     add_encoding_arguments(e)
     return e
@@ -76,10 +81,8 @@ def run(args):
         check_output_file(args.out, "-o")
     if args.report:
         check_output_file(args.report, "--report")
-    specials = list(args.special_token)
-    if args.separator is not None and args.separator not in specials:
-        specials.append(args.separator)
-    tok = load_tokenizer(args.model, args.format, specials, args.pattern)
+    added = {}
+    tok = load_tokenizer(args.model, args.format, args.special_token, args.pattern, added, args.separator)
     progress = make_progress(args)
     progress.start()
     report = {}
@@ -98,8 +101,10 @@ def run(args):
         progress=lambda done, total: progress.bytes(done, total, "encoding"),
     )
     progress.finish()
-    own, children = peak_memory_mb()
-    report["peak_memory_mb"] = {"main": round(own, 1), "largest_worker": round(children, 1)}
+    report["peak_memory_mb"] = peak_memory_figures()
+    if added:
+        report["new_special_tokens"] = added
+        report["vocab_size_needed"] = max(tok.vocab) + 1
     if args.report:
         write_report(args.report, report)
     if not args.quiet:
@@ -110,6 +115,23 @@ def run(args):
 def _summary(r):
     target = "stdout" if r["output"] == "-" else r["output"]
     dtype = " (%s)" % r["dtype"] if r["dtype"] else ""
+    return _counts_line(r, target, dtype) + _new_ids_note(r)
+
+
+def _new_ids_note(r):
+    """The ids given to declared special tokens the model lacks: the ids need a larger vocab."""
+    if not r.get("new_special_tokens"):
+        return ""
+    ids = ", ".join(
+        "%s %d" % (quote(t), i) for t, i in sorted(r["new_special_tokens"].items(), key=lambda x: x[1])
+    )
+    return "; new special token ids (not in the model): %s, so the ids need vocab size %d" % (
+        ids,
+        r["vocab_size_needed"],
+    )
+
+
+def _counts_line(r, target, dtype):
     return (
         "encode: %.1f MB, %d documents, %d tokens (%s bytes/token) in %.2fs, %.1f MB/s, %d worker%s; "
         "wrote %s%s; peak %.0f MB main, %.0f MB largest worker"

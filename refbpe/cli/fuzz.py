@@ -12,8 +12,8 @@ import os
 import sys
 import tempfile
 
-from ..formats import FORMATS, read_model
-from ..formats.registry import locate_ranks
+from ..formats import FORMATS, read_model, write_model
+from ..formats.registry import KNOWN_ENCODINGS, ranks_path
 from ..fuzz import Target, TargetError, Trial, search_for_failure, write_findings
 from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, MISSING, available
 from ..tokenizer import Tokenizer
@@ -148,15 +148,26 @@ def _classes(args, mode):
     return chosen
 
 
+def _encoding_files(name):
+    return KNOWN_ENCODINGS[name]["files"]
+
+
 def _encode_setup(args, workdir):
     """(model, model path for them, tokenizer) of --encoding."""
     if not args.encoding:
-        raise CliError("--encode needs --encoding cl100k_base|o200k_base|MODEL")
+        raise CliError("--encode needs --encoding cl100k_base|o200k_base|gpt2|MODEL")
     try:
         if is_tiktoken_encoding(args.encoding):
             tok = Tokenizer.from_tiktoken(args.encoding, pattern=args.pattern)
-            path = args.encoding if os.path.isfile(args.encoding) else locate_ranks(args.encoding)
-            model = read_model(path, "tiktoken", tok.special_tokens)
+            if os.path.isfile(args.encoding):
+                path = args.encoding
+            elif "ranks" in _encoding_files(args.encoding):
+                path = ranks_path(args.encoding)
+            else:  # gpt2: GPT-2's own files, written for them as vocab.json + merges.txt
+                path = write_model(
+                    os.path.join(workdir, "model"), "gpt2", tok.vocab, tok.merges, tok.special_tokens
+                )
+            model = read_model(path, "tiktoken" if path.endswith(".tiktoken") else "auto", tok.special_tokens)
         else:
             model = read_model(args.encoding)
             tok = Tokenizer(model.vocab, model.merges, model.special_tokens, pattern=args.pattern)

@@ -13,7 +13,9 @@ pattern (default: the one a refbpe manifest names, else GPT-2's).
 import os
 
 from ..formats import FORMATS, MANIFEST, FormatError, read_manifest_pattern, read_model
-from ..formats.registry import KNOWN_ENCODINGS
+from ..formats.registry import KNOWN_ENCODINGS, is_encoding_name
+from ..pretokenize.patterns import pattern_key
+from ..quoting import quote
 from ..tokenizer import Tokenizer
 from .common import CliError, add_pattern_argument, add_special_token_argument, check_special_tokens
 
@@ -45,11 +47,20 @@ def add_model_options(p):
     add_pattern_argument(p)
 
 
-def load_tokenizer(path, fmt="auto", special_tokens=(), pattern=None):
-    """The ``Tokenizer`` of the model at ``path``, or a one-line CliError."""
+def load_tokenizer(path, fmt="auto", special_tokens=(), pattern=None, added=None, separator=None):
+    """The ``Tokenizer`` of the model at ``path``, or a one-line CliError.
+
+    ``pattern`` is a pattern key (``--pattern`` with ``--unicode``); a part it
+    leaves out is the model's (its manifest's, or a tiktoken encoding's).
+    ``added`` (a dict), if given, receives {token: id} for each of
+    ``special_tokens`` that the model lacks (given a new id after its last).
+    ``separator`` must be a special token of the model, one of
+    ``special_tokens``, or an ordinary token of the model (then made special,
+    keeping its id); anything else would put an id outside the model: CliError.
+    """
     special_tokens = list(special_tokens)
     check_special_tokens(special_tokens)
-    named = path in KNOWN_ENCODINGS and not os.path.exists(path)
+    named = is_encoding_name(path)
     ranks_file = path.endswith(".tiktoken") and os.path.isfile(path) and fmt in ("auto", "tiktoken")
     if named or (ranks_file and not special_tokens):
         if special_tokens:
@@ -57,9 +68,15 @@ def load_tokenizer(path, fmt="auto", special_tokens=(), pattern=None):
                 "%s: a tiktoken encoding's special tokens are its own; --special-token adds none" % path
             )
         try:
-            return Tokenizer.from_tiktoken(path, pattern=pattern)
+            tok = Tokenizer.from_tiktoken(path, pattern=pattern)
         except (OSError, ValueError, FormatError) as e:
             raise CliError(str(e))
+        if separator is not None and separator not in tok.special_tokens:
+            raise CliError(
+                "--separator %s is not a special token of %s (its special tokens: %s)"
+                % (quote(separator), path, ", ".join(tok.special_tokens) or "none")
+            )
+        return tok
     if os.path.isdir(path) and fmt == "auto" and not _has_model_file(path):
         missing = "vocab.json" if not os.path.isfile(os.path.join(path, "vocab.json")) else "merges.txt"
         raise CliError(
@@ -68,18 +85,39 @@ def load_tokenizer(path, fmt="auto", special_tokens=(), pattern=None):
             % (path, missing)
         )
     try:
-        model = read_model(path, fmt, special_tokens)
+        model = read_model(path, fmt)
         manifest = os.path.join(
             path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)), MANIFEST
         )
-        pattern = pattern or (read_manifest_pattern(manifest) if os.path.isfile(manifest) else None)
-        return Tokenizer(model.vocab, model.merges, model.special_tokens, pattern=pattern)
+        recorded = read_manifest_pattern(manifest) if os.path.isfile(manifest) else None
+        pattern = pattern_key(pattern, None, recorded or model.pattern)
+        specials = _declared(model, special_tokens, separator, path)
+        tok = Tokenizer(model.vocab, model.merges, specials, pattern=pattern)
     except FormatError as e:
         raise CliError(str(e))
     except OSError as e:
         raise CliError("%s: cannot read (%s)" % (getattr(e, "filename", None) or path, e.strerror or e))
     except ValueError as e:  # an unknown pattern named in the manifest
         raise CliError("%s: %s" % (path, e))
+    if added is not None:
+        held = set(model.vocab.values())
+        added.update((t, tok.encode(t)[0]) for t in special_tokens if t.encode("utf-8") not in held)
+    return tok
+
+
+def _declared(model, special_tokens, separator, path):
+    """The model's special tokens, then the caller's, then ``separator`` if it is
+    an ordinary token of the model; CliError if it is not in the model at all."""
+    specials = list(model.special_tokens)
+    specials += [t for t in special_tokens if t not in specials]
+    if separator is None or separator in specials:
+        return specials
+    if separator.encode("utf-8") not in set(model.vocab.values()):
+        raise CliError(
+            "--separator %s is neither a token of %s nor a declared special token, so its id would be "
+            "outside the model; declare it with --special-token to add it" % (quote(separator), path)
+        )
+    return specials + [separator]
 
 
 def _has_model_file(directory):

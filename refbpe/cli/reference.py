@@ -7,7 +7,7 @@ import os
 from ..corpus.count import InputError
 from ..corpus.countfile import is_counts_path, sum_counts
 from ..formats import FormatError, Model, read_model
-from ..formats.registry import KNOWN_ENCODINGS, load_tiktoken
+from ..formats.registry import is_encoding_name, load_tiktoken
 from ..train import count_corpus, count_with_profile
 from .common import CliError, check_inputs, counting_error, counting_options, executor_context, make_progress
 
@@ -16,19 +16,15 @@ __all__ = ["is_tiktoken_encoding", "their_model", "word_counts", "SMALL_CORPUS"]
 SMALL_CORPUS = 16 << 20  # below this, counting in-process beats starting workers
 
 
-def is_tiktoken_name(path):
-    return path in KNOWN_ENCODINGS and not os.path.exists(path)
-
-
 def is_tiktoken_encoding(path):
     """A tiktoken encoding by name, or a ranks file (read with its tiktoken rule)."""
-    return is_tiktoken_name(path) or (path.endswith(".tiktoken") and os.path.isfile(path))
+    return is_encoding_name(path) or (path.endswith(".tiktoken") and os.path.isfile(path))
 
 
 def their_model(args):
     if not args.against:
         raise CliError("--against PATH is required")
-    if is_tiktoken_name(args.against):  # cl100k_base, o200k_base: tiktoken's own encodings
+    if is_encoding_name(args.against):  # gpt2, cl100k_base, ...: tiktoken's own encodings
         try:
             vocab, merges, specials, _ = load_tiktoken(args.against)
         except (OSError, ValueError) as e:

@@ -12,8 +12,9 @@ import json
 import sys
 
 from ..atomic import atomic_stream
-from ..corpus.count import InputError, make_executor, pool_session
+from ..corpus.count import InputError, warm_up_scanner
 from ..corpus.io import cut_points, stream_chunks
+from ..corpus.pool import make_executor, pool_session
 from ..corpus.pretokens import CHUNK_SIZE, split_chunk
 from ..pretokenize.patterns import get_pattern
 from ..specials import special_pattern
@@ -77,7 +78,7 @@ def _chunk_results(args, specials, tokens):
         for chunk, offset, source in jobs:
             yield split_chunk(chunk, offset, source, args.errors, args.pattern, specials)
         return
-    executor = make_executor(args.workers, pattern=args.pattern)
+    executor = make_executor(args.workers, warm_up=lambda: warm_up_scanner(args.pattern))
     pending = collections.deque()
     with pool_session(executor, True, None, "a splitting", lambda: pending):
         for chunk, offset, source in jobs:

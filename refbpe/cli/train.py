@@ -7,11 +7,23 @@ import sysconfig
 import time
 
 from ..corpus.count import InputError
-from ..corpus.progress import peak_memory_mb
-from ..formats import FORMATS, write_model_dir, write_model_file_in_dir
+from ..corpus.countfile import read_counts_pattern
+from ..corpus.progress import peak_memory_figures
+from ..extend import load_parent
+from ..formats import (
+    FORMATS,
+    FormatError,
+    pattern_fields,
+    read_model,
+    write_model_dir,
+    write_model_file_in_dir,
+)
+from ..formats.gpt2_files import write_gpt2_dir_any_ids
+from ..formats.model import special_ids
 from ..formats.peers import PEER_FORMATS, write_peer_model
 from ..formats.trace import trace_records, write_trace
-from ..profiles import get_profile
+from ..pretokenize.patterns import get_pattern, pattern_key
+from ..profiles import SuperBPEProfile, get_profile, settings_pattern
 from ..train import check_training_args, train_bpe, train_from_count_files
 from .common import (
     CliError,
@@ -109,6 +121,28 @@ def register(sub):
         "'bytelevel' for all 256 (ByteLevel.alphabet())",
     )
     t.add_argument(
+        "--transition",
+        type=int,
+        default=None,
+        metavar="T",
+        help="--profile superbpe: the number of stage-1 merges kept before superwords are learned "
+        "(docs/superbpe.md)",
+    )
+    t.add_argument(
+        "--extend",
+        metavar="MODEL",
+        help="continue training MODEL (any format refbpe reads): its merges are applied to this corpus "
+        "in their order, then training goes on to --vocab-size; its tokens and special tokens keep "
+        "their ids (docs/extend.md)",
+    )
+    t.add_argument(
+        "--inherit-merges",
+        type=int,
+        default=None,
+        metavar="K",
+        help="with --extend: keep only the first K merges of MODEL (default: all)",
+    )
+    t.add_argument(
         "--trace",
         metavar="FILE.jsonl",
         help="write one JSON object per merge (step, pair as hex, id, count, ties, runner-up count): "
@@ -120,7 +154,7 @@ def register(sub):
 
 def _profile_options(args, profile):
     """train_bpe's profile options from the command line (unset ones left to the profile)."""
-    options = {"profile": profile.name, "min_frequency": args.min_frequency}
+    options = {"profile": profile, "min_frequency": args.min_frequency}
     for key, value in (
         ("pattern", args.pattern),
         ("cut", args.sequences),
@@ -140,11 +174,50 @@ def _profile_options(args, profile):
             raise CliError(
                 "--sequences and --add-prefix-space shape counting; word-count files are counted already"
             )
-        # What 'refbpe count' did: documents, no prefix space, its pattern.
-        options.update(add_prefix_space=False, pattern=args.pattern or "gpt2")
+        # What 'refbpe count' did: documents, no prefix space, its pattern (the file's first line names it).
+        counted = get_pattern(pattern_key(args.pattern, None, read_counts_pattern(args.counts[0])))
+        versioned = "%s@%s" % (counted.name, counted.unicode)
+        custom = counted.name.startswith("regex:")  # reads the latest tables: no version to pin
+        options.update(add_prefix_space=False, pattern=counted.key if custom else versioned)
         if profile.name == "hf":
             options["cut"] = "documents"
     return options
+
+
+def _profile(args):
+    """The ``Profile`` of ``--profile`` (SuperBPE's with ``--transition``)."""
+    if args.profile != "superbpe":
+        if args.transition is not None:
+            raise CliError("--transition is an option of --profile superbpe")
+        return get_profile(args.profile)
+    if args.transition is None:
+        raise CliError("--profile superbpe needs --transition T (the number of stage-1 merges kept)")
+    if args.counts or args.extend:
+        raise CliError("--profile superbpe counts the corpus once per stage: give CORPUS files, not "
+                       "--counts, and no --extend")  # fmt: skip
+    try:
+        return SuperBPEProfile(args.transition)
+    except ValueError as e:
+        raise CliError(str(e))
+
+
+def _parent(args):
+    """The ``extend.Parent`` of ``--extend MODEL`` (``--inherit-merges K``), or None."""
+    if args.extend is None:
+        if args.inherit_merges is not None:
+            raise CliError("--inherit-merges needs --extend MODEL")
+        return None
+    if args.trace:
+        raise CliError("--trace records the rule's choices; with --extend the inherited merges are not")
+    try:
+        return load_parent(read_model(args.extend), args.inherit_merges)
+    except (FormatError, ValueError) as e:
+        raise CliError("--extend: %s" % e)
+
+
+def _parent_extra(report):
+    """What the manifest records of the parent (``refbpe.extend``), if any."""
+    return {"parent": report["parent"]} if "parent" in report else {}
 
 
 def _written(report):
@@ -165,6 +238,18 @@ def stdlib_sources():
     ]
 
 
+def _recorded_pattern(paths):
+    """The split pattern the word-count files record (None: GPT-2's); they must agree."""
+    found = {p: read_counts_pattern(p) for p in paths}
+    names = sorted(set(found.values()), key=str)
+    if len(names) > 1:
+        raise CliError(
+            "the count files were counted with different split patterns (%s); give --pattern to choose"
+            % "; ".join("%s: %s" % (p, n or "gpt2") for p, n in found.items())
+        )
+    return names[0]
+
+
 def run(args):
     sources = list(args.corpus)
     if args.stdlib:
@@ -177,9 +262,15 @@ def run(args):
         raise CliError("--executor counts a corpus; with --counts there is nothing to count")
     check_inputs(args.counts or sources)
     check_special_tokens(args.special_token)
-    profile = get_profile(args.profile)
+    if args.counts and args.pattern is None:
+        args.pattern = _recorded_pattern(args.counts)
+    profile = _profile(args)
     fmt = args.format or PEER_FORMATS.get(profile.name, ("gpt2",))[0]
     profile_options = _profile_options(args, profile)
+    parent = _parent(args)
+    if parent is not None:
+        profile_options["extend"] = parent
+        args.special_token = parent.with_specials(args.special_token or ())
     try:
         vocab_size, specials = check_training_args(
             args.vocab_size, args.special_token, profile.minimum_vocab_size(args.special_token)
@@ -190,6 +281,8 @@ def run(args):
     if args.report:
         check_output_file(args.report, "--report")
     if args.trace:
+        if parent is not None:
+            raise CliError("--trace records the rule's choices; with --extend the inherited merges are not")
         check_output_file(args.trace, "--trace")
         profile_options["trace"] = trace = []
 
@@ -223,11 +316,15 @@ def run(args):
     # 2. Write the model, then the report.
     t1 = time.time()
     settings = report.get("profile")
-    pattern = settings["pattern"] if settings else (args.pattern or "gpt2")
+    pattern = settings_pattern(settings) if settings else report.get("pattern", "gpt2")
     if settings and PEER_FORMATS.get(profile.name, (None,))[0] == fmt:
-        write_peer_model(args.out, settings, vocab, merges, specials)
-    elif fmt == "gpt2" and profile.name != "hf":
-        extra = {"pattern": pattern} if pattern != "gpt2" else {}
+        write_peer_model(args.out, settings, vocab, merges, specials, _parent_extra(report))
+    elif fmt == "gpt2" and parent is not None:  # the parent's ids: special tokens anywhere
+        extra = pattern_fields(pattern)
+        extra.update({"profile": settings} if settings else {}, **_parent_extra(report))
+        write_gpt2_dir_any_ids(args.out, vocab, merges, specials, special_ids(vocab, specials), extra)
+    elif fmt == "gpt2" and profile.name not in ("hf", "superbpe"):
+        extra = pattern_fields(pattern)
         if settings:
             extra["profile"] = settings
         write_model_dir(args.out, vocab, merges, specials, extra or None)
@@ -239,8 +336,7 @@ def run(args):
         report["pattern"] = pattern
     report["write"] = {"seconds": round(time.time() - t1, 3), "directory": args.out}
     report["total_seconds"] = round(time.time() - t0, 3)
-    own, children = peak_memory_mb()
-    report["peak_memory_mb"] = {"main": round(own, 1), "largest_worker": round(children, 1)}
+    report["peak_memory_mb"] = peak_memory_figures()
     report["inputs"] = len(args.counts or sources)
     report["executor"] = args.executor or "local"
     report["vocab_size"] = len(vocab)

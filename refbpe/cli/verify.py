@@ -11,6 +11,7 @@ import sys
 from ..corpus.idfile import read_ids
 from ..corpus.io import InputError
 from ..corpus.pretokens import iter_segments
+from ..extend import load_parent
 from ..formats import FORMATS, FormatError, read_model
 from ..formats.trace import read_trace
 from ..tokenizer import Tokenizer
@@ -100,6 +101,19 @@ def register(sub):
         help="... against their ids (.npy, a JSON list or whitespace-separated integers)",
     )
     v.add_argument(
+        "--extend",
+        metavar="MODEL",
+        help="their model extends MODEL: the reference replays MODEL's merges first, then trains "
+        "(as 'train --extend'; docs/extend.md)",
+    )
+    v.add_argument(
+        "--inherit-merges",
+        type=int,
+        default=None,
+        metavar="K",
+        help="with --extend: only the first K merges of MODEL are inherited",
+    )
+    v.add_argument(
         "--no-hypotheses",
         action="store_true",
         help="do not replay their merges under the counting, reading and merging variants",
@@ -128,6 +142,20 @@ def register(sub):
     add_profile_argument(v)
     add_counting_arguments(v, workers_help="processes for counting (default: 1 below 16 MB, else CPU count)")
     return v
+
+
+def _parent(args):
+    """The ``extend.Parent`` of ``--extend MODEL`` (``--inherit-merges K``), or None."""
+    if args.extend is None:
+        if args.inherit_merges is not None:
+            raise CliError("--inherit-merges needs --extend MODEL")
+        return None
+    if args.profile not in (None, "cs336"):
+        raise CliError("--extend is verified under the cs336 profile; --profile %s is not" % args.profile)
+    try:
+        return load_parent(read_model(args.extend), args.inherit_merges)
+    except (FormatError, ValueError) as e:
+        raise CliError("--extend: %s" % e)
 
 
 def _emit(args, report, rendered=False):
@@ -234,6 +262,10 @@ def _run_trace(args):
 
 
 def run(args):
+    if args.profile == "superbpe":
+        raise CliError(
+            "verify holds single-stage trainers; train with --profile superbpe and compare the files"
+        )
     check_special_tokens(args.special_token)
     if args.report:
         check_output_file(args.report, "--report")
@@ -248,6 +280,9 @@ def run(args):
     theirs = their_model(args)
     if args.vocab_size is None:
         raise CliError("--vocab-size is required")
+    parent = _parent(args)
+    if parent is not None:  # its special tokens cut the corpus too, as in 'train --extend'
+        args.special_token = parent.with_specials(args.special_token or ())
     figures = {}
     word_counts, texts, absent = reference_counts(args, figures)
     setup = _their_setup(args, theirs)
@@ -264,17 +299,19 @@ def run(args):
             exact_ids=args.exact_ids,
             setup=setup,
             pattern=args.pattern,
+            extend=parent,
         )
-        report = profile_verdict(
-            report,
-            theirs,
-            args.vocab_size,
-            args.special_token,
-            word_counts,
-            args.corpus,
-            args.profile,
-            args.pattern,
-        )
+        if parent is None:  # the profiles' hypotheses assume training from scratch
+            report = profile_verdict(
+                report,
+                theirs,
+                args.vocab_size,
+                args.special_token,
+                word_counts,
+                args.corpus,
+                args.profile,
+                args.pattern,
+            )
     except ValueError as e:
         raise CliError(str(e))
     if args.report:

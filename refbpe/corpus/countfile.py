@@ -12,7 +12,14 @@ Format (``NAME.counts.tsv``, or ``NAME.counts.tsv.gz`` compressed):
 * lines are sorted by the raw bytes of the word, each word once, no zero
   counts; so equal tables give byte-identical files;
 * readers skip empty lines and lines starting with ``#``, add up a word seen
-  twice, skip zero counts, and accept upper-case hex digits and a CRLF end.
+  twice, skip zero counts, and accept upper-case hex digits and a CRLF end;
+* a split pattern other than GPT-2's is recorded in a first line
+  ``# pattern: NAME`` (``NAME`` escaped as a word), which ``train --counts``
+  reads back when not given ``--pattern``.
+
+A file counted with another split pattern than GPT-2's on the latest Unicode
+table starts with a comment naming it, ``# pattern: KEY`` (a pattern key,
+``patterns.pattern_key``: ``llama3@16.0.0``); ``read_counts_pattern`` reads it.
 
 A ``.gz`` file is written with a fixed header (no name, mtime 0), so its bytes
 depend only on the table (and the zlib build).  Errors name the file and line.
@@ -27,6 +34,7 @@ import zlib
 from typing import Dict, Optional, Union
 
 from ..atomic import atomic_write
+from ..quoting import quote
 
 __all__ = [
     "escape_word",
@@ -34,9 +42,12 @@ __all__ = [
     "counts_tsv",
     "write_counts",
     "read_counts",
+    "read_counts_pattern",
     "sum_counts",
     "is_counts_path",
 ]
+
+PATTERN_LINE = "# pattern: "
 
 _ESCAPES = {0x5C: "\\\\", 0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}
 # For str.translate over the word decoded as Latin-1: one code point per byte.
@@ -68,7 +79,7 @@ def unescape_word(text):
         if c != "\\":
             o = ord(c)
             if o < 0x20 or o > 0x7E:
-                raise ValueError("unescaped character %r" % c)
+                raise ValueError("unescaped character %s" % quote(c))
             out.append(o)
             i += 1
             continue
@@ -81,7 +92,7 @@ def unescape_word(text):
         elif e == "x":
             h = text[i + 2 : i + 4]
             if len(h) != 2 or not _HEX.issuperset(h):
-                raise ValueError("bad \\x escape %r" % text[i : i + 4])
+                raise ValueError("bad \\x escape %s" % quote(text[i : i + 4]))
             out.append(int(h, 16))
             i += 4
         else:
@@ -113,9 +124,14 @@ def gzip_bytes(data):
     return buf.getvalue()
 
 
-def write_counts(path: Union[str, os.PathLike], word_counts: Dict[bytes, int]) -> None:
+def write_counts(
+    path: Union[str, os.PathLike], word_counts: Dict[bytes, int], pattern: Optional[str] = None
+) -> None:
     r"""Write ``{bytes: count}`` to ``path`` atomically (gzip-compressed for ``*.gz``).
 
+    ``pattern``, the split pattern's key (a name, ``name@version``, or a custom
+    ``regex:...``), is recorded in a first comment line ``# pattern: KEY``
+    (escaped as a word), unless it is GPT-2's (the default).
     Cost: O(W log W) for W words (the sort), plus their total length.
 
     >>> import os, tempfile
@@ -125,8 +141,28 @@ def write_counts(path: Union[str, os.PathLike], word_counts: Dict[bytes, int]) -
     ...     open(path).read().splitlines()
     ['2\t new\\n', '5\tlow', '1\t\\xe2\\x82\\xac']
     """
-    data = counts_tsv(word_counts).encode("ascii")
+    head = ""
+    if pattern not in (None, "gpt2"):
+        head = "%s%s\n" % (PATTERN_LINE, escape_word(pattern.encode("utf-8")))
+    data = (head + counts_tsv(word_counts)).encode("ascii")
     atomic_write(str(path), gzip_bytes(data) if is_gzip_path(path) else data)
+
+
+def read_counts_pattern(path):
+    """The split pattern's key a word-count file records (``# pattern: KEY``), or None."""
+    f = gzip.open(path, "rb") if is_gzip_path(path) else open(path, "rb")
+    try:
+        for raw in f:
+            line = raw.decode("ascii", "replace").rstrip("\r\n")
+            if not line.startswith("#"):
+                return None
+            if line.startswith(PATTERN_LINE):
+                return unescape_word(line[len(PATTERN_LINE) :]).decode("utf-8")
+    except (OSError, EOFError, zlib.error, ValueError, UnicodeDecodeError):
+        return None  # reading the counts reports a damaged file, with its line
+    finally:
+        f.close()
+    return None
 
 
 def read_counts(
@@ -159,9 +195,7 @@ def read_counts(
                 continue
             try:
                 if not count.isdigit():
-                    raise ValueError(
-                        "bad count %r (expected a non-negative decimal integer)" % count.decode("latin-1")
-                    )
+                    raise ValueError("bad count %s (expected a non-negative decimal integer)" % quote(count))
                 c = int(count)
                 w = _parse_word(word)
             except ValueError as e:

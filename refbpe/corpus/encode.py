@@ -1,7 +1,7 @@
 """Encode a corpus to token ids: in parallel, in input order, in bounded memory.
 
-The work units are those of counting (``count.py``): byte ranges of the
-inputs ending at safe cuts (``io.py``).  A safe cut lies between two
+The work units are those of counting (``units.work_units``): byte ranges of
+the inputs ending at safe cuts (``io.py``).  A safe cut lies between two
 pre-tokens that the whole text has there too, or at the start of a special
 token that no other occurrence straddles, and a pre-token's ids depend only
 on its bytes; so the ids of the units, concatenated, are the ids of the
@@ -13,7 +13,7 @@ Pipeline, per run:
 1. Cut: regular files by offsets (the main process reads a little around
    each cut; workers read their own ranges), stdin and gzip as they are read.
 2. Encode: with K workers, this process encodes every K-th unit itself
-   and a pool of K - 1 processes (``count.make_executor``, each given the
+   and a pool of K - 1 processes (``pool.make_executor``, each given the
    ``Tokenizer`` once by the pool's initializer) the others; one worker or
    one unit runs in-process.  Results (the ids as a ``uint16`` array when
    they fit, else ``uint32``; bytes and tokens per stretch between special
@@ -35,14 +35,13 @@ O(tokens) copying (no per-id Python work when the output dtype matches).
 
 import collections
 import os
-import platform
 import time
 from array import array
 
-from .count import InputError, default_workers, make_executor, pool_session
 from .idfile import IdWriter, array_typecode
-from .io import cut_points, find_cut_in_file, input_size, stream_chunks
-from .spool import SpoolDirectory, run_spooled, take, take_chunk
+from .pool import default_workers, make_executor, pool_session, result_of, run_on_sample, submit
+from .spool import SpoolDirectory
+from .units import END, auto_chunk_size, checked_utf8, input_spans, total_bytes, work_units
 
 __all__ = ["iter_encoded", "encode_to_file", "DocumentTally"]
 
@@ -56,7 +55,7 @@ _POOL_FROM = 16 << 20
 _UNIT = 256 << 10
 
 
-def auto_chunk_size(total, workers):
+def _unit_size(total, workers):
     """256 KiB, or less to give each worker about three units.
 
     Smaller than counting's 8-16 MiB: a unit's text, its ids (a list of
@@ -69,11 +68,7 @@ def auto_chunk_size(total, workers):
     is one unit, encoded in-process: starting workers would cost more than
     it saves.
     """
-    if total is None:
-        return _UNIT
-    if total < _POOL_FROM:
-        return max(total, 1)  # one unit, encoded in-process
-    return max(64 << 10, min(_UNIT, total // (3 * max(workers, 1)) + 1))
+    return auto_chunk_size(total, workers, least=64 << 10, most=_UNIT, stream=_UNIT, whole_below=_POOL_FROM)
 
 
 class Unit(object):
@@ -103,18 +98,13 @@ def _set_worker_tokenizer(tokenizer):
 
 
 def encode_chunk(chunk, offset, source, errors, tokenizer=None):
-    """(ids array, segment bytes, segment tokens) of one chunk.  Runs in a worker.
+    """(ids array, segment bytes, segment tokens) of one chunk: the work of a unit.  Runs in a worker.
 
+    ``offset``: the chunk's in ``source``, for messages (``units.checked_utf8``);
     ``tokenizer`` None: the one the pool's initializer gave this process.
     """
     tokenizer = tokenizer or _WORKER_TOKENIZER[0]
-    if errors == "strict":
-        try:
-            chunk.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise InputError("%s: invalid UTF-8 at byte offset %d" % (source, offset + e.start))
-    else:
-        chunk = chunk.decode("utf-8", errors).encode("utf-8", "surrogatepass")
+    chunk = checked_utf8(chunk, offset, source, errors)
     segments = []
     ids = tokenizer.encode_utf8(chunk, segments)
     try:
@@ -124,48 +114,7 @@ def encode_chunk(chunk, offset, source, errors, tokenizer=None):
     return packed, array("q", [b for b, _ in segments]), array("q", [t for _, t in segments])
 
 
-def encode_file_range(path, start, end, errors, source, tokenizer=None):
-    """``encode_chunk`` of bytes ``[start, end)`` of ``path``, read by the worker itself."""
-    with open(path, "rb") as f:
-        f.seek(start)
-        data = f.read(end - start)
-    return encode_chunk(data, start, source, errors, tokenizer)
-
-
-def encode_spooled_chunk(chunk_path, offset, source, errors, tokenizer=None):
-    """``encode_chunk`` of a stream's chunk that was spooled to ``chunk_path``."""
-    return encode_chunk(take_chunk(chunk_path), offset, source, errors, tokenizer)
-
-
 # -- in the main process ---------------------------------------------------------
-
-_END = "end of source"
-
-
-def _units(sources, chunk_size, specials, errors, read_size, pattern=None):
-    """``(function, args, bytes covered)`` per unit in input order, ``_END`` after each input.
-
-    Cut where the split ``pattern`` (a name, ``io.cut_points``) cannot change a piece."""
-    cuts = cut_points(pattern)
-    for source in sources:
-        size = input_size(source)
-        if size is not None:
-            path = os.path.abspath(source)
-            with open(source, "rb") as f:
-                start = 0
-                while start < size:
-                    end = size
-                    if start + chunk_size < size:
-                        end = find_cut_in_file(
-                            f, start + chunk_size, size, specials, read_size or (1 << 16), cuts
-                        )
-                    yield encode_file_range, (path, start, end, errors, source), end - start
-                    start = end
-            yield _END
-            continue
-        for offset, chunk in stream_chunks(source, chunk_size, specials, read_size, cuts):
-            yield encode_chunk, (chunk, offset, source, errors), len(chunk)
-        yield _END
 
 
 def _unit_of(result, covered):
@@ -179,27 +128,15 @@ def _separator_id(tokenizer, separator):
     return tokenizer.encode(separator)[0]
 
 
-def _warm_up(tokenizer):
-    """Under PyPy, compile the encoder before forking: the workers share the machine code."""
-    if platform.python_implementation() == "PyPy":
-        sample = (
-            b"The quick brown fox's 12 jumps, over\n\n  the lazy dog? " * 200
-            + "Съешь же ещё этих мягких булок 中文字符 1234 \u3000 ok\n".encode("utf-8") * 50
-        )
-        for _ in range(20):
-            tokenizer.encode_utf8(sample)
-
-
 def work_plan(sources, workers=None, chunk_size=None, executor=None):
     """``(workers, chunk size, total bytes or None, in-process?)`` for encoding ``sources``.
 
     In-process for one worker, or when the input is one unit: a pool's
     start-up would cost more than it saves.
     """
-    sizes = [input_size(s) for s in sources]
-    total = None if None in sizes else sum(sizes)
+    total = total_bytes(input_spans(sources))
     workers = workers or default_workers()
-    chunk_size = chunk_size or auto_chunk_size(total, workers)
+    chunk_size = chunk_size or _unit_size(total, workers)
     in_process = executor is None and (workers == 1 or (total is not None and total <= chunk_size))
     return workers, chunk_size, total, in_process
 
@@ -232,7 +169,16 @@ def iter_encoded(
     sep = None if separator is None else array(_UINT32, [_separator_id(tokenizer, separator)])
     workers, chunk_size, total, in_process = work_plan(sources, workers, chunk_size, executor)
     specials = [t.encode("utf-8") for t in tokenizer.special_tokens]
-    units = _units(sources, chunk_size, specials, errors, read_size, tokenizer.pattern)
+    units = work_units(
+        input_spans(sources),
+        chunk_size,
+        specials,
+        encode_chunk,
+        (errors,),
+        read_size,
+        tokenizer.pattern,
+        ends=True,
+    )
     state = {"done": 0, "left": len(sources)}
 
     def finished(unit):
@@ -250,7 +196,7 @@ def iter_encoded(
 
     if in_process:
         for item in units:
-            if item is _END:
+            if item is END:
                 for u in end_of_source():
                     yield u
                 continue
@@ -278,7 +224,7 @@ def _ready(queue):
     if not queue:
         return False
     head = queue[0]
-    return head is _END or type(head[0]) is _Done or head[0].done()
+    return head is END or type(head[0]) is _Done or head[0].done()
 
 
 def _pooled(tokenizer, units, workers, executor, finished, end_of_source):
@@ -297,50 +243,45 @@ def _pooled(tokenizer, units, workers, executor, finished, end_of_source):
     spool = None
     pool_workers = workers - 1 if own else workers
     if own:
-        _warm_up(tokenizer)
         executor = make_executor(
-            pool_workers, pattern=tokenizer.pattern, initializer=_set_worker_tokenizer, initargs=(tokenizer,)
+            pool_workers,
+            warm_up=lambda: run_on_sample(tokenizer.encode_utf8, 200, 20),
+            preload=(__name__,),
+            initializer=_set_worker_tokenizer,
+            initargs=(tokenizer,),
         )
         spool = SpoolDirectory()
-    queue = collections.deque()  # (future or _Done, covered), or _END, in input order
+    queue = collections.deque()  # (future or _Done, covered), or END, in input order
     in_flight = [0]
-
-    def submit(func, args):
-        if not own:
-            return executor.submit(func, *(args + (tokenizer,)))
-        if func is encode_chunk:  # a stream's chunk: hand the bytes over in a file too
-            func, args = encode_spooled_chunk, (spool.put(args[0]),) + tuple(args[1:])
-        return executor.submit(run_spooled, spool.path, func, args)
 
     def oldest():
         item = queue.popleft()
-        if item is _END:
+        if item is END:
             return end_of_source()
         future, covered = item
         if type(future) is _Done:
             return [finished(_unit_of(future.value, covered))]
         in_flight[0] -= 1
-        result = future.result()
-        return [finished(_unit_of(take(result) if own else result, covered))]
+        return [finished(_unit_of(result_of(future, spool), covered))]
 
     pool_full = 2 * pool_workers
 
     def running():
-        return [item[0] for item in queue if item is not _END and type(item[0]) is not _Done]
+        return [item[0] for item in queue if item is not END and type(item[0]) is not _Done]
 
     with pool_session(executor, own, spool, "an encoding", running):
         for item in units:
             while _ready(queue) or len(queue) >= 2 * workers or (not own and in_flight[0] >= pool_full):
                 for u in oldest():
                     yield u
-            if item is _END:
-                queue.append(_END)
+            if item is END:
+                queue.append(END)
                 continue
             func, args, covered = item
             if own and in_flight[0] >= pool_full:
                 queue.append((_Done(func(*(args + (tokenizer,)))), covered))
-            else:
-                queue.append((submit(func, args), covered))
+            else:  # another executor gets the tokenizer with each unit
+                queue.append((submit(executor, spool, func, args if own else args + (tokenizer,)), covered))
                 in_flight[0] += 1
             del args, item
         while queue:

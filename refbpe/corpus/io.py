@@ -4,14 +4,9 @@ Counting chunks separately and adding the counts equals counting the whole
 input when every cut ``c`` satisfies both:
 
 1. The pieces on both sides of ``c`` are the same whether or not the text
-   is cut there: either the byte before ``c`` is one of ``\\t \\n \\v \\f \\r``
-   standing alone between two ASCII non-whitespace bytes (in the whole text
-   that character is a piece of its own, by the last alternative ``\\s+``; at
-   the end of a chunk it is one too, and it is not U+0020, so it never glues
-   onto the next word; matches never look behind), or a special token's bytes
-   start at ``c``.  A longer whitespace run would not do: at the end of a
-   chunk ``\\s+(?!\\S)`` takes all of it, in the whole text all but its last
-   character.
+   is cut there: the split pattern's rule (``Pattern.cut_points``, each
+   pattern's argued in ``pretokenize.cuts``) puts a candidate at ``c``, or a
+   special token's bytes start at ``c``.
 2. No occurrence of any special token straddles ``c``.  Then every
    special-token match before ``c`` ends by ``c``, leftmost-first matching of
    the text before ``c`` is unchanged, and the text after ``c`` is matched as if
@@ -26,21 +21,18 @@ sequence, so decoding a chunk (strictly, or with ``replace``/``ignore``) gives
 the characters that decoding the whole input gives there.  A stretch with no
 cut point (no newline or tab and no special token) just makes a larger chunk.
 
-The GPT-4-family patterns (``patterns``: ``cl100k_base``, ``llama3``,
-``o200k_base``) need a narrower rule 1, chosen by ``cut_points(name)``: a tab
-or vertical whitespace before a letter is that word's prefix there
-(``"\\tx"`` is one piece), so only a lone CR or LF between two ASCII
-non-whitespace bytes is a cut (no word takes one; a punctuation run that
-takes it stops before the next, non-space byte; at the end of a chunk it is
-the same piece).  For ``o200k_base`` the byte after it must not be ``/``,
-which a punctuation run would take with the newline (``[\\r\\n/]*``).
+A pattern given as a regex (``Pattern.from_regex``) has the rule-1 candidates
+derived from it (``pretokenize.regex_cuts``), or none: then its texts are cut
+at special tokens and between inputs only.
 """
 
 import gzip
 import os
-import re
 import sys
 import zlib
+
+from ..pretokenize.cuts import WHITESPACE_CUT
+from ..pretokenize.patterns import get_pattern
 
 __all__ = [
     "open_input",
@@ -54,33 +46,12 @@ __all__ = [
     "cut_points",
 ]
 
-# A whitespace byte other than U+0020 between two ASCII bytes that are not
-# whitespace for the pattern (U+001C..U+001F are not \s).
-_WHITESPACE_CUT = re.compile(
-    b"(?<=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])[\\t\\n\\x0b\\x0c\\r](?=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])"
-)
-
-# The GPT-4 family: a lone CR or LF between ASCII non-whitespace bytes (o200k: not before "/").
-_NEWLINE_CUT = re.compile(
-    b"(?<=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])[\\n\\r](?=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])"
-)
-_NEWLINE_CUT_NOT_BEFORE_SLASH = re.compile(
-    b"(?<=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x7f])[\\n\\r](?=[\\x00-\\x08\\x0e-\\x1f\\x21-\\x2e\\x30-\\x7f])"
-)
-_CUT_POINTS = {
-    "gpt2": _WHITESPACE_CUT,
-    "cl100k_base": _NEWLINE_CUT,
-    "llama3": _NEWLINE_CUT,
-    "o200k_base": _NEWLINE_CUT_NOT_BEFORE_SLASH,
-}
-
 
 def cut_points(pattern=None):
-    """The compiled search for rule-1 cut candidates under split pattern ``pattern`` (a name)."""
-    try:
-        return _CUT_POINTS[pattern or "gpt2"]
-    except KeyError:
-        raise ValueError("no cut rule for pattern %r" % (pattern,))
+    """The compiled search for rule-1 cut candidates under split pattern ``pattern``
+    (a name or key; its ``Pattern.cut_points``).  The rules read only ASCII
+    whitespace and digits, which every Unicode version agrees on."""
+    return get_pattern(pattern).cut_points
 
 
 def parse_size(text):
@@ -127,7 +98,7 @@ def is_safe_cut(buf, c, specials):
     return True
 
 
-def next_cut(buf, pos, specials, at_end=False, cuts=_WHITESPACE_CUT):
+def next_cut(buf, pos, specials, at_end=False, cuts=WHITESPACE_CUT):
     """The first safe cut ``c >= max(pos, 1)`` in ``buf``, or -1.
 
     A cut needs one special-token length of context after it; unless
@@ -153,7 +124,7 @@ def next_cut(buf, pos, specials, at_end=False, cuts=_WHITESPACE_CUT):
     return -1
 
 
-def find_cut_in_file(f, offset, size, specials, block=1 << 16, cuts=_WHITESPACE_CUT):
+def find_cut_in_file(f, offset, size, specials, block=1 << 16, cuts=WHITESPACE_CUT):
     """The first safe cut at or after ``offset`` in the open file ``f`` (or ``size``)."""
     if offset <= 0:
         return 0
@@ -179,7 +150,7 @@ class InputError(ValueError):
     """Bad input (for example invalid UTF-8 under ``errors="strict"``)."""
 
 
-def stream_chunks(source, chunk_size, specials=(), read_size=None, cuts=_WHITESPACE_CUT):
+def stream_chunks(source, chunk_size, specials=(), read_size=None, cuts=WHITESPACE_CUT):
     """``iter_chunks`` of the stream ``source`` (``-`` or ``*.gz``), which is closed at the end;
     corrupt gzip data is an ``InputError`` naming the source."""
     stream = open_input(source)
@@ -198,7 +169,7 @@ def stream_chunks(source, chunk_size, specials=(), read_size=None, cuts=_WHITESP
             stream.close()
 
 
-def iter_chunks(stream, chunk_size, specials=(), read_size=None, cuts=_WHITESPACE_CUT):
+def iter_chunks(stream, chunk_size, specials=(), read_size=None, cuts=WHITESPACE_CUT):
     """Yield ``(offset, chunk)`` pairs covering ``stream``, each cut safely.
 
     A chunk ends at the first safe cut at or after ``chunk_size`` bytes

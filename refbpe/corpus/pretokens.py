@@ -14,22 +14,12 @@ Memory: one chunk at a time.  Cost: the scanner's, O(bytes).
 
 from ..pretokenize.patterns import get_pattern
 from ..specials import special_pattern, split_specials
-from .io import InputError, cut_points, stream_chunks
+from .io import cut_points, stream_chunks
+from .units import checked_utf8
 
 __all__ = ["split_chunk", "iter_segments", "iter_pieces", "CHUNK_SIZE"]
 
 CHUNK_SIZE = 1 << 20  # bytes per chunk: the output does not depend on it
-
-
-def _checked(chunk, offset, source, errors):
-    """``chunk`` as valid UTF-8: checked (``strict``) or decoded and re-encoded under ``errors``."""
-    if errors == "strict":
-        try:
-            chunk.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise InputError("%s: invalid UTF-8 at byte offset %d" % (source, offset + e.start))
-        return chunk
-    return chunk.decode("utf-8", errors).encode("utf-8", "surrogatepass")
 
 
 def _segments(chunk, offset, specials):
@@ -46,7 +36,7 @@ def split_chunk(chunk, offset, source, errors, pattern, specials):
     ``specials`` is ``special_pattern(tokens, as_bytes=True)`` or None."""
     piece_ends = get_pattern(pattern).piece_ends
     out = []
-    for at, segment in _segments(_checked(chunk, offset, source, errors), offset, specials):
+    for at, segment in _segments(checked_utf8(chunk, offset, source, errors), offset, specials):
         start = 0
         for end in piece_ends(segment):
             out.append((at + start, segment[start:end]))
@@ -62,7 +52,7 @@ def iter_segments(sources, special_tokens=(), pattern=None, chunk_size=CHUNK_SIZ
     cuts = cut_points(get_pattern(pattern).name)
     for source in sources:
         for offset, chunk in stream_chunks(source, chunk_size, tokens, cuts=cuts):
-            for at, segment in _segments(_checked(chunk, offset, source, errors), offset, specials):
+            for at, segment in _segments(checked_utf8(chunk, offset, source, errors), offset, specials):
                 yield source, at, segment
 
 

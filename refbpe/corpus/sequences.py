@@ -17,17 +17,20 @@ Texts are ``str`` or UTF-8 ``bytes`` (the cuts are ASCII, so bytes are cut
 without decoding: under PyPy decoding and re-encoding a 75 MB text cost more
 than the cuts, measured by perf/profiles.py).  Cost: one pass over the text
 per step (cut, then scan); the text of one file is in memory at a time.
-``count_texts_parallel`` cuts each text at sequence boundaries into about
-three pieces per worker (a cut between two sequences changes nothing: each is
-counted on its own) and counts the pieces in a process pool; refbpe's
-streaming reader (``count.count_words``) is used instead wherever it gives the
-same table (documents, no prefix space).
+``count_texts_parallel`` cuts each text (as UTF-8 bytes) at sequence
+boundaries into about three pieces per worker (a cut between two sequences
+changes nothing: each is counted on its own) and counts the pieces as work
+units on refbpe's process pool (``pool.run_units``), as counting does;
+refbpe's streaming reader (``count.count_words``) is used instead wherever it
+gives the same table (documents, no prefix space).
 """
 
-from ..pretokenize.gpt2 import add_small_counts, count_pretokens
+from ..pretokenize.gpt2 import add_small_counts
 from ..pretokenize.patterns import get_pattern
 from ..specials import special_pattern
-from .count import make_executor, pack_counts, unpack_counts
+from .count import pack_counts, unpack_counts, warm_up_scanner
+from .pool import run_units
+from .units import run_chunk
 
 __all__ = ["cut_sequences", "count_texts", "count_texts_parallel", "pieces_at_sequence_boundaries"]
 
@@ -57,12 +60,9 @@ def count_sequences(sequences, pattern=None, add_prefix_space=False, counts=None
     ``add_prefix_space``: a space is put before a sequence that does not start
     with one (HF's ``ByteLevel``); an empty sequence stays empty, as in HF.
     Given ``small``, short pieces stay there under int keys
-    (``pretokenize.count_pretokens``).
+    (``Pattern.count_pretokens``).
     """
-    scanner = get_pattern(pattern)
-    # GPT-2's module function, as count.count_chunk uses it (the Pattern method
-    # goes through a generator of piece ends).
-    count = count_pretokens if scanner.name == "gpt2" else scanner.count_pretokens
+    count = get_pattern(pattern).count_pretokens
     if counts is None:
         counts = {}
     keep_small = small is not None
@@ -132,16 +132,23 @@ def count_texts_parallel(texts, cut, special_tokens=(), pattern=None, add_prefix
     texts = list(texts)
     if workers <= 1:
         return count_texts(texts, cut, special_tokens, pattern, add_prefix_space)
-    pieces = []
-    for text in texts:
-        pieces.extend(pieces_at_sequence_boundaries(text, cut, special_tokens, 3 * workers))
     small, counts = {}, {}
-    with make_executor(workers) as executor:
-        futures = [
-            executor.submit(count_piece, piece, cut, tuple(special_tokens), pattern, add_prefix_space)
-            for piece in pieces
-        ]
-        del pieces
-        for future in futures:
-            unpack_counts(future.result(), small, counts)
+    params = (cut, tuple(special_tokens), pattern, add_prefix_space)
+    run_units(
+        _piece_units(texts, params, 3 * workers),
+        workers,
+        lambda packed, covered: unpack_counts(packed, small, counts),
+        what="a counting",
+        warm_up=lambda: warm_up_scanner(pattern),
+        preload=(__name__,),
+    )
     return add_small_counts(small, counts)
+
+
+def _piece_units(texts, params, parts):
+    """The work units (``units.run_chunk``) of ``count_piece`` over each text's pieces."""
+    cut, special_tokens = params[:2]
+    for text in texts:
+        data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+        for piece in pieces_at_sequence_boundaries(data, cut, special_tokens, parts):
+            yield run_chunk, (count_piece, piece) + params, len(piece)

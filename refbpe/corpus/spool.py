@@ -20,10 +20,11 @@ pickling of large results is gone: english_medium with 2 PyPy workers counts
 in 1.9-2.2 s against 2.2-2.5 s through the pipe on a quiet machine (perf/micro.py
 spool-vs-pipe; it also prints the CPU seconds of all processes, 5% fewer
 through the spool).  The directory is removed when
-counting ends, however it ends.
+the run ends, however it ends (``pool.pool_session``).
 
 The spool is a pure transport: it knows files and packed parts, not what a
-worker computes (``count`` passes its own functions to ``run_spooled``).
+worker computes (``pool.submit`` passes the work units' functions to
+``run_spooled``; encoding's results, id arrays, travel the same way).
 
 The file format is private to one run: five fields, each one byte of kind
 (an ``array`` typecode, ``B`` for bytes, ``T`` for decimal text, used for

@@ -15,9 +15,11 @@ Formats, one module each
 
 ``bytemap`` is the GPT-2 byte-to-unicode table (gpt2 and hf), ``detect`` tells
 the formats apart, ``peers`` writes a profile's model in its peer's own shape
-(``train --profile rustbpe|hf``), ``trace`` reads and writes training traces (``train --trace``),
-``registry`` finds tiktoken's named encodings
-(``cl100k_base``, ``o200k_base``), and this module dispatches.  Every file is written
+(``train --profile rustbpe|hf``), ``trace`` reads and writes training traces
+(``train --trace``), ``registry`` knows tiktoken's named encodings (``gpt2``,
+``r50k_base``, ``p50k_base``, ``cl100k_base``, ``o200k_base``, ...), ``cache``
+finds their files in a cache or fetches them once, and this module dispatches.
+Every file is written
 atomically (``refbpe.atomic``).
 """
 
@@ -41,10 +43,15 @@ from .gpt2_files import (
     write_gpt2_dir_any_ids,
     write_model_dir,
 )
-from .hexjson import hex_json, read_hex_json
-from .hf import hf_tokenizer_json, read_hf
+from .hexjson import hex_json_chunks, read_hex_json
+from .hf import hf_tokenizer_json_chunks, read_hf
 from .model import FORMATS, FormatError, Model, special_ids, with_specials
-from .tiktoken import merges_from_ranks, read_tiktoken, tiktoken_ranks_text, tiktoken_special_tokens
+from .tiktoken import (
+    merges_from_ranks,
+    read_tiktoken,
+    tiktoken_ranks_chunks,
+    tiktoken_special_tokens,
+)
 
 __all__ = [
     "FORMATS",
@@ -57,6 +64,7 @@ __all__ = [
     "merges_from_ranks",
     "read_gpt2",
     "read_manifest_pattern",
+    "pattern_fields",
     "read_model",
     "tiktoken_special_tokens",
     "write_model",
@@ -153,11 +161,15 @@ def _json_bytes(obj, indent=None):
     return (json.dumps(obj, ensure_ascii=False, indent=indent) + "\n").encode("utf-8")
 
 
-def _pattern_extra(pattern):
-    """What a manifest records of the split pattern: nothing for GPT-2's (so the
-    default output is as before), else its name."""
-    name = get_pattern(pattern).name
-    return {} if name == "gpt2" else {"pattern": name}
+def pattern_fields(pattern):
+    """What a manifest records of the split pattern: nothing for GPT-2's on the
+    latest Unicode table (so the default output is as before), else its name
+    and, for another table, ``"unicode"``: its version."""
+    split = get_pattern(pattern)
+    fields = {} if split.name == "gpt2" else {"pattern": split.name}
+    if split.key != split.name:
+        fields["unicode"] = split.unicode
+    return fields
 
 
 def write_model(
@@ -195,7 +207,7 @@ def write_model(
         if sorted(ids.values()) == list(range(n, len(vocab))) and [ids[t] for t in special_tokens] == list(
             range(n, len(vocab))
         ):
-            write_model_dir(dest, vocab, merges, special_tokens, _pattern_extra(pattern) or None)
+            write_model_dir(dest, vocab, merges, special_tokens, pattern_fields(pattern) or None)
         else:
             write_gpt2_dir_any_ids(dest, vocab, merges, special_tokens, ids)
         return dest
@@ -204,13 +216,13 @@ def write_model(
             dest = os.path.join(dest, "tokenizer.json")
         name = get_pattern(pattern).name
         regex = None if name == "gpt2" else get_pattern(name).regex
-        atomic_write(dest, _json_bytes(hf_tokenizer_json(vocab, merges, special_tokens, regex), indent=1))
+        atomic_write(dest, hf_tokenizer_json_chunks(vocab, merges, special_tokens, regex))
         return dest
     if fmt == "tiktoken":
-        atomic_write(dest, tiktoken_ranks_text(vocab, merges, special_tokens).encode("ascii"))
+        atomic_write(dest, tiktoken_ranks_chunks(vocab, merges, special_tokens))
         return dest
     if fmt == "json":
-        atomic_write(dest, _json_bytes(hex_json(vocab, merges, special_tokens)))
+        atomic_write(dest, hex_json_chunks(vocab, merges, special_tokens))
         return dest
     raise FormatError("unknown format %r (expected one of %s)" % (fmt, ", ".join(FORMATS)))
 
@@ -235,10 +247,10 @@ def write_model_file_in_dir(directory, fmt, vocab, merges, special_tokens, patte
         "pat_str": get_pattern(pattern).regex,
         "special_tokens": [{"content": t, "id": ids[t]} for t in special_tokens],
     }
-    manifest.update(_pattern_extra(pattern))
+    manifest.update(pattern_fields(pattern))
     atomic_write_many(
         {
-            path: tiktoken_ranks_text(vocab, merges, special_tokens).encode("ascii"),
+            path: tiktoken_ranks_chunks(vocab, merges, special_tokens),
             os.path.join(directory, MANIFEST): _json_bytes(manifest, indent=2),
         }
     )

@@ -20,9 +20,11 @@ together.
 
 import json
 import os
+import re
 
-from ..atomic import atomic_write_many
-from .bytemap import decode_token, encode_token
+from ..atomic import atomic_write_many, chunked
+from ..quoting import quote
+from .bytemap import MappedText, TokenBytes, encode_token
 
 __all__ = [
     "MANIFEST",
@@ -42,27 +44,68 @@ MANIFEST = "refbpe.json"
 
 def gpt2_vocab_json(vocab, skip_ids=()):
     """The ``vocab.json`` text for {id: bytes}, in id order."""
-    entries = {}
-    for i in sorted(vocab):
-        if i in skip_ids:
-            continue
-        entries.setdefault(encode_token(vocab[i]), i)
-    return json.dumps(entries, ensure_ascii=False)
+    return b"".join(gpt2_vocab_json_chunks(vocab, skip_ids)).decode("utf-8")
 
 
 def gpt2_merges_txt(merges):
     """The ``merges.txt`` text, one merge a line and no ``#version`` header
     (as ``gpt2_merges.txt``; readers skip such a header when present)."""
-    lines = []
-    lines.extend("%s %s" % (encode_token(a), encode_token(b)) for a, b in merges)
-    return "".join(line + "\n" for line in lines)
+    return b"".join(gpt2_merges_txt_chunks(merges)).decode("utf-8")
+
+
+def gpt2_vocab_json_chunks(vocab, skip_ids=(), text=None):
+    """``vocab.json`` as UTF-8 chunks: ``json.dumps({text: id}, ensure_ascii=False)``
+    byte for byte (ids in order, the first id of a repeated token kept), built
+    from the mapped texts (``text``: a ``bytemap.MappedText``) without a JSON
+    encoder's per-character work."""
+    return chunked(_vocab_json_pieces(vocab, skip_ids, text or MappedText()))
+
+
+def _vocab_json_pieces(vocab, skip_ids, text):
+    seen = set()
+    opening = b'{"'
+    for i in sorted(vocab):
+        token = vocab[i]
+        if i in skip_ids or token in seen:
+            continue
+        seen.add(token)
+        yield opening
+        yield text.json(token)
+        yield b'": %d' % i
+        opening = b', "'
+    yield b"{}" if opening == b'{"' else b"}"
+
+
+def gpt2_merges_txt_chunks(merges, text=None):
+    """``merges.txt`` as UTF-8 chunks (see ``gpt2_merges_txt``)."""
+    return chunked(_merge_line_pieces(merges, text or MappedText(merges)))
+
+
+def _merge_line_pieces(merges, text):
+    for a, b in merges:
+        yield text(a)
+        yield b" "
+        yield text(b)
+        yield b"\n"
+
+
+def _model_files(directory, vocab, merges, skip, manifest):
+    text = MappedText(merges)
+    return {
+        os.path.join(directory, "vocab.json"): gpt2_vocab_json_chunks(vocab, skip, text),
+        os.path.join(directory, "merges.txt"): gpt2_merges_txt_chunks(merges, text),
+        os.path.join(directory, MANIFEST): (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode(
+            "utf-8"
+        ),
+    }
 
 
 def write_gpt2(vocab, merges, vocab_path, merges_path):
+    text = MappedText(merges)
     atomic_write_many(
         {
-            vocab_path: gpt2_vocab_json(vocab).encode("utf-8"),
-            merges_path: gpt2_merges_txt(merges).encode("utf-8"),
+            vocab_path: gpt2_vocab_json_chunks(vocab, (), text),
+            merges_path: gpt2_merges_txt_chunks(merges, text),
         }
     )
 
@@ -118,8 +161,73 @@ def _is_id(value):
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def read_gpt2_vocab(vocab_path):
-    """{id: bytes} from a GPT-2 ``vocab.json`` (token -> id)."""
+def read_gpt2_vocab(vocab_path, decode=None):
+    """{id: bytes} from a GPT-2 ``vocab.json`` (token -> id); ``decode``: a
+    ``bytemap.TokenBytes`` (one that read the merges knows the long tokens).
+
+    A flat one-line object as ``json.dumps`` writes it (``{"t": 0, "u": 1}``,
+    as refbpe and GPT-2 write it) is split with bytes operations, at the speed
+    of copying; anything else, and any file with a fault, is read by the JSON
+    parser, whose errors name the line."""
+    decode = decode or TokenBytes()
+    with open(vocab_path, "rb") as f:
+        data = f.read()
+    pairs = _flat_vocab_pairs(data)
+    if pairs is not None:
+        vocab = {}
+        try:
+            for text, i in pairs:
+                vocab[i] = _token_of_text(decode, text)
+        except UnicodeDecodeError:
+            vocab = None
+        if vocab is not None and len(vocab) == len(pairs) == len({t for t, _ in pairs}):
+            return vocab
+    return _read_vocab_json(vocab_path, decode)
+
+
+def _token_of_text(decode, text):
+    try:
+        return decode(text)
+    except UnicodeDecodeError:
+        raise
+    except ValueError:
+        return text  # an added token written as itself
+
+
+_ESCAPED_OR_BAD = re.compile(b'[\x00-\x1f"\\\\]')  # in a key: an escape, or an unescaped control or quote
+
+
+def _flat_vocab_pairs(data):
+    """[(token text as UTF-8 bytes, id)] of ``{"t": 0, "u": 1}`` written as ``json.dumps``
+    writes it, or None for any other shape.  No space or quote is in a key unless
+    escaped, so ``, "`` only separates entries and the last ``": `` ends a key;
+    each key is found, checked and copied once (no split of the whole file)."""
+    end = len(data.rstrip(b"\r\n"))
+    if data[:end] == b"{}":
+        return []
+    if not (data.startswith(b'{"') and data[end - 1 : end] == b"}"):
+        return None
+    pairs = []
+    start, last = 2, end - 1
+    while start <= last:
+        stop = data.find(b', "', start, last)
+        stop = last if stop < 0 else stop
+        colon = data.rfind(b'": ', start, stop)
+        number = data[colon + 3 : stop]
+        if colon < 0 or not number.isdigit() or (number[:1] == b"0" and len(number) > 1):
+            return None
+        text = data[start:colon]
+        if _ESCAPED_OR_BAD.search(text) is not None:
+            try:
+                text = json.loads(b'"' + text + b'"').encode("utf-8")
+            except ValueError:
+                return None
+        pairs.append((text, int(number)))
+        start = stop + 3
+    return pairs
+
+
+def _read_vocab_json(vocab_path, decode):
     pairs, text = _load_json(vocab_path)
     if not isinstance(pairs, _Pairs):
         raise ModelFileError("%s:1: expected a JSON object of token -> id" % vocab_path)
@@ -141,7 +249,7 @@ def read_gpt2_vocab(vocab_path):
             )
         token_of[token] = i
         try:
-            vocab[i] = decode_token(token)
+            vocab[i] = decode(token.encode("utf-8", "surrogatepass"))
         except ValueError:
             vocab[i] = token.encode("utf-8")  # an added token written as itself
     return vocab
@@ -151,23 +259,48 @@ def _token_of_id(token_of, i):
     return next(t for t, j in token_of.items() if j == i)
 
 
-def _read_merge_lines(merges_path):
-    """[(line number, (left bytes, right bytes))] from a GPT-2 ``merges.txt``."""
+def _read_merge_lines(merges_path, decode=None):
+    """[(line number, (left bytes, right bytes))] from a GPT-2 ``merges.txt``; ``decode``
+    (a ``bytemap.TokenBytes``) learns each merge's result, so the tokens merges make
+    are decoded by joining bytes, not character by character."""
+    decode = decode or TokenBytes()
+    with open(merges_path, "rb") as f:
+        data = f.read()
     merges = []
-    for lineno, line in enumerate(_read_text(merges_path).split("\n"), 1):
-        line = line.rstrip("\r")
-        if (lineno == 1 and line.startswith("#version")) or not line:
-            continue
-        parts = line.split(" ")
-        if len(parts) != 2 or not parts[0] or not parts[1]:
-            raise ModelFileError(
-                "%s:%d: expected two tokens separated by one space, got %r" % (merges_path, lineno, line)
-            )
-        try:
-            merges.append((lineno, (decode_token(parts[0]), decode_token(parts[1]))))
-        except ValueError as e:
-            raise ModelFileError("%s:%d: %s" % (merges_path, lineno, e))
+    try:
+        for lineno, left, right in _merge_lines(data, merges_path):
+            try:
+                merges.append((lineno, decode.join(left, right)))
+            except UnicodeDecodeError:
+                raise
+            except ValueError as e:
+                raise ModelFileError("%s:%d: %s" % (merges_path, lineno, e))
+    except UnicodeDecodeError:
+        _read_text(merges_path)  # raises the error naming the line
+        raise
     return merges
+
+
+def _merge_lines(data, merges_path):
+    """(line number, left text, right text) of each merge line, each part copied once
+    (no split of the whole file); ModelFileError for a line that is not two tokens."""
+    pos, lineno, size = 0, 0, len(data)
+    while pos < size:
+        lineno += 1
+        end = data.find(b"\n", pos)
+        end = size if end < 0 else end
+        stop = end - 1 if end > pos and data[end - 1 : end] == b"\r" else end
+        start, pos = pos, end + 1
+        if stop == start or (lineno == 1 and data.startswith(b"#version", start)):
+            continue
+        space = data.find(b" ", start, stop)
+        if space <= start or space == stop - 1 or data.find(b" ", space + 1, stop) >= 0:
+            line = data[start:stop].decode("utf-8", "replace")
+            raise ModelFileError(
+                "%s:%d: expected two tokens separated by one space, got %s"
+                % (merges_path, lineno, quote(line))
+            )
+        yield lineno, data[start:space], data[space + 1 : stop]
 
 
 def read_gpt2_merges(merges_path):
@@ -194,8 +327,9 @@ def read_gpt2(vocab_path, merges_path):
     malformed JSON or lines, a token twice, an id twice, a merge of tokens the
     vocab lacks.
     """
-    vocab = read_gpt2_vocab(vocab_path)
-    numbered = _read_merge_lines(merges_path)
+    decode = TokenBytes()
+    numbered = _read_merge_lines(merges_path, decode)
+    vocab = read_gpt2_vocab(vocab_path, decode)
     _check_merges(vocab, numbered, merges_path, vocab_path)
     return vocab, [pair for _, pair in numbered]
 
@@ -233,15 +367,7 @@ def _write_model_files(directory, vocab, merges, special_tokens, extra):
     # token's: the manifest carries it.
     taken = {vocab[i] for i in range(n)}
     skip = {s["id"] for s in specials if vocab[s["id"]] in taken}
-    atomic_write_many(
-        {
-            os.path.join(directory, "vocab.json"): gpt2_vocab_json(vocab, skip).encode("utf-8"),
-            os.path.join(directory, "merges.txt"): gpt2_merges_txt(merges).encode("utf-8"),
-            os.path.join(directory, MANIFEST): (
-                json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
-            ).encode("utf-8"),
-        }
-    )
+    atomic_write_many(_model_files(directory, vocab, merges, skip, manifest))
 
 
 def read_manifest_specials(manifest_path, vocab):
@@ -272,7 +398,8 @@ def read_manifest_specials(manifest_path, vocab):
 
 
 def read_manifest_pattern(path):
-    """The split pattern a refbpe manifest names (``"pattern"``), or None (GPT-2's)."""
+    """The split pattern a refbpe manifest names (``"pattern"``, with ``"unicode"``: a pattern key), or
+    None (GPT-2's on the latest Unicode table)."""
     if not os.path.isfile(path):
         return None
     pairs, text = _load_json(path)
@@ -281,6 +408,12 @@ def read_manifest_pattern(path):
     if pattern is not None and not isinstance(pattern, str):
         line = _key_line(text, "pattern")
         raise ModelFileError("%s:%d: 'pattern' must be a pattern name (a string)" % (path, line))
+    unicode = manifest.get("unicode")
+    if unicode is not None:
+        if not isinstance(unicode, str):
+            line = _key_line(text, "unicode")
+            raise ModelFileError("%s:%d: 'unicode' must be a Unicode version (a string)" % (path, line))
+        return "%s@%s" % (pattern or "gpt2", unicode)
     return pattern
 
 
@@ -300,9 +433,10 @@ def read_model_dir(directory):
     return vocab, merges, special_tokens
 
 
-def write_gpt2_dir_any_ids(directory, vocab, merges, special_tokens, special_ids):
+def write_gpt2_dir_any_ids(directory, vocab, merges, special_tokens, special_ids, extra=None):
     """GPT-2 files for a vocab whose special tokens are not the last ids
-    (for example one converted from an HF-trained tokenizer.json)."""
+    (for example one converted from an HF-trained tokenizer.json, or an
+    extended model's); ``extra`` is added to the manifest."""
     os.makedirs(directory, exist_ok=True)
     taken = {vocab[i] for i in vocab if i not in set(special_ids.values())}
     skip = {i for t, i in special_ids.items() if vocab[i] in taken}
@@ -312,12 +446,5 @@ def write_gpt2_dir_any_ids(directory, vocab, merges, special_tokens, special_ids
         "num_merges": len(merges),
         "special_tokens": [{"content": t, "id": special_ids[t]} for t in special_tokens],
     }
-    atomic_write_many(
-        {
-            os.path.join(directory, "vocab.json"): gpt2_vocab_json(vocab, skip).encode("utf-8"),
-            os.path.join(directory, "merges.txt"): gpt2_merges_txt(merges).encode("utf-8"),
-            os.path.join(directory, MANIFEST): (
-                json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"
-            ).encode("utf-8"),
-        }
-    )
+    manifest.update(extra or {})
+    atomic_write_many(_model_files(directory, vocab, merges, skip, manifest))

@@ -12,11 +12,14 @@ it is.
 """
 
 import json
+from binascii import hexlify
 
+from ..atomic import chunked
+from ..quoting import quote
 from ..train import build_vocab
 from .model import FormatError, Model, special_ids, with_specials
 
-__all__ = ["hex_json", "read_hex_json"]
+__all__ = ["hex_json", "hex_json_chunks", "read_hex_json"]
 
 
 def hex_json(vocab, merges, special_tokens):
@@ -31,13 +34,50 @@ def hex_json(vocab, merges, special_tokens):
     }
 
 
+def hex_json_chunks(vocab, merges, special_tokens):
+    """``json.dumps(hex_json(...), ensure_ascii=False) + "\\n"`` as UTF-8 chunks, byte for
+    byte; the vocab and merges lists (hex: nothing to escape) are laid out directly."""
+    data = hex_json({}, [], [])
+    vocab = with_specials(vocab, special_tokens)
+    specials = special_ids(vocab, special_tokens)
+    data["vocab_size"] = len(vocab)
+    data["special_tokens"] = [{"content": t, "id": specials[t]} for t in special_tokens]
+    data["vocab"], data["merges"] = "\x00vocab", "\x00merges"
+    text = json.dumps(data, ensure_ascii=False) + "\n"
+    head, rest = text.split(json.dumps(data["vocab"]))
+    middle, tail = rest.split(json.dumps(data["merges"]))
+    return chunked(_pieces(head, middle, tail, vocab, merges))
+
+
+def _pieces(head, middle, tail, vocab, merges):
+    yield head.encode("utf-8")
+    separator = b"["
+    for i in sorted(vocab):
+        yield separator + b'[%d, "' % i
+        yield hexlify(vocab[i])
+        yield b'"]'
+        separator = b", "
+    yield b"[]" if separator == b"[" else b"]"
+    yield middle.encode("utf-8")
+    separator = b'[["'
+    for a, b in merges:
+        yield separator
+        yield hexlify(a)
+        yield b'", "'
+        yield hexlify(b)
+        yield b'"]'
+        separator = b', ["'
+    yield b"[]" if separator == b'[["' else b"]"
+    yield tail.encode("utf-8")
+
+
 def _unhex(path, value, what):
     if not isinstance(value, str):
-        raise FormatError("%s: %s is not a hex string: %r" % (path, what, value))
+        raise FormatError("%s: %s is not a hex string: %s" % (path, what, quote(value)))
     try:
         return bytes.fromhex(value)
     except ValueError:
-        raise FormatError("%s: %s is not a hex string: %r" % (path, what, value))
+        raise FormatError("%s: %s is not a hex string: %s" % (path, what, quote(value)))
 
 
 def read_hex_json(path, special_tokens=()):
@@ -54,7 +94,7 @@ def read_hex_json(path, special_tokens=()):
     merges = []
     for k, m in enumerate(data["merges"]):
         if not isinstance(m, (list, tuple)) or len(m) != 2:
-            raise FormatError("%s: merge %d is not a pair: %r" % (path, k, m))
+            raise FormatError("%s: merge %d is not a pair: %s" % (path, k, quote(m)))
         merges.append((_unhex(path, m[0], "merge %d" % k), _unhex(path, m[1], "merge %d" % k)))
     specials = []
     special_ids = {}
@@ -76,7 +116,7 @@ def read_hex_json(path, special_tokens=()):
         vocab = {}
         for entry in raw:
             if not isinstance(entry, (list, tuple)) or len(entry) != 2 or not isinstance(entry[0], int):
-                raise FormatError("%s: vocab entry is not [id, hex]: %r" % (path, entry))
+                raise FormatError("%s: vocab entry is not [id, hex]: %s" % (path, quote(entry)))
             vocab[entry[0]] = _unhex(path, entry[1], "vocab id %d" % entry[0])
     else:
         carries_ids = False

@@ -10,10 +10,13 @@ the special tokens as added tokens (``special: true``).  Read: any byte-level BP
 
 import json
 
-from .bytemap import decode_token, encode_token
+from ..atomic import chunked
+from ..pretokenize.patterns import Pattern
+from ..quoting import quote
+from .bytemap import MappedText, TokenBytes, encode_token
 from .model import FormatError, Model, special_ids, with_specials
 
-__all__ = ["hf_tokenizer_json", "read_hf"]
+__all__ = ["hf_tokenizer_json", "hf_tokenizer_json_chunks", "read_hf"]
 
 
 def _pre_tokenizer(pattern_regex):
@@ -38,18 +41,78 @@ def hf_tokenizer_json(vocab, merges, special_tokens, pattern_regex=None):
     refbpe's pinned table: characters assigned after it may split differently).
     ``pattern_regex`` (another split pattern's regex) adds a Split before it.
     """
+    data, entries = _skeleton(vocab, special_tokens, pattern_regex)
+    data["model"]["vocab"] = {encode_token(token): i for token, i in entries}
+    # "a b" strings (no mapped token contains a space): read by every
+    # tokenizers version, old and new.
+    data["model"]["merges"] = ["%s %s" % (encode_token(a), encode_token(b)) for a, b in merges]
+    return data
+
+
+_VOCAB_SLOT, _MERGES_SLOT = "\x00vocab", "\x00merges"
+
+
+def hf_tokenizer_json_chunks(vocab, merges, special_tokens, pattern_regex=None):
+    """``json.dumps(hf_tokenizer_json(...), ensure_ascii=False, indent=1) + "\\n"`` as
+    UTF-8 chunks, byte for byte, with the vocab and merges (nearly all of the file)
+    built from the mapped texts (``bytemap.MappedText``), not by a JSON encoder."""
+    data, entries = _skeleton(vocab, special_tokens, pattern_regex)
+    data["model"]["vocab"], data["model"]["merges"] = _VOCAB_SLOT, _MERGES_SLOT
+    text = json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+    head, rest = text.split(json.dumps(_VOCAB_SLOT))
+    middle, tail = rest.split(json.dumps(_MERGES_SLOT))
+    indent = head[head.rindex("\n") + 1 :].index('"')
+    mapped = MappedText(merges)
+    pieces = [head.encode("utf-8")]
+    pieces += _json_block(b"{", b"}", indent, _vocab_items(entries, mapped))
+    pieces.append(middle.encode("utf-8"))
+    pieces += _json_block(b"[", b"]", indent, _merge_items(merges, mapped))
+    pieces.append(tail.encode("utf-8"))
+    return chunked(pieces)
+
+
+def _vocab_items(entries, mapped):
+    for token, i in entries:
+        yield [b'"', mapped.json(token), b'": %d' % i]
+
+
+def _merge_items(merges, mapped):
+    for a, b in merges:
+        yield [b'"', mapped.json(a), b" ", mapped.json(b), b'"']
+
+
+def _json_block(opening, closing, indent, items):
+    """The pieces of a JSON object or list as ``json.dumps(indent=1)`` lays it out at
+    ``indent`` (the column of its key): one item a line, one space deeper."""
+    pieces = [opening]
+    separator = b"\n" + b" " * (indent + 1)
+    for item in items:
+        pieces.append(separator)
+        pieces.extend(item)
+        separator = b",\n" + b" " * (indent + 1)
+    if len(pieces) > 1:
+        pieces.append(b"\n" + b" " * indent)
+    pieces.append(closing)
+    return pieces
+
+
+def _skeleton(vocab, special_tokens, pattern_regex):
+    """(the tokenizer.json dict without model vocab and merges, [(token bytes, id)] of
+    the model vocab in its order): ids in order, then the special tokens."""
     vocab = with_specials(vocab, special_tokens)
     specials = special_ids(vocab, special_tokens)
     special_id_set = set(specials.values())
-    model_vocab = {}
+    entries, seen = [], set()
     for i in sorted(vocab):
-        if i in special_id_set:
-            continue
-        model_vocab.setdefault(encode_token(vocab[i]), i)
+        if i not in special_id_set and vocab[i] not in seen:
+            seen.add(vocab[i])
+            entries.append((vocab[i], i))
     for t, i in sorted(specials.items(), key=lambda kv: kv[1]):
         # As GPT-2's tokenizer.json: the special token also in the model vocab
         # (unreachable by merges), unless its mapped form is a real token.
-        model_vocab.setdefault(encode_token(t.encode("utf-8")), i)
+        if t.encode("utf-8") not in seen:
+            seen.add(t.encode("utf-8"))
+            entries.append((t.encode("utf-8"), i))
     added = [
         {
             "id": i,
@@ -63,7 +126,7 @@ def hf_tokenizer_json(vocab, merges, special_tokens, pattern_regex=None):
         for t, i in sorted(specials.items(), key=lambda kv: kv[1])
     ]
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
-    return {
+    data = {
         "version": "1.0",
         "truncation": None,
         "padding": None,
@@ -80,12 +143,11 @@ def hf_tokenizer_json(vocab, merges, special_tokens, pattern_regex=None):
             "end_of_word_suffix": None,
             "fuse_unk": False,
             "byte_fallback": False,
-            "vocab": model_vocab,
-            # "a b" strings (no mapped token contains a space): read by every
-            # tokenizers version, old and new.
-            "merges": ["%s %s" % (encode_token(a), encode_token(b)) for a, b in merges],
+            "vocab": None,
+            "merges": None,
         },
     }
+    return data, entries
 
 
 def read_hf(path):
@@ -104,23 +166,43 @@ def read_hf(path):
         added[t["id"]] = t["content"]
         if t.get("special", True):
             specials.append(t["content"])
+    decode = TokenBytes()  # learns the merges' results: long tokens are joined, not decoded by character
+    merges = []
+    for k, m in enumerate(model.get("merges") or []):
+        parts = m.split(" ") if isinstance(m, str) else list(m)
+        if len(parts) != 2:
+            raise FormatError("%s: merge %d (%s) is not a pair" % (path, k, quote(m)))
+        try:
+            merges.append(decode.join(_utf8(parts[0]), _utf8(parts[1])))
+        except ValueError as e:
+            raise FormatError("%s: merge %d: %s" % (path, k, e))
     vocab = {}
     for text, i in model["vocab"].items():
         if i in added:
             continue
         try:
-            vocab[i] = decode_token(text)
+            vocab[i] = decode(_utf8(text))
         except ValueError:
-            raise FormatError("%s: token %r is not in the byte-level (GPT-2) mapping" % (path, text))
+            raise FormatError("%s: token %s is not in the byte-level (GPT-2) mapping" % (path, quote(text)))
     for i, content in added.items():
         vocab[i] = content.encode("utf-8")
-    merges = []
-    for k, m in enumerate(model.get("merges") or []):
-        parts = m.split(" ") if isinstance(m, str) else list(m)
-        if len(parts) != 2:
-            raise FormatError("%s: merge %d (%r) is not a pair" % (path, k, m))
-        try:
-            merges.append((decode_token(parts[0]), decode_token(parts[1])))
-        except ValueError as e:
-            raise FormatError("%s: merge %d: %s" % (path, k, e))
-    return Model(vocab, merges, specials, "hf", True, path)
+    return Model(vocab, merges, specials, "hf", True, path, _split_pattern(path, data.get("pre_tokenizer")))
+
+
+def _utf8(text):
+    if not isinstance(text, str):
+        raise ValueError("%s is not a string" % quote(text))
+    return text.encode("utf-8")
+
+
+def _split_pattern(path, pre_tokenizer):
+    """The split pattern's name of a ``Split`` (regex, ``Isolated``) before ByteLevel, or None."""
+    steps = pre_tokenizer.get("pretokenizers") if isinstance(pre_tokenizer, dict) else None
+    for step in steps or []:
+        regex = step.get("pattern", {}).get("Regex") if isinstance(step, dict) else None
+        if step.get("type") == "Split" and isinstance(regex, str) and step.get("behavior") == "Isolated":
+            try:
+                return Pattern.from_regex(regex).name
+            except ValueError as e:
+                raise FormatError("%s: the Split pre-tokenizer's regex: %s" % (path, e))
+    return None

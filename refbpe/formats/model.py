@@ -2,7 +2,8 @@
 
 A ``Model`` is ``vocab`` {id: bytes}, ``merges`` [(bytes, bytes)] in rank order,
 ``special_tokens`` [str], the ``format`` it was read as, and ``carries_ids``
-(False when the file has no ids of its own and the refbpe layout was assumed).
+(False when the file has no ids of its own and the refbpe layout was assumed),
+and ``pattern``, the split pattern's name when the file itself records one.
 
 Special tokens follow the CS336 rule: a special token's id is the largest id
 holding its bytes, and one that no id holds is appended at the next free id.
@@ -26,7 +27,8 @@ class Model(object):
 
     Attributes: ``vocab``, ``merges`` in rank order, ``special_tokens``,
     ``format`` (one of ``FORMATS``), ``carries_ids`` (False when the file had
-    no ids and the refbpe layout was assumed), ``path``.  Cost: holding the
+    no ids and the refbpe layout was assumed), ``path``, ``pattern`` (the split
+    pattern's name when the file itself records one: hf, a ``Split``).  Cost: holding the
     given objects, O(1); ``id_of`` O(V log V) for V ids.
 
     >>> m = Model({i: bytes([i]) for i in range(256)}, [], ["<|endoftext|>"], "json")
@@ -42,8 +44,10 @@ class Model(object):
         fmt: str,
         carries_ids: bool = True,
         path: Optional[str] = None,
+        pattern: Optional[str] = None,
     ) -> None:
         self.vocab = vocab
+        self.pattern = pattern  # the split pattern's name when the file records one (hf: a Split)
         self.merges = merges
         self.special_tokens = list(special_tokens)
         self.format = fmt

@@ -26,56 +26,72 @@ from ..pretokenize.patterns import get_pattern
 from .bytemap import encode_token
 from .gpt2_files import MANIFEST
 from .hf import hf_tokenizer_json
+from .model import special_ids
 
 __all__ = ["PEER_FORMATS", "write_peer_model"]
 
 # The format each profile writes in its peer's shape, and the file it goes to.
-PEER_FORMATS = {"hf": ("hf", "tokenizer.json"), "rustbpe": ("tiktoken", "tokenizer.tiktoken")}
+PEER_FORMATS = {
+    "hf": ("hf", "tokenizer.json"),
+    "rustbpe": ("tiktoken", "tokenizer.tiktoken"),
+    "superbpe": ("hf", "tokenizer.json"),  # as SuperBPE's trainer saves it: HF's, Split on its stage-2 regex
+}
 
 
-def hf_profile_json(vocab, merges, special_tokens, add_prefix_space):
-    """The ``tokenizer.json`` object for a model in HF's id layout (``profiles.HFProfile``)."""
-    data = hf_tokenizer_json(vocab, merges, special_tokens)
-    n = len(special_tokens)
+def hf_profile_json(vocab, merges, special_tokens, add_prefix_space, pattern_regex=None):
+    """The ``tokenizer.json`` object for a model in HF's id layout (``profiles.HFProfile``);
+    ``pattern_regex``: a Split on it before a ByteLevel without its regex (SuperBPE's)."""
+    data = hf_tokenizer_json(vocab, merges, special_tokens, pattern_regex)
+    special = set(special_ids(vocab, special_tokens).values())
     names = {}
     for i in sorted(vocab):
-        names[vocab[i].decode("utf-8") if i < n else encode_token(vocab[i])] = i
+        names[vocab[i].decode("utf-8") if i in special else encode_token(vocab[i])] = i
     data["model"]["vocab"] = names
     data["model"]["merges"] = [[encode_token(a), encode_token(b)] for a, b in merges]
     data["model"]["ignore_merges"] = False
-    data["pre_tokenizer"]["add_prefix_space"] = bool(add_prefix_space)
+    byte_level = data["pre_tokenizer"]
+    if pattern_regex is not None:
+        byte_level = byte_level["pretokenizers"][-1]
+    byte_level["add_prefix_space"] = bool(add_prefix_space)
     data["decoder"]["add_prefix_space"] = True  # HF's ByteLevel decoder default
     return data
 
 
 def rustbpe_ranks_text(vocab, special_tokens):
     """``base64(token) rank`` lines for every id but the special tokens', in id order."""
-    n = len(vocab) - len(special_tokens)
-    return "".join("%s %d\n" % (base64.b64encode(vocab[i]).decode("ascii"), i) for i in range(n))
+    special = set(special_ids(vocab, special_tokens).values())
+    return "".join(
+        "%s %d\n" % (base64.b64encode(vocab[i]).decode("ascii"), i) for i in sorted(vocab) if i not in special
+    )
 
 
-def write_peer_model(directory, settings, vocab, merges, special_tokens):
+def write_peer_model(directory, settings, vocab, merges, special_tokens, extra=None):
     """Write the model of a ``rustbpe`` or ``hf`` run (``settings["profile"]``) and
-    its manifest into ``directory``; returns the model file's path."""
+    its manifest (``extra`` added) into ``directory``; returns the model file's path."""
     profile = settings["profile"]
     fmt, name = PEER_FORMATS[profile]
     path = os.path.join(directory, name)
+    ids = special_ids(vocab, special_tokens)
+    encoding = settings.get("stage2_pattern", settings["pattern"])  # SuperBPE encodes with stage 2's
     if profile == "hf":
         model = _json_bytes(hf_profile_json(vocab, merges, special_tokens, settings["add_prefix_space"]))
-        ids = {t: k for k, t in enumerate(special_tokens)}
+    elif profile == "superbpe":
+        regex = get_pattern(encoding).regex
+        model = _json_bytes(hf_profile_json(vocab, merges, special_tokens, False, regex))
     else:
         model = rustbpe_ranks_text(vocab, special_tokens).encode("ascii")
-        n = len(vocab) - len(special_tokens)
-        ids = {t: n + k for k, t in enumerate(special_tokens)}
     manifest = {
         "format": "refbpe-" + fmt,
         "file": name,
-        "pat_str": get_pattern(settings["pattern"]).regex,
+        "pat_str": get_pattern(encoding).regex,
         "vocab_size": len(vocab),
         "num_merges": len(merges),
         "special_tokens": [{"content": t, "id": ids[t]} for t in special_tokens],
         "profile": dict(settings),
     }
+    if encoding != settings["pattern"]:
+        manifest["pattern"] = encoding  # what Tokenizer.from_dir and the commands encode with
+    manifest.update(extra or {})
     os.makedirs(directory, exist_ok=True)
     atomic_write_many({path: model, os.path.join(directory, MANIFEST): _json_bytes(manifest, indent=2)})
     return path

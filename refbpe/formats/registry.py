@@ -1,70 +1,186 @@
-"""tiktoken's encodings by name: where their ranks files are, their pattern and special tokens.
+"""tiktoken's encodings by name: their files, split pattern and special tokens.
 
-A ``.tiktoken`` ranks file has one ``base64(token bytes) rank`` line per token;
-a token's rank is its id.  The pattern and the special tokens are not in the
-file: for ``cl100k_base`` and ``o200k_base`` they are tiktoken's (its
-``tiktoken_ext/openai_public.py``), kept here so that refbpe needs neither
-tiktoken nor a network to load them:
+The names are those of tiktoken's public registry (its
+``tiktoken_ext/openai_public.py``), with the addresses and sha256 it pins and
+the patterns and special tokens it gives them, kept here so that refbpe needs
+neither tiktoken nor, once the files are cached, a network:
 
-    cl100k_base  pattern cl100k_base; <|endoftext|> 100257, <|fim_prefix|> 100258,
-                 <|fim_middle|> 100259, <|fim_suffix|> 100260, <|endofprompt|> 100276
-    o200k_base   pattern o200k_base; <|endoftext|> 199999, <|endofprompt|> 200018
+    gpt2           vocab.bpe + encoder.json; pattern gpt2; <|endoftext|> 50256
+    r50k_base      r50k_base.tiktoken; pattern gpt2; <|endoftext|> 50256
+    p50k_base      p50k_base.tiktoken; pattern gpt2; <|endoftext|> 50256
+    p50k_edit      p50k_base.tiktoken; pattern gpt2; <|endoftext|> 50256,
+                   <|fim_prefix|> 50281, <|fim_middle|> 50282, <|fim_suffix|> 50283
+    cl100k_base    cl100k_base.tiktoken; pattern cl100k_base; <|endoftext|> 100257,
+                   <|fim_prefix|> 100258, <|fim_middle|> 100259, <|fim_suffix|> 100260,
+                   <|endofprompt|> 100276
+    o200k_base     o200k_base.tiktoken; pattern o200k_base; <|endoftext|> 199999,
+                   <|endofprompt|> 200018
+    o200k_harmony  o200k_base.tiktoken; pattern o200k_base; o200k_base's and the
+                   chat tokens 199998 and 200000-201087
 
-A name is looked up as ``<name>.tiktoken`` in ``$REFBPE_TIKTOKEN_DIR``, then in
-``data/tiktoken/`` of ``$REFBPE_SHARED`` and of the ``shared/`` directory
-beside the repository (where the test suite finds its data); anything else is
-taken as a path; a ranks file that ``refbpe train --format tiktoken`` wrote
-has its special tokens and pattern in the ``refbpe.json`` manifest beside it,
-and they are read from there.  Reading goes through ``formats.tiktoken.read_tiktoken``, which also
-checks that every token is the merge of two lower-ranked ones.
+(tiktoken's r50k pattern is GPT-2's, written with possessive quantifiers.)  A
+``.tiktoken`` ranks file has one ``base64(token bytes) rank`` line per token; a
+token's rank is its id.  ``gpt2``'s files are GPT-2's own (``vocab.bpe`` is
+``merges.txt``, ``encoder.json`` is ``vocab.json``; their ids are tiktoken's
+ranks).  Files are found or fetched by ``cache.cached_file`` (the environment
+variable ``REFBPE_TIKTOKEN_DIR``, tiktoken's cache, refbpe's cache, then the
+public address).
+
+Anything not a name is taken as a path; a ranks file that ``refbpe train
+--format tiktoken`` wrote has its special tokens and pattern in the
+``refbpe.json`` manifest beside it, and they are read from there.  Reading goes
+through ``formats.tiktoken.read_tiktoken``, which also checks that every token
+is the merge of two lower-ranked ones.
 """
 
 import json
 import os
 
+from ..pretokenize.patterns import REGEX_PREFIX, Pattern, pattern_key
+from .cache import TIKTOKEN_HOST, cached_file
+from .gpt2_files import read_gpt2
 from .tiktoken import read_tiktoken
 
-__all__ = ["KNOWN_ENCODINGS", "load_tiktoken", "locate_ranks"]
+__all__ = [
+    "KNOWN_ENCODINGS",
+    "TIKTOKEN_UNICODE",
+    "encoding_files",
+    "is_encoding_name",
+    "load_tiktoken",
+    "ranks_path",
+]
 
+# The Unicode version tiktoken 0.14's split reads (its regex crate's), probed on every
+# code point for gpt2, cl100k_base and o200k_base: tests/unicode_probe.py, docs/unicode.md.
+TIKTOKEN_UNICODE = "16.0.0"
+
+_EOT, _FIM = "<|endoftext|>", ("<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>")
+_ENDOFPROMPT = "<|endofprompt|>"
+
+
+def _ranks(name, sha256):
+    return {"ranks": ("encodings/%s.tiktoken" % name, sha256)}
+
+
+_R50K = _ranks("r50k_base", "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930")
+_P50K = _ranks("p50k_base", "94b5ca7dff4d00767bc256fdd1b27e5b17361d7b8a5f968547f9f23eb70d2069")
+_CL100K = _ranks("cl100k_base", "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7")
+_O200K = _ranks("o200k_base", "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d")
+_O200K_SPECIALS = {_EOT: 199999, _ENDOFPROMPT: 200018}
+
+
+def _harmony_specials():
+    named = {
+        "<|startoftext|>": 199998,
+        "<|return|>": 200002,
+        "<|constrain|>": 200003,
+        "<|channel|>": 200005,
+        "<|start|>": 200006,
+        "<|end|>": 200007,
+        "<|message|>": 200008,
+        "<|call|>": 200012,
+    }
+    specials = dict(_O200K_SPECIALS)
+    specials.update(named)
+    taken = set(named.values())
+    for i in range(200000, 201088):
+        if i not in taken:
+            specials["<|reserved_%d|>" % i] = i
+    return specials
+
+
+# name -> {"files": {role: (path under tiktoken's host, sha256)}, "pattern", "special_tokens"}
 KNOWN_ENCODINGS = {
+    "gpt2": {
+        "files": {
+            "merges": (
+                "gpt-2/encodings/main/vocab.bpe",
+                "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
+            ),
+            "vocab": (
+                "gpt-2/encodings/main/encoder.json",
+                "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
+            ),
+        },
+        "pattern": "gpt2",
+        "unicode": TIKTOKEN_UNICODE,
+        "special_tokens": {_EOT: 50256},
+    },
+    "r50k_base": {
+        "files": _R50K,
+        "pattern": "gpt2",
+        "unicode": TIKTOKEN_UNICODE,
+        "special_tokens": {_EOT: 50256},
+    },
+    "p50k_base": {
+        "files": _P50K,
+        "pattern": "gpt2",
+        "unicode": TIKTOKEN_UNICODE,
+        "special_tokens": {_EOT: 50256},
+    },
+    "p50k_edit": {
+        "files": _P50K,
+        "pattern": "gpt2",
+        "unicode": TIKTOKEN_UNICODE,
+        "special_tokens": {_EOT: 50256, _FIM[0]: 50281, _FIM[1]: 50282, _FIM[2]: 50283},
+    },
     "cl100k_base": {
+        "files": _CL100K,
         "pattern": "cl100k_base",
+        "unicode": TIKTOKEN_UNICODE,
         "special_tokens": {
-            "<|endoftext|>": 100257,
-            "<|fim_prefix|>": 100258,
-            "<|fim_middle|>": 100259,
-            "<|fim_suffix|>": 100260,
-            "<|endofprompt|>": 100276,
+            _EOT: 100257,
+            _FIM[0]: 100258,
+            _FIM[1]: 100259,
+            _FIM[2]: 100260,
+            _ENDOFPROMPT: 100276,
         },
     },
     "o200k_base": {
+        "files": _O200K,
         "pattern": "o200k_base",
-        "special_tokens": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+        "unicode": TIKTOKEN_UNICODE,
+        "special_tokens": _O200K_SPECIALS,
+    },
+    "o200k_harmony": {
+        "files": _O200K,
+        "pattern": "o200k_base",
+        "unicode": TIKTOKEN_UNICODE,
+        "special_tokens": _harmony_specials(),
     },
 }
 
 
-def _search_dirs():
-    dirs = []
-    if os.environ.get("REFBPE_TIKTOKEN_DIR"):
-        dirs.append(os.environ["REFBPE_TIKTOKEN_DIR"])
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    for shared in (os.environ.get("REFBPE_SHARED"), os.path.join(repo, "..", "shared")):
-        if shared:
-            dirs.append(os.path.join(shared, "data", "tiktoken"))
-    return dirs
+def is_encoding_name(path_or_name):
+    """True for a known encoding's name that is not also an existing path."""
+    return path_or_name in KNOWN_ENCODINGS and not os.path.exists(path_or_name)
 
 
-def locate_ranks(name):
-    """The ranks file of the known encoding ``name``; FileNotFoundError naming where it looked."""
-    tried = [os.path.join(d, name + ".tiktoken") for d in _search_dirs()]
-    for path in tried:
-        if os.path.isfile(path):
-            return path
-    raise FileNotFoundError(
-        "%s.tiktoken not found (looked in %s); pass the ranks file's path, or set REFBPE_TIKTOKEN_DIR"
-        % (name, ", ".join(tried) or "nowhere")
-    )
+def encoding_files(name):
+    """{role: local path} of a known encoding's files ("ranks"; gpt2: "merges" and
+    "vocab"), each found or fetched and checked by its sha256 (``cache.cached_file``).
+    KeyError for an unknown name; ``cache.FileUnavailable`` (an OSError) when a file
+    is nowhere to be had."""
+    return {
+        role: cached_file(TIKTOKEN_HOST + where, sha256) for role, (where, sha256) in _files(name).items()
+    }
+
+
+def ranks_path(name):
+    """The local path of the ``.tiktoken`` ranks file of the known encoding ``name``
+    (fetched once when no cache holds it).  ``gpt2`` has none (its files are GPT-2's
+    ``vocab.bpe`` + ``encoder.json``: ``encoding_files``); ValueError then."""
+    files = _files(name)
+    if "ranks" not in files:
+        raise ValueError("%s has no .tiktoken ranks file (its files: %s)" % (name, ", ".join(sorted(files))))
+    where, sha256 = files["ranks"]
+    return cached_file(TIKTOKEN_HOST + where, sha256)
+
+
+def _files(name):
+    if name not in KNOWN_ENCODINGS:
+        raise KeyError("unknown encoding %r (known: %s)" % (name, ", ".join(sorted(KNOWN_ENCODINGS))))
+    return KNOWN_ENCODINGS[name]["files"]
 
 
 def _manifest_beside(path):
@@ -85,31 +201,44 @@ def _manifest_beside(path):
         specials = {e["content"]: int(e["id"]) for e in manifest.get("special_tokens", [])}
     except (TypeError, KeyError, ValueError):
         raise ValueError("%s: 'special_tokens' must be a list of {content, id}" % manifest_path)
-    return {"pattern": manifest.get("pattern", "gpt2"), "special_tokens": specials}
+    pattern = manifest.get("pattern")
+    if pattern is None and isinstance(manifest.get("pat_str"), str):
+        pattern = Pattern.from_regex(manifest["pat_str"]).name
+    return {"pattern": pattern or "gpt2", "unicode": manifest.get("unicode"), "special_tokens": specials}
 
 
 def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
     """``(vocab {id: bytes}, merges, {special token: id}, pattern name)`` of an encoding.
 
-    ``path_or_name``: a known name (``KNOWN_ENCODINGS``) or a ranks file's path;
-    a file named like a known encoding (``.../cl100k_base.tiktoken``) gets
-    that encoding's pattern and special tokens, a file with a refbpe
-    manifest beside it the manifest's, any other file none and the default
-    pattern (``gpt2``).  ``special_tokens`` ({token: id}) and
-    ``pattern`` replace those.
+    ``path_or_name``: a known name (``KNOWN_ENCODINGS``; its files found or
+    fetched, see ``encoding_files``) or a ranks file's path; a file named like
+    a known encoding (``.../cl100k_base.tiktoken``) gets that encoding's
+    pattern and special tokens, a file with a refbpe manifest beside it the
+    manifest's, any other file none and the default pattern (``gpt2``).
+    ``special_tokens`` ({token: id}) and ``pattern`` replace those.  The
+    pattern comes back as a key (``patterns.pattern_key``): a known
+    encoding's reads ``TIKTOKEN_UNICODE``.
     """
     path = os.fspath(path_or_name)
-    if path in KNOWN_ENCODINGS and not os.path.exists(path):
+    if is_encoding_name(path):
         known = KNOWN_ENCODINGS[path]
-        path = locate_ranks(path)
+        files = encoding_files(path)
+        if "ranks" in files:
+            model = read_tiktoken(files["ranks"])
+            vocab, merges = dict(model.vocab), model.merges
+        else:
+            vocab, merges = read_gpt2(files["vocab"], files["merges"])
     else:
         known = _manifest_beside(path) or KNOWN_ENCODINGS.get(os.path.splitext(os.path.basename(path))[0], {})
-    model = read_tiktoken(path)
+        model = read_tiktoken(path)
+        vocab, merges = dict(model.vocab), model.merges
     specials = dict(known.get("special_tokens", {}) if special_tokens is None else special_tokens)
-    pattern = pattern or known.get("pattern") or "gpt2"
-    vocab = dict(model.vocab)
+    recorded = known.get("pattern") or "gpt2"
+    if known.get("unicode") and not recorded.startswith(REGEX_PREFIX):
+        recorded = "%s@%s" % (recorded, known["unicode"])
+    pattern = pattern_key(pattern, None, recorded)
     for token, i in specials.items():
         if i in vocab and vocab[i] != token.encode("utf-8"):
             raise ValueError("special token %r: id %d is already the token %r" % (token, i, vocab[i]))
         vocab[i] = token.encode("utf-8")
-    return vocab, model.merges, specials, pattern
+    return vocab, merges, specials, pattern

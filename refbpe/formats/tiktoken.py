@@ -14,9 +14,15 @@ the parts after each join); tokens are short (cl100k's longest is 128 bytes).
 import base64
 import binascii
 
+from ..atomic import chunked
 from .model import FormatError, Model, special_ids, with_specials
 
-__all__ = ["tiktoken_ranks_text", "tiktoken_special_tokens", "merges_from_ranks", "read_tiktoken"]
+__all__ = [
+    "tiktoken_ranks_chunks",
+    "tiktoken_special_tokens",
+    "merges_from_ranks",
+    "read_tiktoken",
+]
 
 
 def _check_ranks_follow_merges(vocab, merges):
@@ -44,21 +50,28 @@ def tiktoken_ranks_text(vocab, merges, special_tokens):
     ``tiktoken_special_tokens``); a byte string held by several ids is written
     once, with its smallest id.
     """
+    return b"".join(tiktoken_ranks_chunks(vocab, merges, special_tokens)).decode("ascii")
+
+
+def tiktoken_ranks_chunks(vocab, merges, special_tokens):
+    """``tiktoken_ranks_text`` as ASCII chunks (base64 in C, no text formatting per token).
+    The merges are checked first (FormatError), before anything is written."""
     special_bytes = {t.encode("utf-8") for t in special_tokens}
     vocab = with_specials(vocab, special_tokens)
     _check_ranks_follow_merges(vocab, merges)
     specials = set(special_ids(vocab, special_tokens).values())
+    return chunked(_rank_lines(vocab, specials, special_bytes))
+
+
+def _rank_lines(vocab, specials, special_bytes):
     seen = set()
-    lines = []
     for i in sorted(vocab):
         b = vocab[i]
-        if i in specials and b in special_bytes:
-            continue
-        if b in seen:
+        if (i in specials and b in special_bytes) or b in seen:
             continue
         seen.add(b)
-        lines.append("%s %d\n" % (base64.b64encode(b).decode("ascii"), i))
-    return "".join(lines)
+        yield base64.b64encode(b)
+        yield b" %d\n" % i
 
 
 def tiktoken_special_tokens(vocab, special_tokens):

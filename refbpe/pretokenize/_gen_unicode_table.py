@@ -25,8 +25,24 @@ alternatives treat Lu/Lt alike and Lm/Lo alike, which is why they share a
 class).  Next to it go the case-insensitive contraction letters: every code
 point ``(?i)x`` matches for each ``x`` of ``s d m t l v e r``, as ``regex``
 folds case (simple case folding: ``(?i)s`` also matches U+017F LONG S).
+
+Older versions (``_unicode_versions.py``) come from Unicode's own data, one
+``unicodedata2`` release per version (its general categories; White_Space has
+not changed since Unicode 6.3, so ``WHITE_SPACE`` below is every version's
+``\\s``).  Each is stored as the runs where it differs from the latest table::
+
+    python -m refbpe.pretokenize._gen_unicode_table --ucd DIR [--ucd DIR ...]
+
+where each DIR holds one unpacked ``unicodedata2`` wheel (``pip download
+unicodedata2==16.0.0`` and unzip).  ``unicodedata2`` 18.0.0 reproduces the
+``regex`` table exactly (``tests/test_unicode_versions.py``), so the
+versions share one definition of the classes.  Pseudo-versions model a peer
+that matches no Unicode version (``PSEUDO_VERSIONS``).
 """
 
+import argparse
+import glob
+import importlib.util
 import os
 import sys
 
@@ -178,6 +194,118 @@ def render(version, regex_version, run_list):
     return "\n".join(lines) + "\n"
 
 
+# The White_Space property (regex's ``\\s``), unchanged since Unicode 6.3.
+WHITE_SPACE = (
+    (0x9, 0xA, 0xB, 0xC, 0xD, 0x20, 0x85, 0xA0, 0x1680)
+    + tuple(range(0x2000, 0x200B))
+    + (
+        0x2028,
+        0x2029,
+        0x202F,
+        0x205F,
+        0x3000,
+    )
+)
+_CATEGORY_OF_GC = {"Ll": CAT_LOWER, "Lu": CAT_UPPER, "Lt": CAT_UPPER, "Lm": CAT_CASELESS, "Lo": CAT_CASELESS}
+_CATEGORY_OF_GC.update({"Mn": CAT_MARK, "Mc": CAT_MARK, "Me": CAT_MARK})
+_CATEGORY_OF_GC.update({"Nd": CAT_NUMBER, "Nl": CAT_NUMBER, "No": CAT_NUMBER})
+
+# Peers that match no Unicode version: (name, base version, {first, last: category}),
+# each found by probing the peer (perf/probe_unicode.py, docs/unicode.md).
+PSEUDO_VERSIONS = ()
+
+
+def load_unicodedata(path):
+    """The ``unicodedata2`` module in directory ``path`` (an unpacked wheel), loaded under its own name."""
+    found = glob.glob(os.path.join(path, "unicodedata2*.so")) + glob.glob(
+        os.path.join(path, "unicodedata2*.pyd")
+    )
+    if not found:
+        raise SystemExit("no unicodedata2 extension module in %s" % path)
+    spec = importlib.util.spec_from_file_location("unicodedata2", found[0])
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def classify_ucd(unicodedata):
+    """As ``classify_categories``, from a ``unicodedata``-like module's general categories."""
+    table = bytearray(0x110000)
+    category = unicodedata.category
+    for cp in range(0x110000):
+        table[cp] = _CATEGORY_OF_GC.get(category(chr(cp)), CAT_OTHER)
+    for cp in WHITE_SPACE:
+        table[cp] = CAT_SPACE
+    return table
+
+
+def delta_runs(table, latest):
+    """(first, last, class) for each maximal run where ``table`` differs from ``latest``, one class each."""
+    out = []
+    for cp in range(0x110000):
+        if table[cp] != latest[cp]:
+            if out and out[-1][1] == cp - 1 and out[-1][2] == table[cp]:
+                out[-1] = (out[-1][0], cp, table[cp])
+            else:
+                out.append((cp, cp, table[cp]))
+    return out
+
+
+def render_versions(latest_version, deltas):
+    """The text of ``_unicode_versions.py``: ``deltas`` is {version: delta_runs}."""
+    lines = [
+        '"""Code point classes of older Unicode versions: GENERATED, do not edit.',
+        "",
+        "Regenerate with ``python -m refbpe.pretokenize._gen_unicode_table --ucd DIR ...``",
+        "(one unpacked ``unicodedata2`` wheel per version).  DELTAS[version] lists",
+        "(first, last, class) for the runs where that version's class (the classes of",
+        "``_unicode_categories``) differs from the latest table's, LATEST.",
+        '"""',
+        "",
+        "LATEST = %r" % latest_version,
+        "",
+        "DELTAS = {",
+    ]
+    for version in sorted(deltas, key=_version_key):
+        lines.append("    %r: (" % version)
+        row = []
+        for first, last, cls in deltas[version]:
+            row.append("(0x%X, 0x%X, %d)," % (first, last, cls))
+            if len(row) == 4:
+                lines.append("        " + " ".join(row))
+                row = []
+        if row:
+            lines.append("        " + " ".join(row))
+        lines.append("    ),")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _version_key(version):
+    return tuple(int(x) if x.isdigit() else -1 for x in version.split("."))
+
+
+def pseudo_version_tables(tables):
+    """{name: table} for ``PSEUDO_VERSIONS``, each its base version's table with its overrides."""
+    out = {}
+    for name, base, overrides in PSEUDO_VERSIONS:
+        table = bytearray(tables[base])
+        for (first, last), cls in overrides.items():
+            table[first : last + 1] = bytes([cls]) * (last - first + 1)
+        out[name] = table
+    return out
+
+
+def version_deltas(ucd_dirs, latest):
+    """{version: delta_runs} for the ``unicodedata2`` in each of ``ucd_dirs``, and the pseudo-versions."""
+    tables = {}
+    for path in ucd_dirs:
+        module = load_unicodedata(path)
+        tables[module.unidata_version] = classify_ucd(module)
+    tables.update(pseudo_version_tables(tables))
+    return {v: delta_runs(t, latest) for v, t in tables.items() if t != latest}
+
+
 def _write(name, text):
     target = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
     tmp = target + ".tmp"
@@ -187,15 +315,23 @@ def _write(name, text):
     print("wrote %s (Unicode %s)" % (target, regex_unicode_version()), file=sys.stderr)
 
 
-def main():
+def main(argv=None):
     import regex
 
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--ucd", action="append", default=[], metavar="DIR", help="an unpacked unicodedata2 wheel"
+    )
+    args = parser.parse_args(argv)
     version = regex_unicode_version()
     _write("_unicode_table.py", render(version, regex.__version__, runs(classify_all())))
+    categories = classify_categories()
     _write(
         "_unicode_categories.py",
-        render_categories(version, regex.__version__, runs(classify_categories()), case_variants()),
+        render_categories(version, regex.__version__, runs(categories), case_variants()),
     )
+    if args.ucd:
+        _write("_unicode_versions.py", render_versions(version, version_deltas(args.ucd, categories)))
 
 
 if __name__ == "__main__":

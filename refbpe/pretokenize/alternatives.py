@@ -17,14 +17,16 @@ scanners decide it:
 * whitespace: by whether it ends the text, holds CR/LF, or is followed by
   whitespace (``\\s+(?!\\S)``) or by a non-space (the last alternative).
 
+Classes are read in the pattern's Unicode version (``Pattern.unicode``).
 ``tests/test_alternatives.py`` holds this to ``regex`` with each alternative
 in a capturing group.  Cost: O(length of the piece).
 """
 
-from .gpt2 import CLASS_OF, LETTER, NUMBER, OTHER, SPACE
-from .o200k import FLAGS_OF, U
+from .gpt2 import LETTER, NUMBER, OTHER, SPACE
 from .o200k import L as L_FLAG
+from .o200k import U, flag_table
 from .patterns import get_pattern
+from .unicode_tables import class_table
 
 __all__ = ["alternatives", "alternative"]
 
@@ -79,10 +81,10 @@ def _chars(data, start, end):
     return [ord(c) for c in data[start:end].decode("utf-8", "surrogatepass")]
 
 
-def _space_alternative(name, data, cps, end):
+def _space_alternative(name, data, cps, end, class_of):
     at_end = end == len(data)
     has_newline = 0x0A in cps or 0x0D in cps
-    followed_by_space = not at_end and CLASS_OF[_next_cp(data, end)] == SPACE
+    followed_by_space = not at_end and class_of[_next_cp(data, end)] == SPACE
     if name == "cl100k_base" and at_end:
         return 4  # \s++$
     if has_newline and name != "gpt2":
@@ -108,18 +110,21 @@ def _is_contraction(cps, any_case):
 
 
 def alternative(pattern, data, start, end):
-    """(index, regex text) of the alternative that produced the piece ``data[start:end]``."""
-    name = get_pattern(pattern).name
-    alts = alternatives(name)
+    """(index, regex text) of the alternative that produced the piece ``data[start:end]``;
+    None for a pattern given as a regex (only the scanners' alternatives are known)."""
+    split = get_pattern(pattern)
+    if split.name not in _ALTERNATIVES:
+        return None
+    alts = alternatives(split.name)
     cps = _chars(data, start, end)
-    index = _index(name, data, cps, end)
+    index = _index(split.name, data, cps, end, class_table(split.unicode), flag_table(split.unicode))
     return index, alts[index]
 
 
-def _index(name, data, cps, end):
-    classes = [CLASS_OF[c] for c in cps]
+def _index(name, data, cps, end, class_of, flags_of):
+    classes = [class_of[c] for c in cps]
     if name == "o200k_base":
-        return _o200k_index(data, cps, end)
+        return _o200k_index(data, cps, end, class_of, flags_of)
     if _is_contraction(cps, name != "gpt2"):
         return 0
     if LETTER in classes:
@@ -129,14 +134,14 @@ def _index(name, data, cps, end):
         return 2
     if body[0] == OTHER:
         return 3
-    return _space_alternative(name, data, cps, end)
+    return _space_alternative(name, data, cps, end, class_of)
 
 
-def _o200k_index(data, cps, end):
-    flags = [FLAGS_OF[c] for c in cps]
+def _o200k_index(data, cps, end, class_of, flags_of):
+    flags = [flags_of[c] for c in cps]
     # A word starts with a U or L character, or with a prefix and then one: a
     # run of "other" never has one there, or a word alternative would have matched.
-    prefixed = len(cps) > 1 and cps[0] not in (0x0A, 0x0D) and CLASS_OF[cps[0]] not in (LETTER, NUMBER)
+    prefixed = len(cps) > 1 and cps[0] not in (0x0A, 0x0D) and class_of[cps[0]] not in (LETTER, NUMBER)
     if flags[0] & (U | L_FLAG) or (prefixed and flags[1] & (U | L_FLAG)):
         word = list(flags)
         if len(cps) >= 3 and _is_contraction(cps[-3:], True) and any(f & (U | L_FLAG) for f in word[:-3]):
@@ -146,10 +151,10 @@ def _o200k_index(data, cps, end):
         if any(f & L_FLAG for f in word):
             return 0
         return 1
-    classes = [CLASS_OF[c] for c in cps]
+    classes = [class_of[c] for c in cps]
     body = classes[1:] if len(cps) > 1 and cps[0] == 0x20 else classes
     if body[0] == NUMBER:
         return 2
     if body[0] != SPACE:
         return 3
-    return _space_alternative("o200k_base", data, cps, end)
+    return _space_alternative("o200k_base", data, cps, end, class_of)

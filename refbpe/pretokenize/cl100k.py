@@ -29,7 +29,7 @@ behind.  Cost: one pass, each byte read O(1) times, O(n) for ``n`` bytes.
 """
 
 from ._unicode_categories import CASE_VARIANTS
-from .gpt2 import CLASS_OF, LETTER, NUMBER, OTHER, SPACE, count_pieces
+from .gpt2 import CLASS_OF, LETTER, NUMBER, OTHER, SPACE
 from .gpt2 import decode_at as _decode_at
 
 __all__ = ["CL100K_PATTERN", "LLAMA3_PATTERN", "piece_ends", "llama3_piece_ends"]
@@ -70,20 +70,19 @@ def contraction_end(data, i, n):
     return 0
 
 
-def piece_ends(data):
-    """End offsets of the cl100k_base pre-tokens of UTF-8 ``data``, in order."""
-    return _scan(data, True)
+def piece_ends(data, table=CLASS_OF):
+    """End offsets of the cl100k_base pre-tokens of UTF-8 ``data``, in order (``table``: as GPT-2's)."""
+    return _scan(data, True, table)
 
 
-def llama3_piece_ends(data):
+def llama3_piece_ends(data, table=CLASS_OF):
     """End offsets of the Llama 3 (original cl100k) pre-tokens of UTF-8 ``data``."""
-    return _scan(data, False)
+    return _scan(data, False, table)
 
 
-def _scan(data, whole_run_at_end):
+def _scan(data, whole_run_at_end, table=CLASS_OF):
     ends = []
     append = ends.append
-    table = CLASS_OF
     n = len(data)
     i = 0
     while i < n:
@@ -206,24 +205,3 @@ def _space_piece_end(data, i, j, n, table, whole_run_at_end):
     if j < n and last > i:
         return last  # \s+(?!\S)
     return j
-
-
-def pretokenize(data, out=None, llama3=False):
-    """The pre-tokens of UTF-8 ``data`` as ``bytes``, appended to ``out``."""
-    if out is None:
-        out = []
-    start = 0
-    for end in _scan(data, not llama3):
-        out.append(data[start:end])
-        start = end
-    return out
-
-
-def count_pretokens(data, counts=None, small=None):
-    """``pretokenize.count_pretokens`` with the cl100k_base scanner."""
-    return count_pieces(data, _scan(data, True), counts, small)
-
-
-def llama3_count_pretokens(data, counts=None, small=None):
-    """``pretokenize.count_pretokens`` with the Llama 3 scanner."""
-    return count_pieces(data, _scan(data, False), counts, small)

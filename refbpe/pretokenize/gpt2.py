@@ -6,8 +6,9 @@ The pattern, with the meaning the ``regex`` module gives it::
 
 ``regex`` is not used at run time: on PyPy it is only correct for ASCII, and each
 interpreter's own Unicode tables differ.  Instead every code point is classified
-by the generated, pinned table in ``_unicode_table`` (letter / number / space /
-other), and the alternation is unrolled by hand.  At a match start:
+by a generated table (letter / number / space / other) of one Unicode version,
+the latest (``_unicode_table``) unless the caller passes another
+(``unicode_tables``), and the alternation is unrolled by hand.  At a match start:
 
 1. ``'`` followed by ``s d m t`` or ``ll ve re`` (lower case) is a contraction.
 2. An optional single U+0020 followed by a letter, number or "other" character
@@ -23,24 +24,27 @@ what lets callers cut text at piece boundaries.  Input is valid UTF-8 (the
 callers encode ``str`` or validate bytes); lone surrogates arrive encoded with
 ``surrogatepass`` and classify as "other", as ``regex`` does.
 
+The scanner gives the pieces' end offsets (``piece_ends``); the pieces as
+``bytes`` or ``str``, and their counts, are ``patterns.Pattern``'s, written once
+for every scanner (``get_pattern("gpt2").pretokenize``); ``count_pieces``, the
+counting they share, is here.
+
 Speed: PyPy's JIT turns the index loop below into machine code; indexing a
 1.1 MB ``bytes`` class table per character is a single bounds-checked load
 (perf/micro.py pretokenize-table under PyPy: a dict is 4-5x slower, bisect
 about 30x).
 """
 
-from ._unicode_table import RUNS
+from ._unicode_table import UNICODE_VERSION
+from .unicode_tables import class_table
 
 __all__ = [
     "GPT2_PATTERN",
-    "count_pretokens",
     "piece_ends",
-    "pretokenize",
+    "count_pieces",
     "add_small_counts",
     "decode_at",
     "CLASS_OF",
-    "count_pieces",
-    "pretokenize_str",
     "char_class",
     "OTHER",
     "LETTER",
@@ -53,24 +57,15 @@ GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+
 OTHER, LETTER, NUMBER, SPACE = 0, 1, 2, 3
 
 
-def _build_class_table():
-    table = bytearray(0x110000)
-    bounds = list(RUNS) + [(0x110000, 0)]
-    for (start, cls), (end, _) in zip(bounds, bounds[1:]):
-        if cls:
-            table[start:end] = bytes([cls]) * (end - start)
-    return bytes(table)
-
-
-CLASS_OF = _build_class_table()
+CLASS_OF = class_table(UNICODE_VERSION)  # the latest version's; ``unicode_tables`` has the others
 
 _APOSTROPHE = 0x27
 _SPACE = 0x20
 
 
-def char_class(cp):
-    """The pinned class (OTHER, LETTER, NUMBER, SPACE) of code point ``cp``."""
-    return CLASS_OF[cp]
+def char_class(cp, table=CLASS_OF):
+    """The class (OTHER, LETTER, NUMBER, SPACE) of code point ``cp`` in ``table`` (a ``class_table``)."""
+    return table[cp]
 
 
 def _decode_at(data, i, lead):
@@ -91,15 +86,16 @@ def _decode_at(data, i, lead):
 decode_at = _decode_at  # for the other scanners
 
 
-def piece_ends(data):
+def piece_ends(data, table=CLASS_OF):
     """End offsets of the GPT-2 pre-tokens of UTF-8 ``data``, in order.
 
     The scanner itself: it returns offsets (a list of small ints, unboxed under
     PyPy) so that callers choose whether to build ``bytes`` pieces at all.
+    ``table`` classifies code points (``unicode_tables.class_table``: the
+    latest Unicode version by default).
     """
     ends = []
     append = ends.append
-    table = CLASS_OF
     n = len(data)
     i = 0
     while i < n:
@@ -174,27 +170,9 @@ def piece_ends(data):
     return ends
 
 
-def pretokenize(data, out=None):
-    """The GPT-2 pre-tokens of UTF-8 ``data``, as ``bytes`` appended to ``out``.
-
-    ``b"".join(pretokenize(data)) == data`` always holds.
-    """
-    if out is None:
-        out = []
-    start = 0
-    for end in piece_ends(data):
-        out.append(data[start:end])
-        start = end
-    return out
-
-
-def pretokenize_str(text):
-    """Pre-tokens of ``text`` as ``str`` (for tests and debugging)."""
-    return [p.decode("utf-8", "surrogatepass") for p in pretokenize(text.encode("utf-8", "surrogatepass"))]
-
-
-def count_pretokens(data, counts=None, small=None):
-    """Add the pre-token counts of UTF-8 ``data`` to ``counts`` (bytes -> int).
+def count_pieces(data, ends, counts=None, small=None):
+    """Add the counts of the pieces of UTF-8 ``data`` ending at ``ends`` (any
+    scanner's ``piece_ends``) to ``counts`` (bytes -> int).
 
     A piece shorter than 8 bytes (most of them) is counted under an int key,
     its bytes packed big-endian after a leading 1 bit, built without slicing:
@@ -205,11 +183,6 @@ def count_pretokens(data, counts=None, small=None):
     that add up many tables convert once, with ``add_small_counts``);
     otherwise they become ``bytes`` keys of ``counts`` at the end.
     """
-    return count_pieces(data, piece_ends(data), counts, small)
-
-
-def count_pieces(data, ends, counts=None, small=None):
-    """``count_pretokens`` for pieces of ``data`` ending at ``ends`` (any scanner's)."""
     if counts is None:
         counts = {}
     keep_small = small is not None
@@ -232,7 +205,7 @@ def count_pieces(data, ends, counts=None, small=None):
 
 
 def add_small_counts(small, counts):
-    """Add counts kept under packed int keys (see ``count_pretokens``) to ``counts``."""
+    """Add counts kept under packed int keys (see ``count_pieces``) to ``counts``."""
     for key, n in small.items():
         size = (key.bit_length() - 1) >> 3
         piece = (key ^ (1 << (size << 3))).to_bytes(size, "big")

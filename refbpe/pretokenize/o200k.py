@@ -6,11 +6,12 @@ tiktoken's pattern, with the meaning the ``regex`` module gives it (``U`` is
 
     P?U*L+C? | P?U+L*C? | \\p{N}{1,3} | ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]* | \\s*[\\r\\n]+ | \\s+(?!\\S) | \\s+
 
-Classes come from ``_unicode_categories``, as bit flags: U, L, ``\\p{L}``,
-``\\p{N}``, ``\\s``.  A mark (``\\p{M}``) is U and L but not ``\\p{L}``, so it
-is also a P (it can prefix a word) and "other" for rule 4.  The backtracking
-of the two word alternatives, unrolled (``a`` is where U* starts: after the
-prefix, or at the match start without it; ``k`` ends the maximal U run):
+Classes come from one Unicode version's ``unicode_tables.category_table``
+(``flag_table``), as bit flags: U, L, ``\\p{L}``, ``\\p{N}``, ``\\s``.  A mark
+(``\\p{M}``) is U and L but not ``\\p{L}``, so it is also a P (it can prefix a
+word) and "other" for rule 4.  The backtracking of the two word alternatives,
+unrolled (``a`` is where U* starts: after the prefix, or at the match start
+without it; ``k`` ends the maximal U run):
 
 1. ``P?U*L+``: if the character at ``k`` is an L, the word runs to the end of
    the L run from ``k``; else U* gives back characters until its last L
@@ -36,11 +37,19 @@ forward scan (the end of the last L seen), so each byte is read O(1) times:
 O(n) for ``n`` bytes.
 """
 
-from ._unicode_categories import CASE_VARIANTS, RUNS
-from .gpt2 import count_pieces
+from ._unicode_categories import CASE_VARIANTS
 from .gpt2 import decode_at as _decode_at
+from .unicode_tables import category_table, unicode_version
 
-__all__ = ["O200K_PATTERN", "piece_ends", "FLAGS_OF", "U", "L"]
+__all__ = [
+    "O200K_PATTERN",
+    "piece_ends",
+    "piece_ends_without_contractions",
+    "FLAGS_OF",
+    "flag_table",
+    "U",
+    "L",
+]
 
 O200K_PATTERN = "|".join(
     [
@@ -60,16 +69,18 @@ _FLAGS = (0, L | LETTER, U | LETTER, U | L | LETTER, U | L, NUMBER, SPACE)
 _NOT_OTHER = SPACE | LETTER | NUMBER  # rule 4's [^\s\p{L}\p{N}] has none of these
 
 
-def _build_flag_table():
-    table = bytearray(0x110000)
-    bounds = list(RUNS) + [(0x110000, 0)]
-    for (start, cat), (end, _) in zip(bounds, bounds[1:]):
-        if _FLAGS[cat]:
-            table[start:end] = bytes([_FLAGS[cat]]) * (end - start)
-    return bytes(table)
+_FLAG_TABLES = {}
 
 
-FLAGS_OF = _build_flag_table()
+def flag_table(version=None):
+    """The flags of every code point in Unicode ``version`` (None: the latest), built once."""
+    version = unicode_version(version)
+    if version not in _FLAG_TABLES:
+        _FLAG_TABLES[version] = category_table(version).translate(bytes(_FLAGS) + bytes(256 - len(_FLAGS)))
+    return _FLAG_TABLES[version]
+
+
+FLAGS_OF = flag_table()
 
 _APOSTROPHE, _SPACE, _LF, _CR, _SLASH = 0x27, 0x20, 0x0A, 0x0D, 0x2F
 
@@ -132,11 +143,24 @@ def _word_end(data, a, n, table):
     return last_l_end, k
 
 
-def piece_ends(data):
-    """End offsets of the o200k_base pre-tokens of UTF-8 ``data``, in order."""
+def piece_ends(data, table=FLAGS_OF):
+    """End offsets of the o200k_base pre-tokens of UTF-8 ``data``, in order (``table``: a ``flag_table``)."""
+    return _scan(data, _after_contraction, table)
+
+
+def piece_ends_without_contractions(data, table=FLAGS_OF):
+    """The same pattern without its contractions (``C``): SuperBPE's stage 1 (``superbpe``)."""
+    return _scan(data, _no_contraction, table)
+
+
+def _no_contraction(data, e, n):
+    return e
+
+
+def _scan(data, after_word, table):
+    """``piece_ends`` with ``after_word(data, e, n)`` moving a word's end past what may follow it."""
     ends = []
     append = ends.append
-    table = FLAGS_OF
     n = len(data)
     i = 0
     while i < n:
@@ -150,7 +174,7 @@ def piece_ends(data):
         if f & LETTER:
             # A letter: the word alternatives without a prefix.
             e, k = _word_end(data, i, n, table)
-            append(_after_contraction(data, e or k, n))
+            append(after_word(data, e or k, n))
             i = ends[-1]
             continue
         if not f & NUMBER and b != _LF and b != _CR:
@@ -162,7 +186,7 @@ def piece_ends(data):
                 elif k > j:
                     e = k
             if e:
-                e = _after_contraction(data, e, n)
+                e = after_word(data, e, n)
                 append(e)
                 i = e
                 continue
@@ -245,19 +269,3 @@ def _space_piece_end(data, i, j, n, table):
     if j < n and last > i:
         return last  # \s+(?!\S)
     return j
-
-
-def pretokenize(data, out=None):
-    """The o200k_base pre-tokens of UTF-8 ``data`` as ``bytes``, appended to ``out``."""
-    if out is None:
-        out = []
-    start = 0
-    for end in piece_ends(data):
-        out.append(data[start:end])
-        start = end
-    return out
-
-
-def count_pretokens(data, counts=None, small=None):
-    """``pretokenize.count_pretokens`` with the o200k_base scanner."""
-    return count_pieces(data, piece_ends(data), counts, small)

@@ -23,7 +23,7 @@ Encodings (``refbpe verify --encode TEXT --ids IDS --against MODEL``)
 Modules: ``merges`` (the comparison and the verdict), ``explain`` (the
 replay of hypotheses), ``replay`` (merges replayed over word counts),
 ``ties`` (tie rules), ``variants`` (counting, reading and merging variants),
-``cuts`` (safe places to cut text), ``setup_checks``, ``render`` (the text),
+``cutter`` (safe places to cut text), ``setup_checks``, ``render`` (the text),
 ``encoding`` (the id comparison), ``display`` (bytes shown readably),
 ``profile_rules`` (``--profile``, and which trainer profile reproduces their model).
 Certificates and traces: ``certify`` checks their merge list step by step

@@ -21,7 +21,8 @@ def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None):
     (split ``pattern``, GPT-2's by default), or under ``tokenizer`` when given
     (``Tokenizer.from_tiktoken``: tiktoken's encodings)."""
     tok = tokenizer or Tokenizer(model.vocab, model.merges, model.special_tokens, pattern=pattern)
-    pretokenize = get_pattern(tok.pattern).pretokenize
+    split = get_pattern(tok.pattern, tok.unicode)
+    pretokenize = split.pretokenize
     ours = tok.encode(text)
     n = min(len(ours), len(their_ids))
     pos = next((i for i in range(n) if ours[i] != their_ids[i]), None)
@@ -33,6 +34,7 @@ def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None):
         "ours_length": len(ours),
         "theirs_length": len(their_ids),
         "pattern": tok.pattern,
+        "unicode": tok.unicode,
     }
     if pos is None:
         report["explanation"] = "token ids identical (%d ids)" % len(ours)
@@ -58,7 +60,7 @@ def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None):
             ids = tok.encode(piece)  # a special token alone encodes to its id
             width = len(piece.encode("utf-8", "surrogatepass"))
             if offset + len(ids) > pos or (pos == len(ours) and offset + len(ids) == pos):
-                alt = None if is_special else alternative(tok.pattern, seg_bytes, seg_pos, seg_pos + width)
+                alt = None if is_special else alternative(split, seg_bytes, seg_pos, seg_pos + width)
                 found = (piece, is_special, ids, offset, char_pos, alt)
                 break
             offset += len(ids)
@@ -101,6 +103,8 @@ def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None):
                 piece,
                 "special token"
                 if is_special
+                else "a piece of the split pattern"
+                if alt is None
                 else "%s alternative %d, %s" % (tok.pattern, alt[0] + 1, alt[1]),
                 cpos,
                 line_no,

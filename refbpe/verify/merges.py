@@ -17,6 +17,7 @@ The result is one report (a dict, the JSON contract in docs/verify.md); ``render
 makes the text from it, so the text carries every conclusion the JSON holds.
 """
 
+from ..extend import keep_parent_ids
 from ..merge import learn_merges
 from ..pretokenize.patterns import get_pattern
 from ..train import build_vocab, check_training_args
@@ -29,7 +30,15 @@ from .variants import VARIANT_CAUSE, VARIANTS
 
 __all__ = ["verify_merges", "CAUSES"]
 
-CAUSES = ("setup", "tie-rule", "counts", "pre-tokenization", "merge-application", "unknown")
+CAUSES = (
+    "setup",
+    "tie-rule",
+    "counts",
+    "pre-tokenization",
+    "unicode-version",
+    "merge-application",
+    "unknown",
+)
 _VARIANT_ORDER = {n: i for i, (n, _, _) in enumerate(VARIANTS)}
 _RULE_ORDER = [r for r, _ in TIE_RULES]
 
@@ -89,9 +98,15 @@ def verify_merges(
     exact_ids=False,
     setup=None,
     pattern=None,
+    extend=None,
 ):
     """The report (a dict) comparing ``theirs`` (a ``formats.Model``) with the
     reference trained on ``word_counts``.
+
+    ``extend`` (an ``extend.Parent``): the reference extends that parent
+    (``refbpe.extend``); a divergence is then reported without hypotheses
+    (their replays assume every merge is the rule's choice, and inherited
+    merges are not).
 
     ``texts`` (the corpus, when at hand) enables the first-counted tie rule
     and the reading variants; ``hypotheses=False`` replays no variant.
@@ -102,14 +117,20 @@ def verify_merges(
     reading variants and first-counted re-read the text with GPT-2's scanner
     and its safe cuts, so under another pattern they are not tried.
     """
+    if extend is not None:
+        special_tokens = extend.with_specials(special_tokens)
     vocab_size, special_tokens = check_training_args(vocab_size, special_tokens)
     setup = dict(setup or {})
-    if get_pattern(pattern).name != "gpt2":
+    if get_pattern(pattern).key != "gpt2":
         texts = None
     # 1. The reference.
     wanted = vocab_size - 256 - len(special_tokens)
-    ours = learn_merges(word_counts, wanted)
-    our_vocab = build_vocab(ours, special_tokens)
+    if extend is None:
+        ours = learn_merges(word_counts, wanted)
+        our_vocab = build_vocab(ours, special_tokens)
+    else:
+        ours = learn_merges(word_counts, wanted, inherited=extend.merges)
+        our_vocab = keep_parent_ids(build_vocab(ours, special_tokens), special_tokens, extend)
     their_merges = [(bytes(a), bytes(b)) for a, b in theirs.merges]
 
     # 2. Compare.
@@ -141,7 +162,14 @@ def verify_merges(
 
     # 3. Explain.
     reference = others = None
-    if k is not None:
+    if k is not None and extend is not None:
+        report["first_divergence"] = {
+            "index": k,
+            "theirs": pair_json(their_merges[k]) if k < len(their_merges) else None,
+            "ours": pair_json(ours[k]) if k < len(ours) else None,
+            "inherited": k < len(extend.merges),
+        }
+    elif k is not None:
         reference, others, probe = replay_hypotheses(
             word_counts,
             their_merges,
@@ -256,6 +284,9 @@ def _complete(report, reference, others, total):
 def _conclude(report, k, ours, their_merges, reference, others, ids_mismatch):
     total = len(their_merges)
     setup = [w for w in report["warnings"] if w["code"] in SETUP_CODES]
+    if k is not None and reference is None:  # an extension: no hypotheses replayed
+        report["cause"] = "setup" if setup or ids_mismatch else "unknown"
+        return
     if k is not None:
         report["explanations"] = _complete(report, reference, others, total)
         report["partial_fits"] = [
@@ -280,6 +311,8 @@ def _conclude(report, k, ours, their_merges, reference, others, ids_mismatch):
             report["cause"] = VARIANT_CAUSE[best["name"]]
             report["variant"] = best["name"]
             report["variant_tie_rules"] = best.get("tie_rules")
+            if best.get("unicode"):
+                report["unicode"] = best["unicode"]  # the version that reproduces them
         return
     report["cause"] = "counts" if reference.fit < total else "unknown"
     report["count_difference"] = _count_difference(reference, their_merges)

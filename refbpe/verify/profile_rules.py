@@ -23,12 +23,12 @@ same bytes.  Cost: one training run per setting tried (at most 2 for rustbpe,
 import json
 import os
 
-from ..corpus.count import default_workers
 from ..corpus.countfile import is_counts_path
+from ..corpus.pool import default_workers
 from ..corpus.sequences import count_texts_parallel
 from ..formats.gpt2_files import MANIFEST
 from ..pretokenize.patterns import get_pattern
-from ..profiles import ProfileLimit, get_profile
+from ..profiles import ProfileLimit, get_profile, settings_pattern
 from .display import pair_json, show_pair
 from .replay import PairReplay
 
@@ -50,7 +50,7 @@ def profile_verdict(
     tables = _Tables(word_counts, sources, special_tokens, pattern or "gpt2")
     first = None
     for name in names:
-        for settings in candidate_settings(name, theirs):
+        for settings in candidate_settings(name, theirs, pattern):
             result = compare_with_profile(name, settings, theirs, vocab_size, special_tokens, tables)
             if result["identical"]:
                 return _identical(report, result, profile is None)
@@ -91,7 +91,7 @@ def _identical(report, result, detected):
 
 def _describe(settings):
     parts = ["peer %s" % settings["peer"]] if settings.get("peer") else []
-    parts.append("pattern %s" % settings["pattern"])
+    parts.append("pattern %s, Unicode %s" % (settings["pattern"], settings.get("unicode")))
     if settings["profile"] == "hf":
         parts.append("%s, add_prefix_space=%s" % (settings["sequences"], settings["add_prefix_space"]))
     if settings["min_frequency"]:
@@ -99,8 +99,9 @@ def _describe(settings):
     return ", ".join(parts)
 
 
-def candidate_settings(name, theirs):
-    """The settings of profile ``name`` to try against ``theirs``, most likely first."""
+def candidate_settings(name, theirs, pattern=None):
+    """The settings of profile ``name`` to try against ``theirs``, most likely first
+    (rustbpe: only ``pattern`` when one is given)."""
     profile = get_profile(name)
     named = _their_manifest_settings(theirs)
     if named and named.get("profile") == name:
@@ -109,7 +110,7 @@ def candidate_settings(name, theirs):
         options["cut"] = named.get("sequences")
         return [profile.settings(**options)]
     if name == "rustbpe":
-        return [profile.settings(pattern=p) for p in ("llama3", "gpt2")]
+        return [profile.settings(pattern=p) for p in ([pattern] if pattern else ["llama3", "gpt2"])]
     if name == "hf":
         prefixes = [_their_prefix_space(theirs)]
         if prefixes[0] is None:
@@ -203,11 +204,11 @@ class _Tables(object):
     def __init__(self, word_counts, sources, special_tokens, pattern):
         self.sources = [s for s in sources or () if s != "-" and not is_counts_path(s)]
         self.special_tokens = list(special_tokens)
-        self.tables = {(get_pattern(pattern).name, "documents", False): word_counts}
+        self.tables = {(get_pattern(pattern).key, "documents", False): word_counts}
         self.texts = None
 
     def get(self, settings):
-        key = (settings["pattern"], settings["sequences"], settings["add_prefix_space"])
+        key = (settings_pattern(settings), settings["sequences"], settings["add_prefix_space"])
         if key not in self.tables:
             if not self.sources:
                 return None

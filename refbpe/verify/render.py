@@ -20,13 +20,26 @@ def _pair(p):
 
 def _variant_text(e):
     extra = ", chunks of %d characters" % e["chunk_size"] if e.get("chunk_size") else ""
+    if e.get("unicode"):
+        extra = ": Unicode %s, at %s%s" % (
+            e["unicode"],
+            " ".join(e["code_points"]),
+            " and %d more" % (e["code_points_total"] - len(e["code_points"]))
+            if e["code_points_total"] > len(e["code_points"])
+            else "",
+        )
     out = "'%s' (%s%s)" % (e["name"], VARIANT_TEXT.get(e["name"], ""), extra)
     if e.get("same_counts_as"):
         out += " [on this corpus the same counts as %s]" % ", ".join(
-            "'%s'%s" % (a["name"], " %d" % a["chunk_size"] if a.get("chunk_size") else "")
-            for a in e["same_counts_as"]
+            "'%s'%s" % (a["name"], _alias_detail(a)) for a in e["same_counts_as"]
         )
     return out
+
+
+def _alias_detail(a):
+    if a.get("chunk_size"):
+        return " %d" % a["chunk_size"]
+    return " Unicode %s" % a["unicode"] if a.get("unicode") else ""
 
 
 def render_text(r):

@@ -20,11 +20,13 @@ as far as the first tied pair (the text prefix is pre-tokenized once, on
 demand, and kept as word indices).
 """
 
-from ..pretokenize.gpt2 import pretokenize
+from ..pretokenize.patterns import get_pattern
 from ..specials import special_pattern, split_specials
-from .cuts import Cutter
+from .cutter import Cutter
 
 __all__ = ["TIE_RULES", "RULE_TEXT", "ORDER_FREE", "rule_choices", "FirstCounted"]
+
+_GPT2 = get_pattern("gpt2")  # the tie rules are replayed on GPT-2's pieces
 
 TIE_RULES = [
     ("greatest-bytes", "greatest (left bytes, right bytes), as the CS336 reference and refbpe"),
@@ -85,7 +87,7 @@ class FirstCounted(object):
 
     ``replay`` is a ``replay.PairReplay`` whose ``index`` maps pre-token bytes
     to word numbers.  Pre-tokens come from ``texts`` in order (special tokens
-    removed), ``step`` characters at a time, cut at safe cuts (``cuts``) so that
+    removed), ``step`` characters at a time, cut at safe cuts (``cutter``) so that
     no pre-token is split.
     """
 
@@ -103,7 +105,7 @@ class FirstCounted(object):
                 end = cutter.after(min(len(data), pos + step))
                 for segment, is_special in split_specials(data[pos:end], pattern):
                     if not is_special:
-                        for piece in pretokenize(segment):
+                        for piece in _GPT2.pretokenize(segment):
                             yield piece
                 pos = end
 

@@ -8,9 +8,14 @@ counts, so a variant costs what its difference touches, not a second replay:
 Reading (cause "pre-tokenization"): other word counts.
     specials-as-text, lines, lines+specials-as-text, chunk-boundaries (every N
     characters, for a few plausible N).  The word-count difference is taken
-    over windows around the places that read differently (``cuts``:
+    over windows around the places that read differently (``cutter``:
     ``reading_delta``); those few extra words (with signed counts) are merged
     alongside the replay.  ``count_variant`` is the plain recount (the oracle).
+Reading by another Unicode version (cause "unicode-version"): a trainer
+    whose tables are older (or newer) than the reference's classes some code
+    points differently; the words around every such code point in the text
+    are recounted with that version's scanner (``unicode_delta``), one
+    variant per known version (``unicode_tables``), the newest first.
 Counting (cause "counts"): the same words and merges, other pair counts.
     once-per-pretoken (a pair counted once per pre-token occurrence);
     double-counted-equal-pairs (an incremental update that, when merging
@@ -29,12 +34,22 @@ delta is nonzero, and the reference heap for all others.
 import bisect
 import heapq
 
-from ..pretokenize.gpt2 import pretokenize
+from ..pretokenize.patterns import get_pattern
+from ..pretokenize.unicode_tables import LATEST, UNICODE_VERSIONS, changed_code_points
 from ..specials import special_pattern, split_specials
-from .cuts import Cutter, is_space
+from .cutter import Cutter, is_space
 from .replay import SHIFT, merge_ids
 
-__all__ = ["VARIANTS", "VARIANT_TEXT", "VARIANT_CAUSE", "count_variant", "reading_delta", "make_overlays"]
+__all__ = [
+    "VARIANTS",
+    "VARIANT_TEXT",
+    "VARIANT_CAUSE",
+    "count_variant",
+    "reading_delta",
+    "make_overlays",
+]
+
+_GPT2 = get_pattern("gpt2")  # the counting variants are replayed on GPT-2's pieces
 
 # (name, cause, description)
 VARIANTS = [
@@ -49,6 +64,11 @@ VARIANTS = [
         "chunk-boundaries",
         "pre-tokenization",
         "the text read in fixed-size chunks, each pre-tokenized alone (pre-tokens split at chunk ends)",
+    ),
+    (
+        "unicode-version",
+        "unicode-version",
+        "code points classified by another Unicode version's tables (its letters, numbers and marks)",
     ),
     ("once-per-pretoken", "counts", "each pair counted once per pre-token, however often it occurs in it"),
     (
@@ -100,12 +120,12 @@ def count_variant(texts, special_tokens, specials_as_text=False, lines=None, pre
                     continue
                 if prefix_space and not segment.startswith(" "):
                     segment = " " + segment
-                for piece in pretokenize(segment.encode("utf-8", "surrogatepass")):
+                for piece in _GPT2.pretokenize(segment.encode("utf-8", "surrogatepass")):
                     counts[piece] = counts.get(piece, 0) + 1
     return counts
 
 
-def _add_count(counts, data, pattern, sign):
+def _add_count(counts, data, pattern, sign, pretokenize=_GPT2.pretokenize):
     if pattern is None or not pattern.search(data):
         for piece in pretokenize(data):
             counts[piece] = counts.get(piece, 0) + sign
@@ -139,7 +159,7 @@ def reading_delta(
 ):
     """{bytes: signed count}: ``count_variant`` minus the reference counts.
 
-    Only windows between safe cuts (``cuts``) around each place that reads
+    Only windows between safe cuts (``cutter``) around each place that reads
     differently (a line end, a chunk end, a special token read as text) are
     counted, and a window met again (line ends repeat: ``".\n\nThe"``)
     reuses its difference.  Returns None when a text would need more than
@@ -201,6 +221,39 @@ def reading_delta(
             for w, n in d:
                 delta[w] = delta.get(w, 0) + n
     return {w: n for w, n in delta.items() if n}
+
+
+def unicode_delta(texts, special_tokens, version, encoded=None):
+    """({bytes: signed count}, code points): the GPT-2 word counts under Unicode ``version``
+    minus the reference's (the latest table), and the code points of ``texts`` classed differently.
+
+    Only the windows between safe cuts (``cuts``: whitespace, the same in
+    every version) around each such code point are recounted."""
+    changed = set(changed_code_points(version, LATEST))
+    theirs = get_pattern("gpt2", unicode=version).pretokenize
+    pattern = special_pattern(special_tokens, as_bytes=True)
+    if encoded is None:
+        encoded = encode_texts(texts, pattern)
+    delta, found = {}, set()
+    for text, (data, cutter) in zip(texts, encoded):
+        here = changed.intersection(map(ord, set(text)))
+        if not here:
+            continue
+        found |= here
+        windows, at = [], 0
+        for ch in text:
+            width = len(ch.encode("utf-8", "surrogatepass"))
+            if ord(ch) in here:
+                a, q = cutter.before(at), cutter.after(at + width)
+                if windows and a <= windows[-1][1]:
+                    windows[-1][1] = max(windows[-1][1], q)
+                else:
+                    windows.append([a, q])
+            at += width
+        for a, q in windows:
+            _add_count(delta, data[a:q], pattern, -1)
+            _add_count(delta, data[a:q], pattern, 1, theirs)
+    return {w: n for w, n in delta.items() if n}, sorted(found)
 
 
 def _line_cut_matters(data, s, n, special_starts):
@@ -506,6 +559,21 @@ def make_overlays(ref, texts, special_tokens, max_cuts=None):
             same.aliases.append(dict(detail or {}, name=name))
             continue
         o = WordsOverlay(name, ref, extra=delta, detail=detail)
+        seen.append((delta, o))
+        overlays.append(o)
+    for version in reversed(UNICODE_VERSIONS):
+        if version == LATEST:
+            continue
+        delta, code_points = unicode_delta(texts, special_tokens, version, encoded)
+        if not delta:
+            continue
+        detail = {"unicode": version, "code_points": ["U+%04X" % cp for cp in code_points[:20]]}
+        detail["code_points_total"] = len(code_points)
+        same = next((o for d, o in seen if d == delta), None)
+        if same is not None:
+            same.aliases.append(dict(detail, name="unicode-version"))
+            continue
+        o = WordsOverlay("unicode-version", ref, extra=delta, detail=detail)
         seen.append((delta, o))
         overlays.append(o)
     for o in overlays:

@@ -9,8 +9,8 @@ the extra environment (thread settings, the offline tiktoken cache) and the
 ``(interpreter, module)`` that must be installed for the system to run; ``probe`` finds which
 are, on every interpreter, so that absent peers are reported, never silently dropped.
 
-Locations: ``REFBPE_CPYTHON`` and ``REFBPE_PYPY`` (default: the repository's ``.venv`` and
-``.venv-pypy``), ``REFBPE_DATA`` (default ``../shared/data``, never copied into the repository).
+Where the interpreters and the corpora are is ``perf/harness.py``'s (``INTERPRETERS``,
+``CORPUS_FILES``): ``REFBPE_CPYTHON``, ``REFBPE_PYPY``, ``REFBPE_SHARED`` or ``REFBPE_DATA``.
 """
 
 import json
@@ -18,29 +18,8 @@ import os
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-PEERS = os.path.join(HERE, "peers")
-DATA = os.path.abspath(os.environ.get("REFBPE_DATA", os.path.join(ROOT, "..", "shared", "data")))
-CORPORA = os.path.join(DATA, "corpora")
-CS336 = os.path.join(DATA, "cs336")
-SPECIAL = "<|endoftext|>"
+from harness import CORPUS_FILES, GPT2_FILES, INTERPRETERS, PEERS, PERF, ROOT, SPECIAL, TIKTOKEN_CACHE
 
-INTERPRETERS = {
-    "cpython": os.environ.get("REFBPE_CPYTHON", os.path.join(ROOT, ".venv", "bin", "python")),
-    "pypy": os.environ.get("REFBPE_PYPY", os.path.join(ROOT, ".venv-pypy", "bin", "python")),
-}
-
-CORPUS_FILES = {
-    "corpus.en": os.path.join(CS336, "corpus.en"),
-    "english_small": os.path.join(CORPORA, "english_small.txt"),
-    "english_medium": os.path.join(CORPORA, "english_medium.txt"),
-    "russian": os.path.join(CORPORA, "russian.txt"),
-    "chinese": os.path.join(CORPORA, "chinese.txt"),
-    "tinystories_ru": os.path.join(CORPORA, "tinystories_ru.txt"),
-    "mixed_multilingual": os.path.join(CORPORA, "mixed_multilingual.txt"),
-    "python_code": os.path.join(CORPORA, "python_code.txt"),
-}
 FULL_CORPORA = list(CORPUS_FILES)
 FULL_TEXTS = ["english_small", "english_medium", "russian", "chinese", "mixed_multilingual", "python_code"]
 
@@ -164,7 +143,7 @@ def train_inprocess_cmd(interp):
 def encode_cmd(system, text, max_bytes):
     """(cmd, env, requirement) for encoding the first MAX_BYTES of TEXT with the GPT-2 vocab."""
     path = CORPUS_FILES[text]
-    gpt2 = [os.path.join(CS336, "gpt2_vocab.json"), os.path.join(CS336, "gpt2_merges.txt")]
+    gpt2 = list(GPT2_FILES)
     tail = ["--max-bytes", str(max_bytes)]
     if system.startswith("refbpe-"):
         interp = system.split("-")[1]
@@ -172,7 +151,7 @@ def encode_cmd(system, text, max_bytes):
     if system == "tiktoken":
         return (
             [INTERPRETERS["cpython"], peer("encode_tiktoken.py"), path] + tail,
-            {"TIKTOKEN_CACHE_DIR": os.path.join(CS336, "tiktoken_cache")},
+            {"TIKTOKEN_CACHE_DIR": TIKTOKEN_CACHE},
             ("cpython", "tiktoken"),
         )
     if system == "hf":
@@ -194,7 +173,7 @@ def count_cmd(system, path):
 
 def pickle_cmd():
     """The pickling micro-benchmark (it runs both interpreters itself), JSON on stdout."""
-    return [INTERPRETERS["cpython"], os.path.join(HERE, "bench_pickle.py"), "--json"]
+    return [INTERPRETERS["cpython"], os.path.join(PERF, "bench_pickle.py"), "--json"]
 
 
 def merges_digest(model_dir):

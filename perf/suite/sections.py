@@ -21,11 +21,10 @@ import shutil
 import subprocess
 import tempfile
 
-from systems import (
-    CORPUS_FILES,
+from harness import CORPUS_FILES, ROOT, SPECIAL
+
+from suite.systems import (
     NAIVE_MAX_BYTES,
-    ROOT,
-    SPECIAL,
     count_cmd,
     encode_cmd,
     merges_digest,

@@ -1,6 +1,6 @@
 """Reporting: the tables, the targets block and the plot of one run's results.
 
-Pure functions of the results (the rows of ``perf/sections.py``, as written to the JSON):
+Pure functions of the results (the rows of ``perf/suite/sections.py``, as written to the JSON):
 each ``table_*`` returns one block of text; ``render`` joins them in the order the driver
 prints and saves.  Ratios are always against peers measured in the same run; a system that
 is absent or failed gets a line saying so, never a silent gap.  The plot (training wall time
@@ -8,10 +8,10 @@ against corpus size, log-log, one panel per vocab) needs matplotlib and is skipp
 message without it.
 """
 
-import sys
+from bench_pickle import format_table
 
-import targets
-from systems import HERE, TRAIN_PEERS, TRAIN_SYSTEMS
+from suite import targets
+from suite.systems import TRAIN_PEERS, TRAIN_SYSTEMS
 
 
 def fmt_ratio(a, b):
@@ -277,10 +277,6 @@ def table_inprocess(results):
 
 
 def table_pickle(results):
-    if HERE not in sys.path:
-        sys.path.insert(0, HERE)
-    from bench_pickle import format_table
-
     return format_table(results)
 
 

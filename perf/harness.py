@@ -1,0 +1,459 @@
+"""The harness every script in perf/ (and ``tests/support.py``) stands on: where the data and the
+interpreters are, how a process is measured from outside, and the memory readers.
+
+- **Paths**: ``ROOT`` (the repository), ``PERF``, ``PEERS`` (the peer runners), ``RESULTS``
+  (git-ignored output); the shared data ``SHARED`` (``REFBPE_SHARED``, else ``ROOT/../shared``)
+  and ``DATA`` (``REFBPE_DATA``, else ``SHARED/data``) with ``CORPORA``, ``CS336``,
+  ``GPT2_FILES`` and ``TIKTOKEN_CACHE`` (gpt2, cl100k_base, o200k_base offline).  Nothing is
+  read at import, so a missing data directory costs nothing until a script asks for a file.
+- **Corpora**: ``CORPUS_NAMES`` (the seven shared corpora), ``CORPUS_FILES`` (those plus the
+  CS336 ``corpus.en``), ``corpus(name)`` and ``read_text(path, start, size)``.
+- **Interpreters**: ``interpreter("cpython" | "pypy")``: ``REFBPE_CPYTHON`` / ``REFBPE_PYPY``,
+  else the repository's ``.venv`` / ``.venv-pypy``, else (PyPy) ``pypy3`` on the PATH;
+  ``INTERPRETERS`` holds both; ``interpreter_candidates`` lists where each is looked for.
+- **Processes and memory**: ``processes(where)`` and ``session_processes(session)`` read
+  ``/proc/PID/stat``; ``tree_rss`` / ``tree_pss`` sum RSS / PSS over a session (PSS counts a
+  page that forked workers share once, split between them); ``status_kib`` (``VmRSS``,
+  ``VmHWM`` of this process), ``reset_peak`` (``/proc/self/clear_refs``), ``maxrss_kib`` and
+  ``peak_kib`` (``VmHWM``, else ``ru_maxrss``: after fork + exec ``ru_maxrss`` starts at the
+  forked copy's size, so a large driver's children would report the driver's pages).
+- **Measuring**: ``measure(cmd)`` runs one command in a new session and returns its whole-process
+  wall time, peak tree RSS (sampled every 50 ms; with ``pss=True`` the peak tree PSS too),
+  ``wait4`` rusage, the CPU the rest of the machine used meanwhile, and the last
+  ``RESULT {json}`` line of its stdout (the peer runners' protocol, ``peers/_common.py``);
+  ``run_result`` is the same for a command that must succeed.  ``Runner`` repeats jobs
+  round-robin (run 1 of every job, then run 2, ...) so that a burst of load elsewhere does not
+  hit one system only, and ``summarise`` takes the medians; ``timed`` is the in-process
+  counterpart (best or median of repeats).
+
+Importing it puts this tree on ``sys.path`` before site-packages, so that a script measures
+this tree's refbpe whatever is installed, unless ``PYTHONPATH`` names another tree (as
+``tree_env`` and ``perf/compare.py`` do).  Cost: a sample reads ``/proc/PID/stat`` of every
+process on the machine (and ``smaps_rollup`` of the session's, for PSS).  Python 3.9 syntax,
+standard library only: PyPy and the tests import it.
+"""
+
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+# -- paths --------------------------------------------------------------------------------
+
+PERF = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(PERF)
+PEERS = os.path.join(PERF, "peers")
+RESULTS = os.path.join(PERF, "results")
+SPECIAL = "<|endoftext|>"
+
+
+def _after_pythonpath():
+    """The index in ``sys.path`` after the script's directory and the ``PYTHONPATH`` entries."""
+    named = {os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    found = [i for i, p in enumerate(sys.path) if p and os.path.abspath(p) in named]
+    return max(found) + 1 if found else 1
+
+
+if ROOT not in sys.path:
+    sys.path.insert(_after_pythonpath(), ROOT)
+
+
+def shared_root():
+    """The shared directory: ``REFBPE_SHARED``, else ``../shared`` beside the repository."""
+    return os.environ.get("REFBPE_SHARED") or os.path.join(ROOT, "..", "shared")
+
+
+SHARED = os.path.abspath(shared_root())
+DATA = os.path.abspath(os.environ.get("REFBPE_DATA") or os.path.join(SHARED, "data"))
+CORPORA = os.path.join(DATA, "corpora")
+CS336 = os.path.join(DATA, "cs336")
+GPT2_FILES = [os.path.join(CS336, "gpt2_vocab.json"), os.path.join(CS336, "gpt2_merges.txt")]
+TIKTOKEN_CACHE = os.path.join(DATA, "tiktoken", "cache")
+
+# -- corpora ------------------------------------------------------------------------------
+
+CORPUS_NAMES = [
+    "english_small",
+    "english_medium",
+    "python_code",
+    "russian",
+    "chinese",
+    "mixed_multilingual",
+    "tinystories_ru",
+]
+
+
+def corpus(name):
+    """Path of a shared corpus by name (``english_medium``), or of the CS336 ``corpus.en``."""
+    if name == "corpus.en":
+        return os.path.join(CS336, "corpus.en")
+    return os.path.join(CORPORA, name + ".txt")
+
+
+CORPUS_FILES = {name: corpus(name) for name in ["corpus.en"] + CORPUS_NAMES}
+
+
+def read_text(path, start=0, size=-1):
+    """Bytes [start, start + size) of ``path`` as text (partial characters at the ends dropped)."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        return f.read(size).decode("utf-8", "ignore")
+
+
+# -- interpreters -------------------------------------------------------------------------
+
+_VENVS = {"cpython": ".venv", "pypy": ".venv-pypy"}
+
+
+def interpreter_candidates(name):
+    """Where the ``name`` interpreter ("cpython" or "pypy") is looked for, in order."""
+    found = [os.environ.get("REFBPE_" + name.upper())]
+    found.append(os.path.join(ROOT, _VENVS[name], "bin", "python"))
+    if name == "pypy":
+        found.append(shutil.which("pypy3"))
+    return [exe for exe in found if exe]
+
+
+def interpreter(name):
+    """The first candidate that exists, else the repository's venv path (named in errors)."""
+    candidates = interpreter_candidates(name)
+    return next((exe for exe in candidates if os.path.exists(exe)), candidates[0])
+
+
+INTERPRETERS = {"cpython": interpreter("cpython"), "pypy": interpreter("pypy")}
+
+
+def implementation():
+    """ "pypy" or "cpython": the interpreter running this code."""
+    return "pypy" if hasattr(sys, "pypy_version_info") else "cpython"
+
+
+def tree_env(tree=ROOT, **extra):
+    """The environment of a child that imports refbpe from the source tree ``tree``."""
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(tree), TIKTOKEN_CACHE_DIR=TIKTOKEN_CACHE)
+    env.update(extra)
+    return env
+
+
+# -- processes and memory -----------------------------------------------------------------
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def proc_stat(pid):
+    """Fields of /proc/PID/stat after the command name: 0 state, 1 ppid, 3 session, 21 RSS pages."""
+    with open("/proc/%d/stat" % pid, "rb") as f:
+        stat = f.read()
+    return stat[stat.rindex(b")") + 2 :].decode("ascii").split()
+
+
+def processes(where):
+    """``[(pid, stat fields)]`` of the live (not zombie) processes whose fields satisfy ``where``."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            fields = proc_stat(int(name))
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z" and where(fields):
+            found.append((int(name), fields))
+    return found
+
+
+def session_processes(session):
+    """The live processes of ``session`` (a process started with ``start_new_session``: its pid)."""
+    return processes(lambda fields: int(fields[3]) == session)
+
+
+def tree_rss(session):
+    """Sum of RSS (bytes) over the processes of ``session``: shared pages counted once per process."""
+    return sum(int(fields[21]) * PAGE for _, fields in session_processes(session))
+
+
+def tree_pss(session):
+    """Sum of PSS (bytes) over the processes of ``session``: a page shared by forked workers is
+    counted once, split between the processes that map it."""
+    total = 0
+    for pid, _ in session_processes(session):
+        try:
+            with open("/proc/%d/smaps_rollup" % pid, "rb") as f:
+                for line in f:
+                    if line.startswith(b"Pss:"):
+                        total += int(line.split()[1]) * 1024
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def status_kib(field="VmRSS"):
+    """A field of /proc/self/status in KiB (``VmRSS`` now, ``VmHWM`` the peak); None where absent."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def reset_peak():
+    """Reset this process's peak-RSS high-water mark (Linux >= 4.0); False where not allowed."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def maxrss_kib(who=resource.RUSAGE_SELF):
+    """``ru_maxrss`` in KiB (bytes on macOS)."""
+    scale = 1.0 / 1024 if sys.platform == "darwin" else 1
+    return int(resource.getrusage(who).ru_maxrss * scale)
+
+
+def peak_kib():
+    """Peak RSS of this process image in KiB: ``VmHWM``, else ``ru_maxrss``."""
+    hwm = status_kib("VmHWM")
+    return maxrss_kib() if hwm is None else hwm
+
+
+def _busy_seconds():
+    """CPU seconds spent busy by all CPUs since boot (/proc/stat)."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return (sum(fields[:8]) - idle) / float(os.sysconf("SC_CLK_TCK"))
+
+
+# -- measuring a process from outside -----------------------------------------------------
+
+
+class _Sampler(object):
+    """A thread that keeps the peak tree RSS (and PSS) of a session until stopped."""
+
+    def __init__(self, session, interval, pss):
+        self.session, self.interval, self.pss = session, interval, pss
+        self.peak_rss = self.peak_pss = 0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.done.is_set():
+            try:
+                self.peak_rss = max(self.peak_rss, tree_rss(self.session))
+                if self.pss:
+                    self.peak_pss = max(self.peak_pss, tree_pss(self.session))
+            except Exception:
+                pass
+            self.done.wait(self.interval)
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+
+
+def _last_result(stdout):
+    result = {}
+    for line in stdout.splitlines():
+        if line.startswith("RESULT "):
+            result = json.loads(line[7:])
+    return result
+
+
+def measure(cmd, env=None, timeout=None, interval=0.05, pss=False, cwd=ROOT):
+    """Run ``cmd`` in a new session (``env`` added to this environment); a dict of figures:
+    ``wall``, ``rc``, ``timeout``, ``peak_tree_mb`` (and ``peak_tree_pss_mb`` with ``pss``),
+    ``max_process_mb`` (``ru_maxrss``), ``cpu_seconds``, ``foreign_cpu`` (the share of all
+    cores that other processes used meanwhile), ``result`` (its last RESULT line), ``stdout``
+    and the tail of ``stderr`` when it failed."""
+    out, err = tempfile.TemporaryFile(mode="w+"), tempfile.TemporaryFile(mode="w+")
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    busy0 = _busy_seconds()
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=out, stderr=err, env=full_env, cwd=cwd, start_new_session=True)
+    sampler = _Sampler(p.pid, interval, pss)
+    timed_out = [False]
+
+    def kill():
+        timed_out[0] = True
+        try:
+            os.killpg(p.pid, 9)
+        except OSError:
+            pass
+
+    timer = threading.Timer(timeout, kill) if timeout else None
+    if timer:
+        timer.daemon = True
+        timer.start()
+    try:
+        _, status, usage = os.wait4(p.pid, 0)
+    except BaseException:  # interrupted: take the whole run down with us
+        kill()
+        sampler.stop()
+        if timer:
+            timer.cancel()
+        p.wait()
+        raise
+    wall = time.perf_counter() - t0
+    foreign = _busy_seconds() - busy0 - usage.ru_utime - usage.ru_stime
+    p.returncode = os.waitstatus_to_exitcode(status)
+    sampler.stop()
+    if timer:
+        timer.cancel()
+    out.seek(0)
+    err.seek(0)
+    stdout, stderr = out.read(), err.read()
+    r = {
+        "wall": wall,
+        "rc": p.returncode,
+        "timeout": timed_out[0],
+        "peak_tree_mb": sampler.peak_rss / 1e6,
+        "max_process_mb": usage.ru_maxrss * 1024 / 1e6,
+        "cpu_seconds": usage.ru_utime + usage.ru_stime,
+        "foreign_cpu": max(0.0, foreign) / (wall * (os.cpu_count() or 1)) if wall > 0 else 0.0,
+        "result": _last_result(stdout),
+        "stdout": stdout,
+        "stderr": stderr[-2000:] if p.returncode else "",
+    }
+    if pss:
+        r["peak_tree_pss_mb"] = sampler.peak_pss / 1e6
+    return r
+
+
+def run_result(cmd, env=None, **kwargs):
+    """``measure`` for a command that must succeed: exits with its stderr when it does not."""
+    r = measure(cmd, env, **kwargs)
+    if r["rc"]:
+        raise SystemExit("failed (%s): %s\n%s" % (r["rc"], " ".join(cmd), r["stderr"]))
+    return r
+
+
+def timed(fn, repeats, pick=min):
+    """(``pick`` of the seconds of ``repeats`` calls of ``fn``, the last call's result); ``pick``
+    is ``min`` (best of) or ``statistics.median``."""
+    times, out = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return pick(times), out
+
+
+def progress(label, i, repeats, r):
+    """One stderr line per measured run, and the tail of stderr of a failed one."""
+    status = "timeout" if r["timeout"] else ("rc=%d" % r["rc"] if r["rc"] else "ok")
+    sys.stderr.write(
+        "  %-58s run %d/%d %7.2fs %7.0f MB  other load %3.0f%% %s\n"
+        % (label, i + 1, repeats, r["wall"], r["peak_tree_mb"], 100 * r["foreign_cpu"], status)
+    )
+    if r["rc"] and not r["timeout"]:
+        sys.stderr.write("    " + r["stderr"].strip().replace("\n", "\n    ")[-800:] + "\n")
+
+
+class Runner(object):
+    """Runs jobs ``(label, cmd, env, requirement, after)`` ``repeats`` times each, round-robin, in
+    a scratch directory (``work``); ``requirement`` is ``(interpreter, module)`` checked against
+    ``avail`` (``suite.systems.probe``), or None; ``after(run)`` reads what a successful run left
+    in ``work``; a job that fails is not run again."""
+
+    def __init__(self, repeats, timeout, avail=None):
+        self.repeats = repeats
+        self.timeout = timeout
+        self.avail = avail
+        self.work = tempfile.mkdtemp(prefix="refbpe-perf-")
+
+    def available(self, req):
+        if req is None or self.avail is None:
+            return True
+        interp, module = req
+        return bool(self.avail.get(interp, {}).get("_interpreter")) and bool(self.avail[interp].get(module))
+
+    def run(self, label, cmd, env, req, after=None):
+        """Repeat one job; its summary (or {'absent': ...})."""
+        return self.run_many([(label, cmd, env, req, after)])[0]
+
+    def run_many(self, jobs):
+        """Repeat several jobs round-robin (repeat 1 of each, then repeat 2, ...), so that load
+        from elsewhere spreads over all systems; one summary per job."""
+        runs = [[] for _ in jobs]
+        out = [None] * len(jobs)
+        for k, job in enumerate(jobs):
+            if not self.available(job[3]):
+                out[k] = {"absent": "%s not installed for %s" % (job[3][1], job[3][0])}
+        for i in range(self.repeats):
+            for k, (label, cmd, env, _req, after) in enumerate(jobs):
+                if out[k] is not None:
+                    continue
+                shutil.rmtree(os.path.join(self.work, "model"), ignore_errors=True)
+                r = measure(cmd, env, timeout=self.timeout)
+                if r["rc"] == 0 and after:
+                    after(r)
+                runs[k].append(r)
+                progress(label, i, self.repeats, r)
+                if r["rc"]:
+                    out[k] = summarise(runs[k])
+        return [summarise(runs[k]) if out[k] is None else out[k] for k in range(len(jobs))]
+
+    def cleanup(self):
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+def summarise(runs):
+    """Medians over the successful runs of one job (or why none succeeded): wall, peak tree and
+    largest process MB, every numeric in-process figure of ``result``, refbpe's report phases."""
+    ok = [r for r in runs if r["rc"] == 0]
+    if not ok:
+        last = runs[-1]
+        return {"failed": "timeout" if last["timeout"] else "exit %d" % last["rc"], "stderr": last["stderr"]}
+    s = {
+        "runs": len(ok),
+        "wall": statistics.median(r["wall"] for r in ok),
+        "wall_all": [round(r["wall"], 3) for r in ok],
+        "peak_tree_mb": statistics.median(r["peak_tree_mb"] for r in ok),
+        "max_process_mb": statistics.median(r["max_process_mb"] for r in ok),
+        "foreign_cpu_max": max(r["foreign_cpu"] for r in ok),
+        "result": ok[len(ok) // 2]["result"],
+    }
+    for key in ok[0]["result"]:
+        vals = [r["result"].get(key) for r in ok]
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+            s["result"][key] = statistics.median(vals)
+    if "report" in ok[0]:
+        s["report"] = ok[len(ok) // 2]["report"]
+        s["phases"] = _phases(ok, s["wall"])
+    if "merges_digest" in ok[0]:
+        s["merges_digest"] = ok[0]["merges_digest"]
+    return s
+
+
+def _phases(ok, wall):
+    """Median seconds per phase of refbpe's ``--report``; startup = wall - in-process total."""
+    phases = {}
+    for phase in ("count", "merge", "write", "read"):  # "read": if the report ever splits it out
+        vals = [r["report"][phase].get("seconds") for r in ok if isinstance(r["report"].get(phase), dict)]
+        if vals and all(v is not None for v in vals) and (phase == "read" or len(vals) == len(ok)):
+            phases[phase] = statistics.median(vals)
+    phases["total_in_process"] = statistics.median(r["report"].get("total_seconds", 0) for r in ok)
+    phases["startup"] = max(0.0, wall - phases["total_in_process"])
+    return phases
+
+
+def save_json(name, data):
+    """Write ``data`` to ``RESULTS/name`` (created if need be); the path."""
+    os.makedirs(RESULTS, exist_ok=True)
+    path = os.path.join(RESULTS, name)
+    with open(path, "w") as f:
+        json.dump(data, f, indent=1, default=str)
+    return path

@@ -1,0 +1,243 @@
+"""refbpe's process pool: how it starts, how work units go in, how a run over it ends.
+
+Counting (``count``), corpus encoding (``encode``) and counting a trainer's
+sequences (``sequences``) run their work units (``units``) on this pool:
+
+* ``make_executor``: a ``ProcessPoolExecutor`` with an explicit start method
+  (``default_start_method``); under PyPy with ``fork`` the caller's scanner
+  or encoder is run first (``run_on_sample``) so that the workers inherit
+  its compiled code.  Workers leave Ctrl-C to the main process and die on
+  SIGTERM (``_worker_signals``).
+* ``submit``: with refbpe's own pool a unit's bytes and its result travel
+  through spool files (``spool`` says why); any other executor gets the unit
+  as it is.
+* ``run_units``: units in, at most ``2 * workers`` in flight, each result
+  handed over as it completes, in whatever order (for sums: counting); one
+  worker runs them in this process, no pool to start.  Encoding, which
+  needs input order, keeps its own queue (``encode``) on ``submit`` and
+  ``pool_session``.
+* ``pool_session``: how a run ends, however it ends: a dead worker is a
+  ``WorkerError``, an error lets the units in flight finish, an interrupt
+  stops the workers at once (``stop_pool``).
+
+Memory is bounded by the units in flight and the caller's results, not by
+the input.
+"""
+
+import concurrent.futures
+import contextlib
+import multiprocessing
+import os
+import platform
+import signal
+import threading
+from concurrent.futures.process import BrokenProcessPool
+
+from .spool import SpoolDirectory, run_spooled, take
+from .units import run_chunk, run_spooled_chunk
+
+__all__ = [
+    "WorkerError",
+    "default_workers",
+    "make_executor",
+    "run_on_sample",
+    "pool_session",
+    "submit",
+    "result_of",
+    "run_units",
+]
+
+
+class WorkerError(RuntimeError):
+    """A worker process died (killed, or out of memory)."""
+
+
+def default_workers():
+    return os.cpu_count() or 1
+
+
+def run_on_sample(func, copies, rounds):
+    """Run ``func`` ``rounds`` times over a sample of English and mixed-script text
+    (``copies`` English lines, a quarter as many mixed ones).
+
+    Under PyPy, run before ``fork``: each worker would otherwise spend its
+    first unit in the interpreter before the JIT kicks in; machine code made
+    before ``fork`` is shared by the children.
+    """
+    sample = (
+        b"The quick brown fox's 12 jumps, over\n\n  the lazy dog? " * copies
+        + "Съешь же ещё этих мягких булок 中文字符 1234 \u3000 ok\n".encode("utf-8") * (copies // 4)
+    )
+    for _ in range(rounds):
+        func(sample)
+
+
+def default_start_method():
+    """``fork`` when this process has one thread, else ``forkserver`` (or ``spawn``).
+
+    ``fork`` is fastest (no re-import, and under PyPy the children inherit
+    compiled code), but forking a process in which other threads run can
+    copy a lock that one of them holds into the child (Python 3.12+ warns
+    about it).  Debian's PyPy 3.9 patches the pool so that only ``fork``
+    works (it lacks ``_adjust_process_count``); there ``fork`` is kept.
+    """
+    methods = multiprocessing.get_all_start_methods()
+    other_methods_work = hasattr(concurrent.futures.ProcessPoolExecutor, "_adjust_process_count")
+    if "fork" in methods and (_thread_count() == 1 or not other_methods_work):
+        return "fork"
+    return "forkserver" if "forkserver" in methods else "spawn"
+
+
+def _thread_count():
+    """Threads of this process, native ones included where the OS tells."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
+
+
+def make_executor(workers, start_method=None, warm_up=None, preload=(), initializer=None, initargs=()):
+    """A ProcessPoolExecutor with an explicit start method (``default_start_method``).
+
+    ``warm_up()`` runs first under PyPy with ``fork`` (``run_on_sample``);
+    ``preload`` names the modules a ``forkserver`` imports once for all
+    workers (those of the work functions).  ``initializer(*initargs)`` runs
+    in each worker after its signals are set (``encode`` hands each worker
+    its tokenizer this way: under ``fork`` nothing is pickled)."""
+    start_method = start_method or default_start_method()
+    context = multiprocessing.get_context(start_method)
+    if start_method == "fork" and warm_up is not None and platform.python_implementation() == "PyPy":
+        warm_up()
+    elif start_method == "forkserver" and preload:
+        context.set_forkserver_preload(list(preload))
+    return concurrent.futures.ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=context,
+        initializer=_init_worker,
+        initargs=(initializer, tuple(initargs)),
+    )
+
+
+def _init_worker(initializer, initargs):
+    _worker_signals()
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def _worker_signals():
+    """Workers leave Ctrl-C to the main process and die at once on SIGTERM.
+
+    A terminal sends SIGINT to the whole process group; the main process
+    stops the pool itself (``stop_pool``), and workers that raised
+    KeyboardInterrupt too would only print tracebacks.  SIGTERM must kill:
+    the pool terminates its workers when one dies, and a worker that turned
+    the signal into an exception (as the CLI's handler, inherited through
+    ``fork``, does) would try to report it and block forever on the result
+    queue's lock, left held by the dead worker.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def stop_pool(executor):
+    """Cancel what is queued and end the worker processes now (on an interrupt).
+
+    The processes are taken before ``shutdown``, which forgets them (CPython
+    3.9+ sets ``_processes`` to None): terminated after it, the pool kept its
+    workers counting the units they held, and the interpreter's exit hook for
+    ``concurrent.futures`` waited for them (measured by perf/interrupts.py on
+    CPython: 4.8-8 s from Ctrl-C to exit during counting, PyPy 0.6-1.5 s).
+    """
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        try:
+            process.terminate()
+        except Exception:  # already gone
+            pass
+    for process in processes:
+        process.join(5)
+
+
+@contextlib.contextmanager
+def pool_session(executor, own, spool, what, in_flight):
+    """How a run over a pool ends, however it ends (counting and encoding alike).
+
+    ``own``: the pool is refbpe's, to be shut down here; ``spool``: its
+    ``SpoolDirectory`` or None; ``what``: the work, for the message when a
+    worker dies; ``in_flight()``: the futures still running.  A dead worker is
+    a ``WorkerError``.  On an error of the run, the units in flight (at most 2
+    per worker) are let finish rather than cancelled: cancelling queued
+    futures and then shutting down can leave the pool's manager thread
+    waiting forever on CPython 3.9 (seen here as an occasional hang after a
+    bad-input error).  On an interrupt (Ctrl-C, SIGTERM, a consumer closing a
+    generator) the workers are stopped at once (``stop_pool``).
+    """
+    try:
+        yield
+    except BrokenProcessPool:
+        raise WorkerError("%s worker process died (killed by a signal, or out of memory)" % what)
+    except Exception:
+        concurrent.futures.wait(list(in_flight()))
+        raise
+    except BaseException:
+        if own:
+            stop_pool(executor)
+            own = False
+        raise
+    finally:
+        if own:
+            executor.shutdown(wait=True)
+        if spool is not None:
+            spool.close()
+
+
+def submit(executor, spool, func, args):
+    """Submit the unit ``func(*args)``; through files (``spool``) when the pool is refbpe's own."""
+    if spool is None:
+        return executor.submit(func, *args)
+    if func is run_chunk:  # bytes in memory: hand them over in a file too
+        func, args = run_spooled_chunk, (args[0], spool.put(args[1])) + tuple(args[2:])
+    return executor.submit(run_spooled, spool.path, func, args)
+
+
+def result_of(future, spool):
+    """The result of a ``submit``-ted unit (read back from its spool file)."""
+    result = future.result()
+    return take(result) if spool is not None else result
+
+
+def run_units(units, workers, on_result, executor=None, what="a", warm_up=None, preload=()):
+    """Run ``units`` (``(function, args, bytes covered)``); ``on_result(result, covered)``
+    for each, as it completes.
+
+    ``executor``: any ``concurrent.futures.Executor``; by default refbpe's own
+    pool of ``workers`` processes (``make_executor`` with ``warm_up`` and
+    ``preload``), or this process for one worker.  ``what`` names the work
+    for ``WorkerError``.
+    """
+    if executor is None and workers <= 1:
+        for func, args, covered in units:
+            on_result(func(*args), covered)
+        return
+    own = executor is None
+    spool = None
+    if own:
+        executor = make_executor(workers, warm_up=warm_up, preload=preload)
+        spool = SpoolDirectory()
+    in_flight = {}
+    with pool_session(executor, own, spool, what, lambda: in_flight):
+        for func, args, covered in units:
+            if len(in_flight) >= 2 * workers:
+                _finish_some(in_flight, spool, on_result)
+            in_flight[submit(executor, spool, func, args)] = covered
+            del args
+        while in_flight:
+            _finish_some(in_flight, spool, on_result)
+
+
+def _finish_some(in_flight, spool, on_result):
+    """Wait for at least one unit in flight to finish; hand over every finished one's result."""
+    finished, _ = concurrent.futures.wait(list(in_flight), return_when=concurrent.futures.FIRST_COMPLETED)
+    for future in finished:
+        on_result(result_of(future, spool), in_flight.pop(future))

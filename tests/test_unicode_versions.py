@@ -1,0 +1,380 @@
+"""Unicode versions: the tables per version, their generator, and each peer's version.
+
+The peers (tiktoken, HF tokenizers, rustbpe) are probed on every code point by
+``tests/unicode_probe.py``; here each must split as refbpe does under the
+version its profile or encoding defaults to, and train or encode byte for
+byte on texts drawn from every assigned code point of every version.
+"""
+
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import HEAVY, IS_PYPY, examples
+from test_profiles import hf_model, refbpe_hf_model, refbpe_ranks, rustbpe_ranks
+from test_tiktoken_ids import _tiktoken, pair
+
+from refbpe.pretokenize import unicode_tables
+from refbpe.pretokenize.patterns import get_pattern, pattern_key
+from refbpe.pretokenize.unicode_tables import LATEST, UNICODE_VERSIONS, category_table, class_table
+from refbpe.profiles import ProfileLimit, get_profile
+from refbpe.tokenizer import Tokenizer
+from refbpe.train import train_from_texts
+
+PEER_VERSIONS = {
+    "tiktoken:gpt2": "16.0.0",
+    "tiktoken:cl100k_base": "16.0.0",
+    "tiktoken:o200k_base": "16.0.0",
+    "hf:ByteLevel": get_profile("hf").default_unicode,
+    "rustbpe": get_profile("rustbpe").default_unicode,
+}
+
+
+def _changed_anywhere():
+    """Code points whose class differs between some two known versions, sorted."""
+    out = set()
+    for v in UNICODE_VERSIONS:
+        out.update(unicode_tables.changed_code_points(v))
+    return sorted(out)
+
+
+# -- the tables --------------------------------------------------------------------------
+
+
+def test_version_names():
+    assert unicode_tables.unicode_version("16") == "16.0.0"
+    assert unicode_tables.unicode_version("15.1") == "15.1.0"
+    assert unicode_tables.unicode_version(None) == LATEST
+    with pytest.raises(ValueError, match="known: 15.0.0"):
+        unicode_tables.unicode_version("14.0")
+    assert pattern_key(None, "16") == "@16.0.0"
+    assert pattern_key("llama3", None, "gpt2@15.1.0") == "llama3@15.1.0"
+    assert get_pattern("@16").key == "gpt2@16.0.0"
+    assert get_pattern("o200k_base", unicode="18").key == "o200k_base"
+
+
+def test_versions_agree_on_whitespace_and_only_add_classes():
+    """White_Space is the same in every version; a newer version only gives a class to
+    code points an older one left "other", except U+0295 (Ll in 15.0-16.0, Lo from 17.0)."""
+    spaces = bytes(6) + b"\x01" + bytes(249)
+    latest = category_table(LATEST).translate(spaces)
+    for older, newer in zip(UNICODE_VERSIONS, UNICODE_VERSIONS[1:]):
+        a = category_table(older)
+        assert a.translate(spaces) == latest
+        moved = [cp for cp in unicode_tables.changed_code_points(older, newer) if a[cp] != 0]
+        assert moved == ([0x295] if (older, newer) == ("16.0.0", "17.0.0") else [])
+
+
+def test_gpt2_classes_are_the_categories_collapsed_in_every_version():
+    collapse = bytes((0, 1, 1, 1, 0, 2, 3)) + bytes(249)
+    for v in UNICODE_VERSIONS:
+        assert class_table(v) == category_table(v).translate(collapse)
+
+
+def test_a_version_splits_differently_only_where_its_table_differs():
+    """U+1C89 (CYRILLIC CAPITAL LETTER TJE) is a letter from Unicode 16.0 on."""
+    text = "a\u1c89b x"
+    assert get_pattern("gpt2", unicode="15.1").pretokenize_str(text) == ["a", "\u1c89", "b", " x"]
+    assert get_pattern("gpt2", unicode="16").pretokenize_str(text) == ["a\u1c89b", " x"]
+    assert get_pattern("gpt2").pretokenize_str(text) == ["a\u1c89b", " x"]
+
+
+def test_the_installed_unicodedata2_regenerates_its_version():
+    """The ``peers`` extra installs ``unicodedata2`` 16.0.0 (tiktoken's version): its table, from
+    Unicode's data by the generator, is the committed one (all versions: the test below)."""
+    if IS_PYPY:
+        pytest.skip("unicodedata2 is installed for CPython (the peers extra)")
+    unicodedata2 = pytest.importorskip("unicodedata2", reason="unicodedata2 is not installed (extra: peers)")
+    from refbpe.pretokenize._gen_unicode_table import classify_ucd
+
+    version = unicodedata2.unidata_version
+    if version not in UNICODE_VERSIONS:
+        pytest.skip("unicodedata2 %s is not a version refbpe carries" % version)
+    assert classify_ucd(unicodedata2) == bytearray(category_table(version))
+
+
+def _ucd_dirs():
+    """Unpacked ``unicodedata2`` wheels: ``REFBPE_UNICODEDATA2_DIRS``, os.pathsep-separated."""
+    return [d for d in os.environ.get("REFBPE_UNICODEDATA2_DIRS", "").split(os.pathsep) if d]
+
+
+def test_older_versions_regenerate_from_unicodedata2():
+    """The generator, given each version's ``unicodedata2``, writes the committed ``_unicode_versions.py``;
+    and ``unicodedata2`` of the latest version reproduces the ``regex`` table exactly."""
+    dirs = _ucd_dirs()
+    if not dirs or IS_PYPY:
+        pytest.skip(
+            "set REFBPE_UNICODEDATA2_DIRS to unpacked unicodedata2 wheels (15.0.0 15.1.0 16.0.0 17.0.1 "
+            "18.0.0; pip download unicodedata2==X, unzip) to regenerate the older tables (CPython)"
+        )
+    from refbpe.pretokenize import _unicode_versions
+    from refbpe.pretokenize._gen_unicode_table import (
+        classify_ucd,
+        load_unicodedata,
+        render_versions,
+        version_deltas,
+    )
+
+    latest = bytearray(category_table(LATEST))
+    found = {load_unicodedata(d).unidata_version: d for d in dirs}
+    if LATEST in found:
+        assert classify_ucd(load_unicodedata(found[LATEST])) == latest
+    missing = sorted(set(UNICODE_VERSIONS) - set(found))
+    if missing:
+        pytest.skip("no unicodedata2 for %s in REFBPE_UNICODEDATA2_DIRS" % ", ".join(missing))
+    text = render_versions(LATEST, version_deltas(dirs, latest))
+    with open(os.path.splitext(_unicode_versions.__file__)[0] + ".py", encoding="ascii") as f:
+        assert text == f.read()
+
+
+# -- the peers, probed ---------------------------------------------------------------------
+
+
+def _probe_code_points():
+    """Every scalar value under the heavy profile; else the code points that decide the
+    version (their class changed between versions), every one below U+0800, and every 61st other."""
+    import unicode_probe
+
+    if HEAVY:
+        return unicode_probe.scalar_values()
+    picked = set(_changed_anywhere()) | set(range(0x800)) | set(range(0, 0x110000, 61))
+    return sorted(cp for cp in picked if not 0xD800 <= cp <= 0xDFFF)
+
+
+def _peer_or_skip(peer):
+    if IS_PYPY:
+        pytest.skip("the peers are CPython extensions")
+    module = {"tiktoken": "tiktoken", "hf": "tokenizers", "rustbpe": "rustbpe"}[peer.split(":")[0]]
+    pytest.importorskip(module, reason="%s is not installed" % module)
+    if peer.startswith("tiktoken:"):
+        _tiktoken(peer.split(":")[1])  # skips without the offline cache
+
+
+@pytest.mark.parametrize("peer", sorted(PEER_VERSIONS))
+def test_peer_splits_as_its_default_version_on_every_probed_code_point(peer):
+    import unicode_probe
+
+    _peer_or_skip(peer)
+    version = PEER_VERSIONS[peer]
+    differ = unicode_probe.probe(peer, _probe_code_points(), versions=(version,))[version]
+    assert differ == [], "%s differs from Unicode %s at %s" % (
+        peer,
+        version,
+        " ".join("U+%04X" % cp for cp in differ[:20]),
+    )
+
+
+def test_the_probe_tells_versions_apart():
+    """The probe is not blind: HF's ByteLevel differs from the latest table on new letters."""
+    import unicode_probe
+
+    _peer_or_skip("hf:ByteLevel")
+    result = unicode_probe.probe("hf:ByteLevel", [0x41, 0x558, 0x58B, 0x209D, 0x3D000], versions=("18.0.0",))
+    assert result["18.0.0"] == [0x558, 0x58B, 0x209D, 0x3D000]
+
+
+# -- byte for byte on every assigned code point --------------------------------------------
+
+
+def _assigned():
+    """Code points assigned in the latest version (``regex``'s ``\\p{Assigned}``), surrogates left out."""
+    import regex
+
+    if IS_PYPY:
+        pytest.skip("regex's Unicode classes are ASCII-only on PyPy")
+    assigned = regex.compile(r"\p{Assigned}")
+    return [cp for cp in range(0x110000) if not 0xD800 <= cp <= 0xDFFF and assigned.match(chr(cp))]
+
+
+_CHARS = {}
+
+
+def _characters():
+    if not _CHARS:
+        _CHARS["assigned"] = _assigned()
+        _CHARS["changed"] = _changed_anywhere()
+    return st.one_of(
+        st.sampled_from(_CHARS["assigned"]), st.sampled_from(_CHARS["changed"]), st.sampled_from(b" a1'\n!")
+    ).map(chr)
+
+
+def _docs():
+    word = st.text(_characters(), min_size=1, max_size=4)
+    doc = st.lists(st.one_of(word, st.sampled_from([" ", "a", "ab", " the", "\n"])), max_size=12).map("".join)
+    return st.lists(doc, min_size=1, max_size=6)
+
+
+@settings(max_examples=examples(60))
+@given(data=st.data(), extra=st.integers(0, 40))
+def test_rustbpe_profile_equals_rustbpe_on_every_assigned_code_point(data, extra):
+
+    _peer_or_skip("rustbpe")
+    docs = data.draw(_docs())
+    vocab, _ = train_from_texts(docs, 256 + extra, profile="rustbpe")
+    assert refbpe_ranks(vocab) == rustbpe_ranks(docs, 256 + extra)
+
+
+@settings(max_examples=examples(60))
+@given(data=st.data(), extra=st.integers(0, 40), prefix=st.booleans())
+def test_hf_profile_equals_hf_on_every_assigned_code_point(data, extra, prefix):
+
+    _peer_or_skip("hf:ByteLevel")
+    docs = data.draw(_docs())
+    try:
+        vocab, merges = train_from_texts(docs, 6 + extra, profile="hf", add_prefix_space=prefix)
+    except ProfileLimit:
+        return  # HF reuses an id (the one rule not modelled; tests/test_profiles.py)
+    assert refbpe_hf_model(vocab, merges, ()) == hf_model(docs, 6 + extra, (), prefix)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+@settings(max_examples=examples(100))
+@given(data=st.data())
+def test_tiktoken_ids_equal_on_every_code_point(name, data):
+    """Texts drawn from all code points (surrogates aside), with the encoding's default version."""
+
+    _peer_or_skip("tiktoken:" + name)
+    enc = _tiktoken(name)
+    tok = _TOKENIZERS.get(name)
+    if tok is None:
+        tok = _TOKENIZERS[name] = _tokenizer_of(enc, name, Tokenizer)
+    any_cp = st.integers(0, 0x10FFFF).filter(lambda cp: not 0xD800 <= cp <= 0xDFFF).map(chr)
+    text = data.draw(st.text(st.one_of(any_cp, _characters()), max_size=40))
+    assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
+
+
+_TOKENIZERS = {}
+
+
+def _tokenizer_of(enc, name, Tokenizer):
+    if name != "gpt2":
+        tok = pair(name)[0]  # loaded once per process, shared with tests/test_tiktoken_ids.py
+        assert tok.unicode == PEER_VERSIONS["tiktoken:" + name]
+        return tok
+    # gpt2 has no ranks file among the shared data: its ranks come from tiktoken itself.
+    import tempfile
+
+    path = os.path.join(tempfile.mkdtemp(), "gpt2.tiktoken")
+    import base64
+
+    with open(path, "w", encoding="ascii") as f:
+        for token, rank in sorted(enc._mergeable_ranks.items(), key=lambda kv: kv[1]):
+            f.write("%s %d\n" % (base64.b64encode(token).decode("ascii"), rank))
+    return Tokenizer.from_tiktoken(path, unicode=PEER_VERSIONS["tiktoken:gpt2"])
+
+
+# -- verify names the table ----------------------------------------------------------------
+
+EOT = "<|endoftext|>"
+
+
+def _new_letter(older, newer):
+    """The first code point that is "other" in Unicode ``older`` and a letter in ``newer``."""
+    a, b = class_table(older), class_table(newer)
+    return next(cp for cp in unicode_tables.changed_code_points(older, newer) if a[cp] == 0 and b[cp] == 1)
+
+
+def _model(merges):
+    from refbpe.formats import Model
+    from refbpe.train import build_vocab
+
+    return Model(build_vocab(merges, [EOT]), merges, [EOT], "json", True, "theirs")
+
+
+def _verify(text, merges, vocab):
+    from refbpe.verify import count_variant, verify_merges
+
+    return verify_merges(count_variant([text], [EOT]), vocab, [EOT], _model(merges), texts=[text])
+
+
+def _unicode_text():
+    """Words around a letter new in each version 16.0, 17.0 and 18.0, and ASCII around them."""
+    new = [_new_letter(o, n) for o, n in (("15.1.0", "16.0.0"), ("16.0.0", "17.0.0"), ("17.0.0", "18.0.0"))]
+    words = ["x%sy" % chr(cp) for cp in new] + ["%s%sab" % (chr(new[0]), chr(new[1])), "low lower"]
+    return " ".join(words[k % len(words)] for k in range(7 * len(words))) + EOT
+
+
+@pytest.mark.parametrize("version", ["15.1.0", "16.0.0", "17.0.0"])
+def test_verify_names_the_unicode_version_of_an_older_table(version):
+    from refbpe.naive import naive_train_bpe
+
+    text = _unicode_text()
+    theirs = naive_train_bpe(text, 300, [EOT], pattern=get_pattern("gpt2", unicode=version))[1]
+    assert theirs != naive_train_bpe(text, 300, [EOT])[1]
+    r = _verify(text, theirs, 300)
+    assert (r["cause"], r["variant"], r["unicode"]) == ("unicode-version", "unicode-version", version)
+    named = r["explanations"][0]
+    assert named["code_points"] and named["code_points_total"] >= 1
+    assert "Unicode %s" % version in r["explanation"].splitlines()[0]
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    words=st.lists(
+        st.text(st.sampled_from("ab c\u1c89\u0558\U0003d000"), min_size=1, max_size=5), max_size=30
+    ),
+    rule=st.sampled_from(["reference", "smallest-bytes"]),
+)
+def test_verify_never_names_unicode_version_for_the_same_table(words, rule):
+    """A trainer on the reference table (with or without a planted tie rule) is not a Unicode version."""
+    from planted_trainers import planted_train
+
+    text = " ".join(words) + EOT
+    theirs = (
+        planted_train(text, 280, [EOT]) if rule == "reference" else planted_train(text, 280, [EOT], rule=rule)
+    )
+    r = _verify(text, theirs, 280)
+    assert r["cause"] != "unicode-version"
+    assert all(e.get("kind") != "variant" or e["name"] != "unicode-version" for e in r["explanations"])
+
+
+# -- the version travels: count files, manifests, the command line -------------------------
+
+
+def test_cli_records_the_version_and_reads_it_back(tmp_path, capsys):
+    import json
+
+    from support import run_main
+
+    text = "hello a\u0558b world a\u0558b \u1c89x\n" * 3
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(text, encoding="utf-8")
+    counts = tmp_path / "c.counts.tsv"
+    assert run_main(capsys, "count", corpus, "--out", counts, "--unicode", "16", "--quiet")[0] == 0
+    assert counts.read_text(encoding="ascii").splitlines()[0] == "# pattern: gpt2@16.0.0"
+    for name, source in (("from-counts", ["--counts", counts]), ("from-text", [corpus, "--unicode", "16.0"])):
+        out = tmp_path / name
+        assert run_main(capsys, "train", *source, "--vocab-size", 270, "--out", out, "--quiet")[0] == 0
+        assert json.loads((out / "refbpe.json").read_text(encoding="utf-8"))["unicode"] == "16.0.0"
+        status, ids, _ = run_main(capsys, "encode", out, corpus, "--quiet")
+        tok = Tokenizer.from_dir(str(out))
+        assert tok.unicode == "16.0.0"
+        assert [int(i) for i in ids.split()] == tok.encode(text)
+    default = tmp_path / "latest"
+    assert run_main(capsys, "train", corpus, "--vocab-size", 270, "--out", default, "--quiet")[0] == 0
+    assert "unicode" not in json.loads((default / "refbpe.json").read_text(encoding="utf-8"))
+    latest = Tokenizer.from_dir(str(default))
+    assert latest.encode(text) != Tokenizer.from_dir(str(default), unicode="16").encode(text)
+    status, _, err = run_main(
+        capsys, "train", corpus, "--vocab-size", 270, "--out", default, "--unicode", "14"
+    )
+    assert status == 2 and err.count("\n") == 1 and "unknown Unicode version '14'" in err
+
+
+def test_profiles_and_encodings_default_to_their_peers_version():
+    from refbpe.formats.registry import KNOWN_ENCODINGS, TIKTOKEN_UNICODE
+
+    assert get_profile("cs336").settings()["unicode"] == LATEST
+    assert get_profile("rustbpe").settings()["unicode"] == PEER_VERSIONS["rustbpe"]
+    assert get_profile("hf").settings()["unicode"] == PEER_VERSIONS["hf:ByteLevel"]
+    assert get_profile("rustbpe").settings(unicode="18")["unicode"] == LATEST
+    assert get_profile("rustbpe").settings(pattern="gpt2@17.0.0")["unicode"] == "17.0.0"
+    # Every encoding is split by tiktoken's one regex crate: the probed ones (gpt2, cl100k_base,
+    # o200k_base) say which version it reads, and the others (r50k, p50k, harmony) share it.
+    probed = [n for n in KNOWN_ENCODINGS if "tiktoken:" + n in PEER_VERSIONS]
+    assert sorted(probed) == ["cl100k_base", "gpt2", "o200k_base"]
+    for name in KNOWN_ENCODINGS:
+        assert KNOWN_ENCODINGS[name]["unicode"] == TIKTOKEN_UNICODE
+    for name in probed:
+        assert PEER_VERSIONS["tiktoken:" + name] == TIKTOKEN_UNICODE

@@ -1,0 +1,113 @@
+"""Work units (``refbpe.corpus.units``): one producer for counting and encoding, three ways in."""
+
+import gzip
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import examples, mixed_text
+
+from refbpe.corpus.io import InputError
+from refbpe.corpus.pool import run_units
+from refbpe.corpus.units import END, auto_chunk_size, checked_utf8, input_spans, run_range, work_units
+
+EOT = "<|endoftext|>"
+
+
+def where(chunk, offset, source, tag):
+    """A work function that shows what it was given."""
+    return (source, offset, chunk, tag)
+
+
+def results(units):
+    """Each unit run here, ``END`` kept: what a caller of ``work_units`` sees, in order."""
+    return [u if u is END else (u[0](*u[1]), u[2]) for u in units]
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(st.lists(mixed_text(extra=[EOT, "\n", "a\nb"]), min_size=1, max_size=3), st.integers(1, 64))
+def test_ranges_shipped_bytes_and_streams_give_the_same_units(tmp_path_factory, texts, chunk_size):
+    tmp = str(tmp_path_factory.mktemp("units"))
+    plain, packed = [], []
+    for k, text in enumerate(texts):
+        data = text.encode("utf-8")
+        plain.append(os.path.join(tmp, "%d.txt" % k))
+        packed.append(os.path.join(tmp, "%d.txt.gz" % k))
+        with open(plain[-1], "wb") as f:
+            f.write(data)
+        with gzip.open(packed[-1], "wb") as f:
+            f.write(data)
+    specials = [EOT.encode("utf-8")]
+
+    def units(sources, **options):
+        """(file name without .gz, offset, chunk) per unit, END after each input."""
+        made = work_units(input_spans(sources), chunk_size, specials, where, ("x",), ends=True, **options)
+        out = []
+        for u in results(made):
+            if u is END:
+                out.append(END)
+                continue
+            (source, offset, chunk, tag), covered = u
+            assert tag == "x" and covered == len(chunk) > 0
+            out.append((os.path.basename(source).replace(".gz", ""), offset, chunk))
+        return out
+
+    ranges, shipped, streamed = units(plain), units(plain, ship_bytes=True), units(packed)
+    assert ranges == shipped == streamed  # the same cuts, whichever way the bytes travel
+    assert ranges.count(END) == len(texts) and ranges[-1] is END
+    chunks = [u for u in ranges if u is not END]
+    for k, text in enumerate(texts):
+        mine = [(offset, chunk) for name, offset, chunk in chunks if name == "%d.txt" % k]
+        assert b"".join(chunk for _, chunk in mine) == text.encode("utf-8")
+        assert [offset for offset, _ in mine] == [sum(len(c) for _, c in mine[:i]) for i in range(len(mine))]
+
+
+def test_a_unit_runs_the_work_with_its_params_and_covers_its_bytes(tmp_path):
+    path = str(tmp_path / "c.txt")
+    with open(path, "wb") as f:
+        f.write(b"one\ntwo\nthree\n" * 100)
+    units = list(work_units(input_spans([path]), 100, [], where, ("tag",)))
+    assert units[0][0] is run_range and sum(covered for _, _, covered in units) == 1400
+    got = []
+    run_units(units, 1, lambda result, covered: got.append((result, covered)))
+    assert [r[3] for r, _ in got] == ["tag"] * len(units)
+    assert [len(r[2]) for r, _ in got] == [covered for _, covered in got]
+
+
+def test_shard_spans_are_the_units_of_a_shard(tmp_path):
+    path = str(tmp_path / "c.txt")
+    with open(path, "wb") as f:
+        f.write(b"alpha\nbeta\n" * 500)
+    whole = input_spans([path])
+    halves = input_spans([path], shard=(0, 2)) + input_spans([path], shard=(1, 2))
+    assert whole == [(path, 0, 5500)] and halves[0][1] == 0 and halves[1][2] == 5500
+    assert halves[0][2] == halves[1][1]
+    assert input_spans(["-"]) == [("-", 0, None)]
+
+
+@pytest.mark.parametrize(
+    "errors, expected",
+    [("strict", None), ("replace", "a\ufffdb".encode("utf-8")), ("ignore", b"ab")],
+)
+def test_checked_utf8_names_the_source_and_the_offset(errors, expected):
+    assert checked_utf8(b"caf\xc3\xa9", 5, "x.txt", "strict") == b"caf\xc3\xa9"
+    if expected is None:
+        with pytest.raises(InputError, match=r"^x\.txt: invalid UTF-8 at byte offset 1001$"):
+            checked_utf8(b"a\xffb", 1000, "x.txt", errors)
+    else:
+        assert checked_utf8(b"a\xffb", 1000, "x.txt", errors) == expected
+
+
+def test_auto_chunk_size_bounds():
+    mib = 1 << 20
+    assert auto_chunk_size(None, 2, 8 * mib, 16 * mib, 8 * mib) == 8 * mib
+    assert auto_chunk_size(75 * mib, 2, 8 * mib, 16 * mib, 8 * mib) == 75 * mib // 6 + 1
+    assert auto_chunk_size(1000 * mib, 2, 8 * mib, 16 * mib, 8 * mib) == 16 * mib
+    assert auto_chunk_size(mib, 2, 8 * mib, 16 * mib, 8 * mib) == 8 * mib
+    assert auto_chunk_size(mib, 2, 64 << 10, 256 << 10, 256 << 10, whole_below=16 * mib) == mib
+    assert auto_chunk_size(0, 2, 64 << 10, 256 << 10, 256 << 10, whole_below=16 * mib) == 1
+    encoding = dict(least=64 << 10, most=256 << 10, stream=256 << 10, whole_below=16 * mib)
+    assert auto_chunk_size(100 * mib, 200, **encoding) == 100 * mib // 600 + 1
+    assert auto_chunk_size(100 * mib, 2, **encoding) == 256 << 10
+    assert auto_chunk_size(100 * mib, 2000, **encoding) == 64 << 10
