@@ -21,6 +21,8 @@ The tree is the pipeline:
     ``analysis``     compression figures and token boundaries of a trained model
     ``naive``        the short, slow oracle the tests hold the fast code to
     ``verify``       comparing another implementation with the reference
+    ``fuzz``         generating inputs that break other implementations, and the conformance pack
+    ``testing``      the fuzzer's strategies and the reference as assertions, for other projects' tests
     ``atomic``       files written atomically
     ``quoting``      user bytes in an error message, escaped and short
     ``cli``          the command line, a layer on top that the library never imports

@@ -1,15 +1,30 @@
-"""A zoo of trainers with planted bugs, for ``refbpe verify``'s explanations.
+"""A zoo of trainers with planted bugs, for ``refbpe verify``'s explanations and ``refbpe fuzz``.
 
 Each is the naive oracle (``refbpe.naive``: recount every pair, take the
 best, merge it everywhere) with one thing changed, a few lines each: how the
 text is read (``READERS``), how pairs are counted (``COUNTERS``), which tied
 pair wins (``CHOOSERS``) or how a merge is applied (``MERGERS``).  ``ZOO``
 names each bug with the cause, tie rule and variant verify should report.
+
+``FUZZ_BUGS`` adds the bugs reported against real trainers, for the fuzzer:
+counts kept as wrapping 32-bit ints, a stale heap (a count trusted after it
+fell, so a vanished pair is merged), ties broken by hash order (a set's
+iteration order, which changes with the process's hash seed), special tokens
+cut at chunk boundaries, and a pre-tokenizer that calls the digits of other
+scripts letters.  Each is a command (``python planted_trainers.py train BUG
+INPUT VOCAB_SIZE OUT [SPECIAL...]``, writing hex JSON; INPUT may be a word-count
+file) and a CS336-signature function (``train_<bug>``, for ``--train-py``).
 """
 
+import json
+import os
+import sys
 from collections import Counter
 
+from refbpe.corpus.countfile import is_counts_path, read_counts
+from refbpe.formats import read_model, write_model
 from refbpe.naive import merge_word
+from refbpe.pretokenize.gpt2 import NUMBER, char_class
 from refbpe.pretokenize.patterns import get_pattern
 from refbpe.specials import special_pattern, split_specials
 
@@ -23,6 +38,8 @@ __all__ = [
     "their_layout",
     "layout_vocab",
     "reproduce",
+    "FUZZ_BUGS",
+    "planted_split",
 ]
 
 pretokenize = get_pattern("gpt2").pretokenize
@@ -78,6 +95,46 @@ def _read_chunks(text, specials, chunk):
     return _count([text[i : i + chunk] for i in range(0, len(text), chunk)], special_pattern(specials))
 
 
+def _read_piece_chunks(text, specials, chunk):
+    """Chunks of about ``chunk`` characters, each cut at a piece end of the whole text
+    (so no piece is cut) but special tokens are looked for in each chunk alone."""
+    units, start, at = [], 0, 0
+    for piece in get_pattern("gpt2").pretokenize_str(text):
+        at += len(piece)
+        if at - start >= chunk:
+            units.append(text[start:at])
+            start = at
+    units.append(text[start:])
+    return _count(units, special_pattern(specials))
+
+
+_AS_LETTER = {1: "a", 2: "\u00e9", 3: "\u4e2d", 4: "\U0001d518"}
+
+
+def planted_split(text):
+    """GPT-2's pieces of ``text`` (bytes), but with the digits of other scripts taken as letters."""
+    data = text.encode("utf-8", "surrogatepass")
+    shadow = "".join(
+        _AS_LETTER[len(c.encode("utf-8", "surrogatepass"))]
+        if ord(c) > 127 and char_class(ord(c)) == NUMBER
+        else c
+        for c in text
+    )
+    out, at = [], 0
+    for piece in pretokenize(shadow.encode("utf-8", "surrogatepass")):
+        out.append(data[at : at + len(piece)])
+        at += len(piece)
+    return out
+
+
+def _count_split(text, specials):
+    counts = Counter()
+    for segment, is_special in split_specials(text, special_pattern(specials)):
+        if not is_special:
+            counts.update(planted_split(segment))
+    return counts
+
+
 # -- counting: words -> pair counts --------------------------------------------------
 
 
@@ -118,6 +175,7 @@ CHOOSERS = {
     "smallest-ids": lambda tied, layout: min(tied, key=_ids(layout)),
     "greatest-ids": lambda tied, layout: max(tied, key=_ids(layout)),
     "first-counted": lambda tied, layout: tied[0],  # tied keeps first-counted order
+    "hash-order": lambda tied, layout: next(iter(set(tied))),  # a set's order: the hash seed's
 }
 
 
@@ -163,6 +221,9 @@ def planted_train(
     double_count=False,
     layout="refbpe",
     chunk=CHUNK,
+    wrap=None,
+    stale=False,
+    counts=None,
 ):
     """Merges of the naive trainer with the planted changes.
 
@@ -170,27 +231,43 @@ def planted_train(
     correction: when merging (a, b) -> z makes z adjacent to z, (z, z) is
     counted once more and (b, a) once less than it occurs, until merged.
     ``layout``: the ids the id tie rules use (``their_layout``).
+    ``wrap``: pair counts kept as wrapping signed ints of this many bits.
+    ``stale``: a count is trusted after it fell (a heap entry never refreshed),
+    so a pair that no longer occurs can be merged.
+    ``counts``: {pre-token bytes: count} given instead of ``text``.
     """
     words = Counter()
-    read = (
-        READERS[reader](text, specials)
-        if reader != "chunk-boundaries"
-        else _read_chunks(text, specials, chunk)
-    )
+    if counts is not None:
+        read = counts
+    elif reader == "chunk-boundaries":
+        read = _read_chunks(text, specials, chunk)
+    elif reader == "special-chunks":
+        read = _read_piece_chunks(text, specials, chunk)
+    elif reader == "split-digits-as-letters":
+        read = _count_split(text, specials)
+    else:
+        read = READERS[reader](text, specials)
     for piece, n in read.items():
         words[tuple(bytes([b]) for b in piece)] += n
-    merges, bogus = [], Counter()
+    merges, bogus, seen = [], Counter(), Counter()
     ids = their_layout(layout, [])
     for _ in range(vocab_size - 256 - len(specials)):
         pairs = COUNTERS[counter](words)
         for p, c in bogus.items():
             pairs[p] += c
+        if wrap:
+            pairs = Counter({p: (c + 2 ** (wrap - 1)) % 2**wrap - 2 ** (wrap - 1) for p, c in pairs.items()})
         pairs = Counter({p: c for p, c in pairs.items() if c > 0})
+        if stale:
+            for p, c in pairs.items():
+                seen[p] = max(seen[p], c)
+            pairs = seen
         if not pairs:
             break
         top = max(pairs.values())
         tied = [p for p in pairs if pairs[p] == top]
         best = CHOOSERS[rule](tied, ids)
+        seen.pop(best, None)
         merges.append(best)
         merged = best[0] + best[1]
         new = Counter()
@@ -326,3 +403,99 @@ def reproduce(explanation, text, vocab_size, specials, layout):
     if explanation.get("chunk_size"):
         options["chunk"] = explanation["chunk_size"]
     return planted_train(text, vocab_size, specials, **options)
+
+
+# -- the fuzzer's planted bugs ------------------------------------------------------------
+
+FUZZ_CHUNK = 16  # short chunks, so a minimal failing input stays small
+
+# name -> (planted_train options, the bug classes of refbpe fuzz expected to find it)
+FUZZ_BUGS = {
+    "none": (dict(), None),  # the naive oracle itself: no finding expected
+    "int32-counts": (dict(wrap=32), ("count-overflow",)),
+    "stale-heap": (dict(stale=True), None),
+    "hash-order": (dict(rule="hash-order"), ("ties", "overlapping-runs", "long-pieces", "special-tokens")),
+    "special-chunks": (dict(reader="special-chunks", chunk=FUZZ_CHUNK), ("special-tokens", "multi-document")),
+    "split-digits-as-letters": (
+        dict(reader="split-digits-as-letters"),
+        ("digits", "unicode", "random", "multi-document"),
+    ),
+    "smallest-bytes": (dict(rule="smallest-bytes"), None),
+    "first-counted": (dict(rule="first-counted"), None),
+    "specials-as-text": (dict(reader="specials-as-text"), None),
+    "lines": (dict(reader="lines"), None),
+    "chunk-boundaries": (dict(reader="chunk-boundaries", chunk=FUZZ_CHUNK), None),
+    "once-per-pretoken": (dict(counter="once-per-pretoken"), None),
+    "overlapping-merges": (dict(merger="overlapping-merges"), None),
+}
+
+
+def train_planted(bug, input_path, vocab_size, special_tokens):
+    """CS336's ``(vocab, merges)`` from the planted trainer ``bug``; ``input_path`` may be a count file."""
+    options = dict(FUZZ_BUGS[bug][0])
+    if is_counts_path(str(input_path)):
+        options["counts"] = read_counts(str(input_path))
+        text = ""
+    else:
+        with open(input_path, encoding="utf-8", newline="") as f:
+            text = f.read()
+    merges = planted_train(text, vocab_size, list(special_tokens), **options)
+    return layout_vocab("refbpe", merges, special_tokens), merges
+
+
+def _train_function(bug):
+    def train(input_path, vocab_size, special_tokens):
+        return train_planted(bug, input_path, vocab_size, special_tokens)
+
+    train.__name__ = "train_" + bug.replace("-", "_")
+    return train
+
+
+for _bug in FUZZ_BUGS:
+    globals()["train_" + _bug.replace("-", "_")] = _train_function(_bug)
+
+
+def split_digits_as_letters(text):
+    """The planted pre-tokenizer as ``--split-py`` calls it: str -> [str]."""
+    return [p.decode("utf-8", "surrogatepass") for p in planted_split(text)]
+
+
+def main(argv):
+    """``train BUG INPUT VOCAB_SIZE OUT [SPECIAL...]`` (hex JSON to OUT) or ``split INPUT OUT``."""
+    if argv[0] == "split":
+        with open(argv[1], encoding="utf-8", newline="") as f:
+            pieces = split_digits_as_letters(f.read())
+        with open(argv[2], "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(p) + "\n" for p in pieces)
+        return 0
+    bug, input_path, vocab_size, out = argv[1:5]
+    specials = argv[5:]
+    vocab, merges = train_planted(bug, input_path, int(vocab_size), specials)
+    write_model(out, "json", vocab, merges, specials)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    sys.exit(main(sys.argv[1:]))
+
+
+def encode_leftmost_merge(model_path, text):
+    """A planted encoder (``--encode-py``): merges the leftmost mergeable pair first, not the lowest rank."""
+    model = read_model(model_path)
+    ids = {b: i for i, b in model.vocab.items()}
+    ranks = {m: r for r, m in enumerate(model.merges)}
+    out = []
+    for segment, is_special in split_specials(text, special_pattern(model.special_tokens)):
+        if is_special:
+            out.append(ids[segment.encode("utf-8")])
+            continue
+        for piece in pretokenize(segment.encode("utf-8", "surrogatepass")):
+            parts = [bytes([b]) for b in piece]
+            while True:
+                k = next((k for k in range(len(parts) - 1) if (parts[k], parts[k + 1]) in ranks), None)
+                if k is None:
+                    break
+                parts[k : k + 2] = [parts[k] + parts[k + 1]]
+            out.extend(ids[x] for x in parts)
+    return out

@@ -6,7 +6,7 @@ errors), ``model_argument`` the MODEL argument and ``reference`` what verify
 and certify read (their model, the reference word counts); each subcommand is
 one module with ``register(subparsers)`` and ``run(args)``: ``train``,
 ``count``, ``encode``, ``decode``, ``stats``, ``show``, ``split``, ``convert``,
-``verify``, ``certify``.
+``verify``, ``certify``, ``fuzz``, ``conformance``.
 
 Exit status: 0 success; 1 a run that failed for another reason than its
 input (a counting worker died, out of memory; for ``verify``: different);
@@ -23,13 +23,13 @@ import signal
 
 from .. import __version__
 from ..corpus.pool import WorkerError
-from . import certify, convert, count, decode, encode, show, split, stats, train, verify
+from . import certify, conformance, convert, count, decode, encode, fuzz, show, split, stats, train, verify
 from .common import EXIT_BAD_INPUT, EXIT_FAILED, CliError, Parser, Terminated, fail, silence_stdout
 
 __all__ = ["build_parser", "main"]
 
 # In the order ``refbpe --help`` lists them.
-SUBCOMMANDS = (train, count, encode, decode, stats, show, split, convert, verify, certify)
+SUBCOMMANDS = (train, count, encode, decode, stats, show, split, convert, verify, certify, fuzz, conformance)
 
 
 def build_parser():

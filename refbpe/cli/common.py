@@ -33,6 +33,7 @@ __all__ = [
     "EXIT_FAILED",
     "CliError",
     "Parser",
+    "positive_float",
     "Terminated",
     "add_counting_arguments",
     "add_encoding_arguments",
@@ -90,6 +91,17 @@ def positive_int(text):
 
 
 # -- the parser -------------------------------------------------------------------
+
+
+def positive_float(text):
+    """A number of seconds above zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError("expected a positive number of seconds, got %r" % text)
+    return value
 
 
 class Parser(argparse.ArgumentParser):

@@ -30,6 +30,7 @@ Certificates and traces: ``certify`` checks their merge list step by step
 against the word counts without training (``refbpe certify``); ``traces``
 compares their training trace with the reference's (``verify --trace``);
 ``pieces`` compares their pre-tokenizer's pieces with the pattern's (``verify --split``).
+``judge`` gives one verdict per small input for the fuzzer and the conformance pack.
 The command line is ``refbpe.cli.verify``.
 """
 

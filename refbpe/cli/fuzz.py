@@ -1,0 +1,239 @@
+"""``refbpe fuzz``: search for an input on which their trainer, encoder or pre-tokenizer differs
+from the reference, and shrink it to a minimal one.
+
+Exit status: 0 no difference within the budget (one line per class with the
+examples run), 1 a finding (written to ``--out DIR``: see
+``refbpe.fuzz.findings``), 2 bad options, a command that cannot start, or
+Hypothesis missing.
+"""
+
+import json
+import os
+import sys
+import tempfile
+
+from ..formats import FORMATS, read_model, write_model
+from ..formats.registry import KNOWN_ENCODINGS, ranks_path
+from ..fuzz import Target, TargetError, Trial, search_for_failure, write_findings
+from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, MISSING, available
+from ..tokenizer import Tokenizer
+from .common import CliError, add_pattern_argument, add_profile_argument, positive_float, positive_int
+from .reference import is_tiktoken_encoding
+
+__all__ = ["register", "run"]
+
+EXIT_CLEAN, EXIT_FOUND = 0, 1
+_TARGETS = (
+    (
+        "--train",
+        "train",
+        "CMD",
+        "their trainer, a command template ({input} {vocab_size} {special_tokens} "
+        "{special_token} {out}; {counts} with --counts)",
+    ),
+    (
+        "--train-py",
+        "train",
+        "MODULE:FUNC",
+        "their trainer, a Python function with CS336's signature "
+        "(input_path, vocab_size, special_tokens) -> (vocab, merges), called in a child process",
+    ),
+    (
+        "--encode",
+        "encode",
+        "CMD",
+        "their encoder, a command template ({model} {input} {out}: ids as .npy, "
+        "a JSON list or whitespace-separated integers)",
+    ),
+    ("--encode-py", "encode", "MODULE:FUNC", "their encoder, a Python function (model_path, text) -> ids"),
+    (
+        "--split",
+        "split",
+        "CMD",
+        "their pre-tokenizer, a command template ({input} {out}: one JSON string per line)",
+    ),
+    ("--split-py", "split", "MODULE:FUNC", "their pre-tokenizer, a Python function (text) -> [str]"),
+)
+
+
+def register(sub):
+    f = sub.add_parser(
+        "fuzz",
+        help="generate inputs, compare their implementation with the reference, shrink a failure",
+        description="Generate inputs class by class (ties, overlapping runs, long pieces, special tokens, "
+        "whitespace, Unicode, contractions, digits, multi-document, random; word counts near 2^31/2^32/2^63 "
+        "with --counts), run their trainer, encoder or pre-tokenizer on each, and compare with the "
+        "reference. On a difference, shrink to a minimal input and write it, both answers, the report and "
+        "repro.sh to --out. Exit 0 no difference, 1 a finding, 2 bad options.",
+    )
+    group = f.add_mutually_exclusive_group(required=True)
+    for option, _, metavar, help in _TARGETS:
+        group.add_argument(option, metavar=metavar, help=help)
+    f.add_argument(
+        "--counts",
+        action="store_true",
+        help="train mode: give them word-count files ({counts}) "
+        "with counts near 2^31, 2^32 and 2^63 instead of text",
+    )
+    f.add_argument(
+        "--format",
+        choices=("auto",) + FORMATS,
+        default="auto",
+        help="train: the format they write (default: detect); encode: the format of {model}",
+    )
+    f.add_argument(
+        "--encoding",
+        metavar="NAME|MODEL",
+        help="encode mode: cl100k_base, o200k_base, or a model refbpe reads (GPT-2 files, ...)",
+    )
+    add_profile_argument(f)
+    add_pattern_argument(f)
+    f.add_argument(
+        "--classes",
+        metavar="A,B",
+        help="only these classes (default: all of the mode): "
+        + ", ".join(CLASSES + COUNT_CLASSES + ENCODE_CLASSES),
+    )
+    f.add_argument(
+        "--budget",
+        type=positive_float,
+        default=60.0,
+        metavar="SECONDS",
+        help="time for generating examples (default 60); shrinking a finding comes on top",
+    )
+    f.add_argument(
+        "--max-examples", type=positive_int, default=None, metavar="N", help="at most N examples per class"
+    )
+    f.add_argument("--seed", type=int, default=0, help="the same seed gives the same examples (default 0)")
+    f.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=10.0,
+        metavar="SECONDS",
+        help="per run of theirs (default 10); a run past it is a finding",
+    )
+    f.add_argument(
+        "--out",
+        default="refbpe-fuzz",
+        metavar="DIR",
+        help="the findings directory, and Hypothesis's example database (default refbpe-fuzz)",
+    )
+    f.add_argument("--db", metavar="DIR", help="the example database elsewhere ('none': no database)")
+    f.add_argument("--json", action="store_true", help="print one JSON object")
+    return f
+
+
+def _target(args):
+    for option, mode, _, _ in _TARGETS:
+        value = getattr(args, option[2:].replace("-", "_"))
+        if value is not None:
+            if option.endswith("-py"):
+                return Target(mode, function=value, fmt=args.format if mode == "train" else "auto")
+            return Target(mode, command=value, fmt=args.format if mode == "train" else "auto")
+    raise CliError("give one of --train, --train-py, --encode, --encode-py, --split, --split-py")
+
+
+def _classes(args, mode):
+    if args.counts and mode != "train":
+        raise CliError("--counts is for --train and --train-py")
+    default = COUNT_CLASSES if args.counts else ENCODE_CLASSES + CLASSES if mode == "encode" else CLASSES
+    if not args.classes:
+        return list(default)
+    chosen = [c.strip() for c in args.classes.split(",") if c.strip()]
+    unknown = [c for c in chosen if c not in default]
+    if unknown:
+        raise CliError(
+            "unknown class %s for this mode (expected: %s)" % (", ".join(unknown), ", ".join(default))
+        )
+    return chosen
+
+
+def _encoding_files(name):
+    return KNOWN_ENCODINGS[name]["files"]
+
+
+def _encode_setup(args, workdir):
+    """(model, model path for them, tokenizer) of --encoding."""
+    if not args.encoding:
+        raise CliError("--encode needs --encoding cl100k_base|o200k_base|gpt2|MODEL")
+    try:
+        if is_tiktoken_encoding(args.encoding):
+            tok = Tokenizer.from_tiktoken(args.encoding, pattern=args.pattern)
+            if os.path.isfile(args.encoding):
+                path = args.encoding
+            elif "ranks" in _encoding_files(args.encoding):
+                path = ranks_path(args.encoding)
+            else:  # gpt2: GPT-2's own files, written for them as vocab.json + merges.txt
+                path = write_model(
+                    os.path.join(workdir, "model"), "gpt2", tok.vocab, tok.merges, tok.special_tokens
+                )
+            model = read_model(path, "tiktoken" if path.endswith(".tiktoken") else "auto", tok.special_tokens)
+        else:
+            model = read_model(args.encoding)
+            tok = Tokenizer(model.vocab, model.merges, model.special_tokens, pattern=args.pattern)
+            path = args.encoding
+    except (OSError, ValueError) as e:
+        raise CliError(str(e))
+    return model, path, tok
+
+
+def run(args):
+    if not available():
+        raise CliError(MISSING)
+    try:
+        target = _target(args)
+        target.check_starts()
+    except TargetError as e:
+        raise CliError(str(e))
+    classes = _classes(args, target.mode)
+    if args.profile and target.mode != "train":
+        raise CliError("--profile is for --train and --train-py")
+    os.makedirs(args.out, exist_ok=True)
+    database = None if args.db == "none" else (args.db or os.path.join(args.out, ".hypothesis"))
+    settings = {"seed": args.seed, "profile": args.profile, "model": args.encoding}
+    with tempfile.TemporaryDirectory(prefix="refbpe-fuzz-") as workdir:
+        model = path = tok = None
+        if target.mode == "encode":
+            model, path, tok = _encode_setup(args, workdir)
+        trial = Trial(target, args.profile, args.pattern, args.timeout, model, path, tok)
+        try:
+            finding, runs = search_for_failure(
+                trial,
+                classes,
+                args.budget,
+                args.max_examples,
+                args.seed,
+                database,
+                workdir,
+                args.pattern,
+                special_tokens=tok.special_tokens if tok else None,
+            )
+        except TargetError as e:
+            raise CliError(str(e))
+        if finding is None:
+            return _clean(args, trial, runs)
+        result = write_findings(args.out, finding, trial, runs, settings)
+    if args.json:
+        sys.stdout.write(json.dumps(result, ensure_ascii=False, sort_keys=True) + "\n")
+    else:
+        with open(os.path.join(args.out, "report.txt"), encoding="utf-8") as f:
+            sys.stdout.write(f.read())
+        sys.stdout.write("\nwritten to %s (input, theirs/, expected/, report.txt, repro.sh)\n" % args.out)
+    return EXIT_FOUND
+
+
+def _clean(args, trial, runs):
+    if args.json:
+        result = {
+            "found": False,
+            "mode": trial.mode,
+            "target": trial.target.describe(),
+            "seed": args.seed,
+            "classes": runs,
+            "finding": None,
+        }
+        sys.stdout.write(json.dumps(result, sort_keys=True) + "\n")
+    else:
+        for c, n in runs.items():
+            sys.stdout.write("%-17s %6d examples, no difference\n" % (c, n))
+    return EXIT_CLEAN

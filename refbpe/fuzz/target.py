@@ -1,0 +1,231 @@
+"""Their implementation under test: a command template or a Python function, run in a child process.
+
+A command template (``--train 'CMD ...'``) is split as a shell would
+(``shlex``) but run without a shell.  Placeholders in its arguments:
+
+    {input}           the UTF-8 text file of the case
+    {counts}          the word-count file of the case (``--counts`` mode)
+    {vocab_size}      the vocab size asked for
+    {special_tokens}  the special tokens as one JSON list
+    {special_token}   one argument per special token: an argument holding it is
+                      repeated for each token (``--special-token={special_token}``),
+                      and an argument that is exactly it repeats the option before
+                      it too (``--special-token {special_token}``); none without tokens
+    {out}             where they write their output (a model, ids or pieces)
+    {model}           the model refbpe wrote for them (``--encode`` mode)
+
+A Python function (``--train-py MODULE:FUNC``) is called by ``refbpe.fuzz.child``
+in a fresh interpreter (this one, ``sys.executable``), so a crash or a hang of
+theirs cannot take the fuzzer down.  Every run has a timeout; the child gets
+its own session and the whole group is killed at the timeout.
+
+What a run produced is read back by mode (``read_output``): a model in any
+format refbpe reads, ids (``.npy``, a JSON list or whitespace-separated
+integers), or pieces (one JSON string per line).  Anything else is a ``Fault``:
+a crash (a signal), a non-zero exit status, a timeout, or unreadable output,
+each a finding of the fuzzer, never an error of refbpe.  Cost: one process
+start per run (tens of milliseconds for a CPython child).
+"""
+
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+from ..corpus.idfile import read_ids
+from ..formats import read_model
+
+__all__ = [
+    "REFBPE_ROOT",
+    "Run",
+    "Target",
+    "TargetError",
+    "expand",
+    "fault_of",
+    "read_output",
+]
+
+_PLACEHOLDER = re.compile(r"\{(input|counts|vocab_size|special_tokens|out|model)\}")
+_EACH = "{special_token}"
+_STDERR_KEPT = 4000
+REFBPE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class TargetError(ValueError):
+    """A command that cannot start, or a function that cannot be imported (exit status 2)."""
+
+
+class Fault(object):
+    """A run that produced no comparable output: ``kind`` is ``crash``, ``exit-status``,
+    ``timeout`` or ``unreadable-output``; ``message`` says what, ``stderr`` is theirs."""
+
+    def __init__(self, kind, message, stderr=""):
+        self.kind, self.message, self.stderr = kind, message, stderr
+
+    def text(self):
+        tail = self.stderr.strip()
+        return "%s: %s%s" % (self.kind, self.message, "\ntheir stderr:\n" + tail if tail else "")
+
+
+class Run(object):
+    """One finished run: exit ``status`` (negative: killed by that signal), ``stderr``,
+    ``seconds``, ``timed_out``."""
+
+    def __init__(self, status, stderr, seconds, timed_out):
+        self.status, self.stderr, self.seconds, self.timed_out = status, stderr, seconds, timed_out
+
+
+def _substitute(arg, values):
+    def one(m):
+        name = m.group(1)
+        if name == "special_tokens":
+            return json.dumps(values.get("special_tokens", []), ensure_ascii=False)
+        return str(values.get(name, m.group(0)))
+
+    return _PLACEHOLDER.sub(one, arg)
+
+
+def expand(template, values):
+    """The argument list of ``template`` (a list of arguments) with ``values`` put in.
+
+    >>> expand(["t", "{input}", "--special-token", "{special_token}"], {"input": "a.txt",
+    ...        "special_tokens": ["<a>", "<b>"]})
+    ['t', 'a.txt', '--special-token', '<a>', '--special-token', '<b>']
+    """
+    out = []
+    tokens = values.get("special_tokens", [])
+    for arg in template:
+        if _EACH not in arg:
+            out.append(_substitute(arg, values))
+            continue
+        option = out.pop() if arg == _EACH and out and out[-1].startswith("-") else None
+        for t in tokens:
+            if option is not None:
+                out.append(option)
+            out.append(_substitute(arg, values).replace(_EACH, t))
+    return out
+
+
+class Target(object):
+    """Their trainer, encoder or pre-tokenizer (``mode``: train, encode, split), as a
+    ``command`` template (a string) or a ``function`` (``MODULE:FUNC``)."""
+
+    def __init__(self, mode, command=None, function=None, fmt="auto", python=None):
+        self.mode, self.command, self.function, self.fmt = mode, command, function, fmt
+        self.python = python or sys.executable
+        if command is not None:
+            try:
+                self.template = shlex.split(command)
+            except ValueError as e:
+                raise TargetError("cannot split the command %r: %s" % (command, e))
+            if not self.template:
+                raise TargetError("the command is empty")
+        else:
+            if not function or ":" not in function:
+                raise TargetError("expected MODULE:FUNC, got %r" % (function,))
+            self.template = [self.python, "-m", "refbpe.fuzz.child", mode, function, "{out}.args.json"]
+
+    def describe(self):
+        return self.command if self.command is not None else "%s (%s)" % (self.function, self.mode)
+
+    def check_starts(self):
+        """Raise ``TargetError`` when the command cannot start or the function cannot be imported."""
+        if self.command is not None:
+            exe = self.template[0]
+            if os.sep in exe:
+                if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+                    raise TargetError("cannot run %s: not an executable file" % exe)
+            elif shutil.which(exe) is None:
+                raise TargetError("cannot run %s: not found on PATH" % exe)
+            return
+        r = subprocess.run(
+            [self.python, "-m", "refbpe.fuzz.child", "check", self.function],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=child_env(),
+        )
+        if r.returncode != 0:
+            lines = r.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise TargetError("cannot import %s: %s" % (self.function, lines[-1] if lines else "failed"))
+
+    def argv(self, values):
+        return expand(self.template, values)
+
+    def run(self, values, timeout):
+        """Run once with ``values`` (placeholders); a ``Run``."""
+        if self.function is not None:
+            with open(values["out"] + ".args.json", "w", encoding="utf-8") as f:
+                json.dump(values, f, ensure_ascii=False)
+        return run_with_timeout(self.argv(values), timeout)
+
+
+def child_env():
+    """The environment for a child: ours, with refbpe importable."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (REFBPE_ROOT, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def run_with_timeout(argv, timeout):
+    """Run ``argv`` in its own session; kill the group after ``timeout`` seconds."""
+    t0 = time.time()
+    try:
+        p = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=child_env(),
+            start_new_session=True,
+        )
+    except OSError as e:
+        raise TargetError("cannot run %s: %s" % (argv[0], e.strerror or e))
+    timed_out = False
+    try:
+        _, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        _, err = p.communicate()
+    stderr = err.decode("utf-8", "replace")[-_STDERR_KEPT:]
+    return Run(p.returncode, stderr, time.time() - t0, timed_out)
+
+
+def fault_of(run, timeout):
+    """The ``Fault`` of a run that did not end well, or None."""
+    if run.timed_out:
+        return Fault("timeout", "no answer within %g s (killed)" % timeout, run.stderr)
+    if run.status < 0:
+        name = signal.Signals(-run.status).name if -run.status in signal.valid_signals() else str(-run.status)
+        return Fault("crash", "killed by signal %s" % name, run.stderr)
+    if run.status != 0:
+        return Fault("exit-status", "exited with status %d" % run.status, run.stderr)
+    return None
+
+
+def read_output(mode, path, special_tokens=(), fmt="auto"):
+    """What they wrote at ``path``: a ``Model`` (train), ids (encode) or piece bytes (split).
+    Raises ValueError or OSError when it cannot be read."""
+    if not os.path.exists(path):
+        raise ValueError("they wrote nothing at %s" % path)
+    if mode == "train":
+        return read_model(path, fmt, special_tokens, strict=False)
+    if mode == "encode":
+        return read_ids(path)
+    pieces = []
+    with open(path, "rb") as f:
+        for n, line in enumerate(f, 1):
+            try:
+                piece = json.loads(line)
+                pieces.append(piece.encode("utf-8", "surrogatepass"))
+            except (ValueError, AttributeError) as e:
+                raise ValueError("%s:%d: not a JSON string (%s)" % (path, n, e))
+    return pieces

@@ -1,0 +1,153 @@
+"""One case against their implementation: write the inputs, run them, judge: ``Trial``.
+
+A case is a dict: ``text`` (or ``counts``, {pre-token bytes: count}, in
+``--counts`` mode), ``vocab_size`` and ``special_tokens`` for training.  The
+inputs go to a directory (``input.txt`` or ``input.counts.tsv``), their
+command or function runs with the placeholders pointing there, and the
+verdict is one of:
+
+- ``None``: the same result as the reference (or a case the profile does not
+  model, ``profiles.ProfileLimit``, which is skipped);
+- a ``Verdict`` of kind ``difference`` with verify's report (``verify.judge``);
+- a ``Verdict`` of a fault's kind (``crash``, ``exit-status``, ``timeout``,
+  ``unreadable-output``) with their stderr.
+
+``reference_output`` gives what the reference produces for a case (the
+model, ids or pieces), for the findings directory.  Cost: one run of theirs
+plus one reference training of the small case.
+"""
+
+import os
+
+from ..atomic import atomic_write
+from ..corpus.countfile import write_counts
+from ..corpus.sequences import count_texts
+from ..pretokenize.patterns import get_pattern
+from ..profiles import ProfileLimit
+from ..train import train_bpe, train_from_counts
+from ..verify.judge import judge_encoding, judge_split, judge_training, split_segments
+from .target import fault_of, read_output
+
+__all__ = [
+    "INPUT_NAMES",
+    "OUTPUT_NAMES",
+    "Trial",
+    "case_bytes",
+    "reference_output",
+]
+
+INPUT_NAMES = {"text": "input.txt", "counts": "input.counts.tsv"}
+# {out}: a model (a directory or a file, any format), ids (.npy, JSON or integers), pieces (JSON lines)
+OUTPUT_NAMES = {"train": "theirs", "encode": "theirs.txt", "split": "theirs.jsonl"}
+
+
+class Verdict(object):
+    """A finding for one case: ``kind`` (``difference`` or a fault's kind), ``text``
+    (the report), ``report`` (verify's dict, for a difference), ``theirs`` (path)."""
+
+    def __init__(self, kind, text, report=None, theirs=None):
+        self.kind, self.text, self.report, self.theirs = kind, text, report, theirs
+
+
+def case_bytes(case):
+    """The size that shrinking minimises and reports: the input's bytes."""
+    if "counts" in case:
+        return sum(len(w) for w in case["counts"])
+    return len(case["text"].encode("utf-8", "surrogatepass"))
+
+
+def write_case_input(case, directory):
+    """Write the case's input in ``directory``; its path."""
+    if "counts" in case:
+        path = os.path.join(directory, INPUT_NAMES["counts"])
+        write_counts(path, case["counts"])
+    else:
+        path = os.path.join(directory, INPUT_NAMES["text"])
+        atomic_write(path, case["text"].encode("utf-8", "surrogatepass"))
+    return path
+
+
+class Trial(object):
+    """Runs cases against ``target`` (a ``target.Target``) in ``mode`` with the shared
+    settings: ``profile``, ``pattern``, ``timeout``; for encode, ``model`` (a
+    ``formats.Model``), ``model_path`` (written for them) and ``tokenizer``."""
+
+    def __init__(
+        self, target, profile=None, pattern=None, timeout=10.0, model=None, model_path=None, tokenizer=None
+    ):
+        self.target, self.mode = target, target.mode
+        self.profile, self.pattern, self.timeout = profile, pattern, timeout
+        self.model, self.model_path, self.tokenizer = model, model_path, tokenizer
+
+    def values(self, case, directory):
+        path = write_case_input(case, directory)
+        values = {
+            "input": path,
+            "counts": path,
+            "out": os.path.join(directory, OUTPUT_NAMES[self.mode]),
+            "vocab_size": case.get("vocab_size", 0),
+            "special_tokens": list(case.get("special_tokens", [])),
+        }
+        if self.model_path:
+            values["model"] = self.model_path
+        return values
+
+    def run(self, case, directory):
+        """The verdict for ``case``, run in ``directory`` (a fresh one per case)."""
+        values = self.values(case, directory)
+        run = self.target.run(values, self.timeout)
+        fault = fault_of(run, self.timeout)
+        if fault is not None:
+            return Verdict(fault.kind, fault.text(), theirs=values["out"])
+        try:
+            theirs = read_output(self.mode, values["out"], values["special_tokens"], self.target.fmt)
+        except (ValueError, OSError) as e:
+            text = "unreadable-output: %s" % e
+            if run.stderr.strip():
+                text += "\ntheir stderr:\n" + run.stderr.strip()
+            return Verdict("unreadable-output", text, theirs=values["out"])
+        try:
+            report = self.judge(case, theirs, values["input"])
+        except ProfileLimit:
+            return None
+        if report["identical"]:
+            return None
+        return Verdict("difference", report["explanation"], report, values["out"])
+
+    def judge(self, case, theirs, path):
+        if self.mode == "encode":
+            return judge_encoding(self.model, case["text"], theirs, self.pattern, self.tokenizer)
+        if self.mode == "split":
+            return judge_split(case["text"], theirs, self.pattern, case.get("special_tokens", ()))
+        if "counts" in case:
+            counts, texts = case["counts"], None
+        else:
+            counts = count_texts([case["text"]], "documents", case["special_tokens"], self.pattern)
+            texts = [case["text"]]
+        return judge_training(
+            counts,
+            case["vocab_size"],
+            case["special_tokens"],
+            theirs,
+            texts=texts,
+            sources=[path],
+            profile=self.profile,
+            pattern=self.pattern,
+        )
+
+
+def reference_output(trial, case, path):
+    """The reference's answer for ``case`` (its input at ``path``): (vocab, merges) for
+    training, ids for encoding, piece bytes for splitting."""
+    if trial.mode == "encode":
+        tok = trial.tokenizer
+        return tok.encode(case["text"])
+    if trial.mode == "split":
+        from_pattern = []
+        for _, data in split_segments(case["text"], case.get("special_tokens", ())):
+            from_pattern.extend(get_pattern(trial.pattern).pretokenize(data))
+        return from_pattern
+    options = {"profile": trial.profile, "pattern": trial.pattern}
+    if "counts" in case:
+        return train_from_counts(case["counts"], case["vocab_size"], case["special_tokens"], **options)
+    return train_bpe(path, case["vocab_size"], case["special_tokens"], **options)
