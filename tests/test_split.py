@@ -148,3 +148,27 @@ def test_verify_split_finds_nothing_in_the_patterns_own_pieces(tmp_path_factory,
     if pieces:
         report = compare_split(segments, pieces[:-1])
         assert report["difference"]["piece"] == len(pieces) - 1 and report["difference"]["theirs"] is None
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(texts, st.booleans(), st.booleans())
+def test_split_lines_are_json_dumps_of_each_piece(text, as_hex, with_offsets):
+    from refbpe.corpus.pretokens import split_chunk_lines
+
+    data = text.encode("utf-8")
+    lines = split_chunk_lines(
+        data, 5, "t", "strict", None, special_pattern([EOT], True), as_hex, with_offsets
+    )
+    expected = []
+    at = 5
+    for segment, is_special in split_specials(data, special_pattern([EOT], True)):
+        if not is_special:
+            start = 0
+            for end in get_pattern("gpt2").piece_ends(segment):
+                piece = segment[start:end]
+                value = piece.hex() if as_hex else piece.decode("utf-8")
+                item = [at + start, value] if with_offsets else value
+                expected.append(json.dumps(item, ensure_ascii=False) + "\n")
+                start = end
+        at += len(segment)
+    assert lines.decode("utf-8") == "".join(expected)

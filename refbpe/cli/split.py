@@ -8,14 +8,13 @@ order, so the output is the same for every ``--workers`` and ``--chunk-size``.
 """
 
 import collections
-import json
 import sys
 
 from ..atomic import atomic_stream
 from ..corpus.count import InputError, warm_up_scanner
 from ..corpus.io import cut_points, stream_chunks
 from ..corpus.pool import make_executor, pool_session
-from ..corpus.pretokens import CHUNK_SIZE, split_chunk
+from ..corpus.pretokens import CHUNK_SIZE, split_chunk_lines
 from ..pretokenize.patterns import get_pattern
 from ..specials import special_pattern
 from .common import (
@@ -63,28 +62,20 @@ def register(sub):
     return s
 
 
-def piece_line(offset, piece, as_hex=False, with_offset=False):
-    """One output line (bytes, with its newline)."""
-    value = piece.hex() if as_hex else piece.decode("utf-8", "surrogatepass")
-    item = [offset, value] if with_offset else value
-    return (json.dumps(item, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
-
-
-def _chunk_results(args, specials, tokens):
-    """Each chunk's ``[(offset, piece)]`` in input order, split here or in a pool."""
+def _chunk_lines(args, specials, tokens):
+    """Each chunk's output lines (bytes) in input order, made here or in a pool."""
     cuts = cut_points(get_pattern(args.pattern).name)
     jobs = ((c, o, f) for f in args.files for o, c in stream_chunks(f, args.chunk_size, tokens, cuts=cuts))
+    options = (args.errors, args.pattern, specials, args.hex, args.offsets)
     if args.workers == 1:
         for chunk, offset, source in jobs:
-            yield split_chunk(chunk, offset, source, args.errors, args.pattern, specials)
+            yield split_chunk_lines(chunk, offset, source, *options)
         return
     executor = make_executor(args.workers, warm_up=lambda: warm_up_scanner(args.pattern))
     pending = collections.deque()
     with pool_session(executor, True, None, "a splitting", lambda: pending):
         for chunk, offset, source in jobs:
-            pending.append(
-                executor.submit(split_chunk, chunk, offset, source, args.errors, args.pattern, specials)
-            )
+            pending.append(executor.submit(split_chunk_lines, chunk, offset, source, *options))
             if len(pending) >= 2 * args.workers:
                 yield pending.popleft().result()
         while pending:
@@ -95,8 +86,8 @@ def _write(args, out):
     check_special_tokens(args.special_token)
     specials = special_pattern(args.special_token, as_bytes=True)
     tokens = [t.encode("utf-8") for t in args.special_token]
-    for pieces in _chunk_results(args, specials, tokens):
-        out.write(b"".join(piece_line(o, p, args.hex, args.offsets) for o, p in pieces))
+    for lines in _chunk_lines(args, specials, tokens):
+        out.write(lines)
 
 
 def run(args):
