@@ -282,3 +282,92 @@ def test_long_pieces_follow_the_plain_tiktoken_rule(name, text):
 @pytest.mark.slow
 def test_a_merge_list_lets_long_pieces_go_rank_by_rank(gpt2_files):
     assert Tokenizer.from_files(*gpt2_files, ["<|endoftext|>"])._ranks_grow
+
+
+def _all_splits(rank_of, shift):
+    """The pair table by its definition: every split of every token into two tokens."""
+    pairs = {}
+    for token, r in rank_of.items():
+        for k in range(1, len(token)):
+            left, right = rank_of.get(token[:k]), rank_of.get(token[k:])
+            if left is not None and right is not None:
+                pairs[(left << shift) | right] = (r << shift) | r
+    return pairs
+
+
+@settings(max_examples=examples(60))
+@given(
+    tokens=st.lists(st.binary(min_size=2, max_size=7).map(lambda b: bytes(97 + x % 3 for x in b)), max_size=60),
+    order=st.randoms(use_true_random=False),
+)
+def test_the_pair_table_holds_every_split_into_two_tokens(tokens, order):
+    """``_rank_pairs`` finds the left parts by a stack over the sorted tokens; over a
+    three-letter alphabet most tokens begin with others, and many splits are not
+    two tokens."""
+    multi = sorted(set(tokens))
+    order.shuffle(multi)
+    rank_of = {bytes([b]): b for b in range(256)}
+    rank_of.update({t: 256 + k for k, t in enumerate(multi)})
+    tok = Tokenizer.from_ranks(rank_of)
+    assert tok._ranks == _all_splits(rank_of, tok._shift)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_the_pair_table_of_a_known_encoding_holds_every_split(name):
+    tok = _refbpe_only(name)
+    assert tok._ranks == _all_splits(tok._rank_of, tok._shift)
+
+
+# Runs of one script, as the GPT-4-family patterns leave them in one piece (letters, marks) or a
+# GPT-2 piece would hold them; each piece here is encoded whole, 10-2000 bytes.
+_SCRIPTS = {
+    "han": (0x4E00, 0x9FFF),
+    "hiragana": (0x3041, 0x3096),
+    "katakana": (0x30A1, 0x30FA),
+    "hangul": (0xAC00, 0xD7A3),
+    "thai": (0x0E01, 0x0E3A),
+    "devanagari": (0x0900, 0x097F),
+    "arabic": (0x0620, 0x064A),
+    "cyrillic": (0x0410, 0x044F),
+    "greek": (0x0391, 0x03C9),
+    "latin": (0x61, 0x7A),
+    "emoji": (0x1F600, 0x1F64F),
+}
+
+
+def _script_run(script, size):
+    """Code points of ``script`` making about ``size`` bytes of UTF-8 (at least 10)."""
+    lo, hi = _SCRIPTS[script]
+    n = max(size // len(chr(lo).encode("utf-8")), 10)
+    return st.lists(st.integers(lo, hi), min_size=n, max_size=n).map(
+        lambda cps: "".join(chr(c) for c in cps).encode("utf-8")
+    )
+
+
+_script_piece = st.tuples(st.sampled_from(sorted(_SCRIPTS)), st.integers(10, 2000)).flatmap(
+    lambda drawn: _script_run(*drawn)
+)
+
+
+def _gpt2_ranks():
+    """GPT-2 as tiktoken's ``gpt2`` encoding (its files from the shared offline cache)."""
+    key = ("refbpe", "gpt2")
+    if key not in _LOADED:
+        cache = os.path.join(shared_root(), "data", "tiktoken", "cache")
+        if not os.path.isdir(cache):
+            pytest.skip("tiktoken cache not found at %s (set REFBPE_SHARED to the shared/ directory)" % cache)
+        os.environ["TIKTOKEN_CACHE_DIR"] = cache
+        _LOADED[key] = Tokenizer.from_tiktoken("gpt2")
+    return _LOADED[key]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["gpt2"] + ENCODINGS)
+@settings(max_examples=examples(25))
+@given(piece=_script_piece)
+def test_long_pieces_of_every_script_follow_the_plain_tiktoken_rule(name, piece):
+    """Short pieces take the scan of ``_encode_piece``, pieces of ``_LONG_PIECE`` bytes
+    or more the heap of (rank, slot); both against the plain rule, in every script."""
+    tok = _gpt2_ranks() if name == "gpt2" else _refbpe_only(name)
+    assert tok._encode_one(piece) == naive_rank_encode(piece, tok._rank_of)
