@@ -1,0 +1,148 @@
+"""Where encoding time goes, per encoding and language, under PyPy (CPU seconds).
+
+    .venv/bin/python perf/encode_profile.py [--encodings cl100k_base,o200k_base]
+        [--texts english_medium,chinese] [--mb 2]
+
+Each (encoding, text) runs as its own PyPy process:
+
+- load: ``import refbpe`` and ``Tokenizer.from_tiktoken(NAME)``, and apart the
+  parts of the latter: reading the ranks file (``formats.tiktoken.read_ranks``),
+  rebuilding the merge list from it (``merges_from_ranks``, which
+  ``from_tiktoken`` also does) and building the engine (``Tokenizer.from_ranks``);
+- first / warm: ``encode_utf8_ordinary`` of the first ``--mb`` MB of the text
+  (empty caches, JIT warm-up), then of the next ``--mb`` MB;
+- of the warm call: the scan alone (``_piece_ends``), the pieces, the piece-cache
+  misses (pieces encoded by BPE: their count, bytes, and the CPU seconds of
+  encoding them all again, which is the BPE share of the call), the hit rate.
+
+What is left of the warm call after scan and BPE is the cache look-ups and the
+list of ids.  Against tiktoken: ``perf/encode_patterns.py`` (wall clock, both
+systems in the same run).
+"""
+
+import argparse
+import json
+import sys
+import time
+
+from harness import INTERPRETERS, corpus, run_result, tree_env
+
+PYPY = INTERPRETERS["pypy"]
+ENCODINGS = ["cl100k_base", "o200k_base"]
+TEXTS = ["english_medium", "python_code", "russian", "chinese", "mixed_multilingual"]
+
+
+def _utf8_part(path, start, size):
+    with open(path, "rb") as f:
+        f.seek(start)
+        return f.read(size).decode("utf-8", "ignore").encode("utf-8")
+
+
+def child(name, path, size):
+    cpu = time.process_time
+    c = cpu()
+    from refbpe import Tokenizer
+    from refbpe.formats.registry import encoding_files
+    from refbpe.formats.tiktoken import merges_from_ranks, read_ranks
+
+    imported = cpu() - c
+    c = cpu()
+    tok = Tokenizer.from_tiktoken(name)
+    load = cpu() - c
+    c = cpu()
+    ranks = read_ranks(encoding_files(name)["ranks"])
+    read = cpu() - c
+    c = cpu()
+    merges_from_ranks(ranks)
+    merges = cpu() - c
+    c = cpu()
+    Tokenizer.from_ranks(ranks, pattern=tok.pattern)
+    engine = cpu() - c
+    first_text, warm_text = _utf8_part(path, 0, size), _utf8_part(path, size, size)
+    c = cpu()
+    tok.encode_utf8_ordinary(first_text)
+    first = cpu() - c
+    missed = []
+    encode_one = tok._encode_one
+
+    def recording(piece):
+        missed.append(piece)
+        return encode_one(piece)
+
+    tok._encode_one = recording
+    c = cpu()
+    tok.encode_utf8_ordinary(warm_text)
+    warm = cpu() - c
+    del tok._encode_one
+    c = cpu()
+    ends = tok._piece_ends(warm_text)
+    scan = cpu() - c
+    c = cpu()
+    for piece in missed:
+        tok._encode_one(piece)
+    bpe = cpu() - c
+    fields = {
+        "import": imported,
+        "load": load,
+        "read": read,
+        "merges": merges,
+        "engine": engine,
+        "first": first,
+        "warm": warm,
+        "scan": scan,
+        "bpe": bpe,
+        "pieces": len(ends),
+        "misses": len(missed),
+        "miss_bytes": sum(map(len, missed)),
+        "bytes": len(warm_text),
+    }
+    print("RESULT " + json.dumps(fields))
+    sys.stdout.flush()
+
+
+def main(argv):
+    if argv[:1] == ["--child"]:
+        return child(argv[1], argv[2], int(argv[3]))
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--encodings", default=",".join(ENCODINGS))
+    p.add_argument("--texts", default=",".join(TEXTS))
+    p.add_argument("--mb", type=float, default=2)
+    args = p.parse_args(argv)
+    size = int(args.mb * 1e6)
+    print(
+        "| encoding | text | import s | load s (read / merges / engine) | first s | warm s | warm MB/s "
+        "| scan s | BPE s | pieces | misses | hit rate | missed bytes/piece | rest s |"
+    )
+    print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name in args.encodings.split(","):
+        for text in args.texts.split(","):
+            cmd = [PYPY, __file__, "--child", name, corpus(text), str(size)]
+            r = run_result(cmd, tree_env())["result"]
+            print(
+                "| %s | %s | %.2f | %.2f (%.2f / %.2f / %.2f) | %.2f | %.2f | %.1f | %.2f | %.2f | %d | %d "
+                "| %.1f%% | %.1f | %.2f |"
+                % (
+                    name,
+                    text,
+                    r["import"],
+                    r["load"],
+                    r["read"],
+                    r["merges"],
+                    r["engine"],
+                    r["first"],
+                    r["warm"],
+                    r["bytes"] / r["warm"] / 1e6,
+                    r["scan"],
+                    r["bpe"],
+                    r["pieces"],
+                    r["misses"],
+                    100.0 * (1 - r["misses"] / max(r["pieces"], 1)),
+                    r["miss_bytes"] / max(r["misses"], 1),
+                    r["warm"] - r["scan"] - r["bpe"],
+                )
+            )
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
