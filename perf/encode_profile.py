@@ -1,7 +1,7 @@
 """Where encoding time goes, per encoding and language, under PyPy (CPU seconds).
 
     .venv/bin/python perf/encode_profile.py [--encodings cl100k_base,o200k_base]
-        [--texts english_medium,chinese] [--mb 2]
+        [--texts english_medium,chinese] [--mb 2] [--cache-limit 131072]
 
 Each (encoding, text) runs as its own PyPy process:
 
@@ -16,8 +16,9 @@ Each (encoding, text) runs as its own PyPy process:
   encoding them all again, which is the BPE share of the call), the hit rate.
 
 What is left of the warm call after scan and BPE is the cache look-ups and the
-list of ids.  Against tiktoken: ``perf/encode_patterns.py`` (wall clock, both
-systems in the same run).
+list of ids.  ``--cache-limit`` sets the entries per piece-cache generation
+(``tokenizer._CACHE_LIMIT``) in the children.  Against tiktoken:
+``perf/encode_patterns.py`` (wall clock, both systems in the same run).
 """
 
 import argparse
@@ -38,14 +39,16 @@ def _utf8_part(path, start, size):
         return f.read(size).decode("utf-8", "ignore").encode("utf-8")
 
 
-def child(name, path, size):
+def child(name, path, size, cache_limit):
     cpu = time.process_time
     c = cpu()
-    from refbpe import Tokenizer
+    from refbpe import Tokenizer, tokenizer
     from refbpe.formats.registry import encoding_files
     from refbpe.formats.tiktoken import merges_from_ranks, read_ranks
 
     imported = cpu() - c
+    if cache_limit:
+        tokenizer._CACHE_LIMIT = cache_limit
     c = cpu()
     tok = Tokenizer.from_tiktoken(name)
     load = cpu() - c
@@ -102,11 +105,12 @@ def child(name, path, size):
 
 def main(argv):
     if argv[:1] == ["--child"]:
-        return child(argv[1], argv[2], int(argv[3]))
+        return child(argv[1], argv[2], int(argv[3]), int(argv[4]))
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--encodings", default=",".join(ENCODINGS))
     p.add_argument("--texts", default=",".join(TEXTS))
     p.add_argument("--mb", type=float, default=2)
+    p.add_argument("--cache-limit", type=int, default=0, help="entries per piece-cache generation")
     args = p.parse_args(argv)
     size = int(args.mb * 1e6)
     print(
@@ -116,7 +120,7 @@ def main(argv):
     print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in args.encodings.split(","):
         for text in args.texts.split(","):
-            cmd = [PYPY, __file__, "--child", name, corpus(text), str(size)]
+            cmd = [PYPY, __file__, "--child", name, corpus(text), str(size), str(args.cache_limit)]
             r = run_result(cmd, tree_env())["result"]
             print(
                 "| %s | %s | %.2f | %.2f (%.2f / %.2f / %.2f) | %.2f | %.2f | %.1f | %.2f | %.2f | %d | %d "
