@@ -7,8 +7,17 @@ r splits into the two parts that byte-pair merging with ranks < r leaves),
 and special tokens are given by the caller (or a refbpe manifest beside the
 file) and take the ids after the largest rank.
 
-Rebuilding costs O(L^2) per token of L bytes (``_byte_pair_merge`` rescans
-the parts after each join); tokens are short (cl100k's longest is 128 bytes).
+A token of up to ``SHORT_TOKEN`` bytes is split by tiktoken's own merging,
+O(L^2) for L bytes (``_byte_pair_merge`` rescans the parts after each join;
+cl100k's longest token has 128 bytes).  A longer one (a model trained on a run
+of one byte has megabyte tokens) tries its prefix tokens of lower rank, longest
+first, with the rest (``_split_long``), and checks each candidate pair by
+walking the two parts' merge trees along the boundary (``_ends_as_pair``: the
+check of the ``bpe`` crate's dictionary builder); the first accepted pair is
+the split, as tiktoken's merging is deterministic.  Cost per long token: a
+slice and a lookup of O(L) per token length tried, and the depth of the two
+merge trees; a megabyte-token model reads at the speed of copying
+(perf/writers.py).  Reading the lines is one base64 decode per line in C.
 """
 
 import base64
@@ -80,6 +89,9 @@ def tiktoken_special_tokens(vocab, special_tokens):
     return special_ids(with_specials(vocab, special_tokens), special_tokens)
 
 
+SHORT_TOKEN = 256  # longer tokens: ``_split_long``
+
+
 def _byte_pair_merge(ranks, piece, max_rank):
     """tiktoken's merging: join the adjacent parts whose bytes have the lowest
     rank below ``max_rank``, leftmost first, until none is left."""
@@ -96,24 +108,81 @@ def _byte_pair_merge(ranks, piece, max_rank):
     return parts
 
 
-def merges_from_ranks(ranks):
-    """The merges [(bytes, bytes)] that tiktoken's ranks {bytes: rank} imply, in rank order."""
+def merges_from_ranks(ranks, *, short_token=SHORT_TOKEN):
+    """The merges [(bytes, bytes)] that tiktoken's ranks {bytes: rank} imply, in rank order;
+    tokens of up to ``short_token`` bytes are split by tiktoken's own merging, longer ones
+    by ``_split_long`` (the same split, found in about O(L))."""
     merges = []
+    split = {}  # token -> (left, right): the merge that made it
+    lengths = sorted({len(t) for t in ranks}, reverse=True)
     for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
         if len(token) < 2:
             continue
-        parts = _byte_pair_merge(ranks, token, rank)
-        if len(parts) != 2:
-            raise FormatError(
-                "token %r (rank %d) is not the merge of two lower-ranked tokens (%d parts)"
-                % (token, rank, len(parts))
-            )
-        if any(ranks.get(p, rank) >= rank for p in parts):
-            raise FormatError(
-                "token %r (rank %d) splits into %r, not two tokens of lower rank" % (token, rank, parts)
-            )
-        merges.append((parts[0], parts[1]))
+        if len(token) <= short_token:
+            pair = _split_short(ranks, token, rank)
+        else:
+            pair = _split_long(ranks, split, lengths, token, rank)
+        split[token] = pair
+        merges.append(pair)
     return merges
+
+
+def _split_short(ranks, token, rank):
+    parts = _byte_pair_merge(ranks, token, rank)
+    if len(parts) != 2:
+        raise FormatError(
+            "token %r (rank %d) is not the merge of two lower-ranked tokens (%d parts)"
+            % (token, rank, len(parts))
+        )
+    if any(ranks.get(p, rank) >= rank for p in parts):
+        raise FormatError(
+            "token %r (rank %d) splits into %r, not two tokens of lower rank" % (token, rank, parts)
+        )
+    return parts[0], parts[1]
+
+
+def _split_long(ranks, split, lengths, token, rank):
+    """The two parts tiktoken's merging of ``token`` ends with: the prefix tokens of lower
+    rank are tried longest first, each with the rest, until ``_ends_as_pair`` accepts one."""
+    for k in lengths:
+        if k >= len(token):
+            continue
+        left = token[:k]
+        if ranks.get(left, rank) >= rank:
+            continue
+        right = token[k:]
+        if ranks.get(right, rank) < rank and _ends_as_pair(ranks, split, left, right, rank):
+            return left, right
+    raise FormatError(
+        "token %s... of %d bytes (rank %d) is not the merge of two lower-ranked tokens"
+        % (repr(token[:32]), len(token), rank)
+    )
+
+
+def _ends_as_pair(ranks, split, left, right, max_rank):
+    """Does tiktoken's merging of ``left + right`` (each a token that its own merging
+    leaves whole) end with exactly these two parts?
+
+    Both sides merge as they do alone unless a pair across the boundary merges first:
+    at any moment the part ending ``left`` is on its right spine (left, its right part,
+    that part's right part, ...) and the part starting ``right`` on its left spine.
+    Walking both spines down from the top, latest merge first, a boundary pair (x, y)
+    of rank below ``limit`` (the rank of the merge that consumes x or y; a tie goes to
+    the leftmost pair) would merge before the sides complete."""
+    x, y, limit = left, right, max_rank
+    while True:
+        x_whole, y_whole = x not in split, y not in split
+        if not x_whole and (y_whole or ranks[x] > ranks[y]):
+            limit = ranks[x]
+            x = split[x][1]
+        elif not y_whole:
+            limit = ranks[y] + 1
+            y = split[y][0]
+        else:
+            return True
+        r = ranks.get(x + y)
+        if r is not None and r < limit:
+            return False
 
 
 def read_tiktoken(path, special_tokens=()):
@@ -130,23 +199,56 @@ def read_tiktoken(path, special_tokens=()):
     return Model(vocab, merges, special_tokens, "tiktoken", True, path)
 
 
+_BASE64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+def _rank_line(data, start, end):
+    """(token, rank) of ``base64 rank`` in data[start:end], or None when the line is not
+    in that exact shape (one space, no padding fault): the caller reads it field by field."""
+    space = data.find(b" ", start, end)
+    number = data[space + 1 : end]
+    if space < 0 or not number.isdigit():
+        return None
+    text = data[start:space]
+    if text.translate(None, _BASE64_ALPHABET) not in (b"", b"=", b"==") or b"=" in text.rstrip(b"="):
+        return None
+    try:
+        return binascii.a2b_base64(text), int(number)
+    except binascii.Error:
+        return None
+
+
 def read_ranks(path):
     """{token bytes: rank} of a tiktoken ranks file, as ``tiktoken.load.load_tiktoken_bpe`` reads it."""
-    ranks = {}
     with open(path, "rb") as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            parts = line.split()
-            try:
-                if len(parts) != 2:
-                    raise ValueError("expected two fields")
-                token = base64.b64decode(parts[0], validate=True)
-                rank = int(parts[1])
-            except (ValueError, binascii.Error) as e:
-                raise FormatError("%s:%d: not a 'base64-token rank' line (%s)" % (path, lineno, e))
-            ranks[token] = rank
+        data = f.read()
+    ranks = {}
+    pos, lineno, size = 0, 0, len(data)
+    while pos < size:
+        lineno += 1
+        end = data.find(b"\n", pos)
+        end = size if end < 0 else end
+        entry = _rank_line(data, pos, end)
+        if entry is None:
+            entry = _rank_fields(path, lineno, data[pos:end])
+        pos = end + 1
+        if entry is not None:
+            ranks[entry[0]] = entry[1]
     if not ranks:
         raise FormatError("%s: empty tiktoken ranks file" % path)
     return ranks
+
+
+def _rank_fields(path, lineno, line):
+    """(token, rank) of a line with other spacing (None for a blank line); FormatError
+    naming the line for one that is not ``base64 rank``."""
+    line = line.strip()
+    if not line:
+        return None
+    parts = line.split()
+    try:
+        if len(parts) != 2:
+            raise ValueError("expected two fields")
+        return base64.b64decode(parts[0], validate=True), int(parts[1])
+    except (ValueError, binascii.Error) as e:
+        raise FormatError("%s:%d: not a 'base64-token rank' line (%s)" % (path, lineno, e))
