@@ -89,7 +89,7 @@ def tiktoken_special_tokens(vocab, special_tokens):
     return special_ids(with_specials(vocab, special_tokens), special_tokens)
 
 
-SHORT_TOKEN = 256  # longer tokens: ``_split_long``
+SHORT_TOKEN = 32  # longer tokens: ``_split_long``
 
 
 def _byte_pair_merge(ranks, piece, max_rank):
@@ -113,17 +113,23 @@ def merges_from_ranks(ranks, *, short_token=SHORT_TOKEN):
     tokens of up to ``short_token`` bytes are split by tiktoken's own merging, longer ones
     by ``_split_long`` (the same split, found in about O(L))."""
     merges = []
-    split = {}  # token -> (left, right): the merge that made it
-    lengths = sorted({len(t) for t in ranks}, reverse=True)
+    parts_of = {}  # rank -> (left rank, right rank): the merge that made the token
+    token_of = {r: t for t, r in ranks.items()}
+    by_length = {}  # length -> [(token, rank)]
+    for t, r in ranks.items():
+        by_length.setdefault(len(t), []).append((t, r))
+    lengths = sorted(by_length, reverse=True)
     for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
         if len(token) < 2:
             continue
         if len(token) <= short_token:
-            pair = _split_short(ranks, token, rank)
+            left, right = _split_short(ranks, token, rank)
+            parts_of[rank] = (ranks[left], ranks[right])
         else:
-            pair = _split_long(ranks, split, lengths, token, rank)
-        split[token] = pair
-        merges.append(pair)
+            left, right, parts_of[rank] = _split_long(
+                ranks, token_of, parts_of, by_length, lengths, token, rank
+            )
+        merges.append((left, right))
     return merges
 
 
@@ -141,46 +147,61 @@ def _split_short(ranks, token, rank):
     return parts[0], parts[1]
 
 
-def _split_long(ranks, split, lengths, token, rank):
-    """The two parts tiktoken's merging of ``token`` ends with: the prefix tokens of lower
-    rank are tried longest first, each with the rest, until ``_ends_as_pair`` accepts one."""
+_FEW = 8  # a length held by more tokens is looked up by slicing, not compared token by token
+
+
+def _tokens_at(ranks, by_length, token, k, end):
+    """[(t, rank)] of the tokens of ``k`` bytes that ``token`` starts (``end``: ends) with:
+    compared in place (no copy of a long token) when few tokens have that length."""
+    group = by_length.get(k, ())
+    if len(group) <= _FEW:
+        found = token.endswith if end else token.startswith
+        return [(t, r) for t, r in group if found(t)]
+    t = token[len(token) - k :] if end else token[:k]
+    return [(t, ranks[t])] if t in ranks else []
+
+
+def _split_long(ranks, token_of, parts_of, by_length, lengths, token, rank):
+    """(left, right, (left rank, right rank)): the two parts tiktoken's merging of ``token``
+    ends with.  Its prefix tokens of lower rank are tried longest first, each with the
+    rest, until ``_ends_as_pair`` accepts one."""
     for k in lengths:
         if k >= len(token):
             continue
-        left = token[:k]
-        if ranks.get(left, rank) >= rank:
-            continue
-        right = token[k:]
-        if ranks.get(right, rank) < rank and _ends_as_pair(ranks, split, left, right, rank):
-            return left, right
+        for left, r_left in _tokens_at(ranks, by_length, token, k, False):
+            if r_left >= rank:
+                continue
+            for right, r_right in _tokens_at(ranks, by_length, token, len(token) - k, True):
+                if r_right < rank and _ends_as_pair(ranks, token_of, parts_of, r_left, r_right, rank):
+                    return left, right, (r_left, r_right)
     raise FormatError(
         "token %s... of %d bytes (rank %d) is not the merge of two lower-ranked tokens"
         % (repr(token[:32]), len(token), rank)
     )
 
 
-def _ends_as_pair(ranks, split, left, right, max_rank):
-    """Does tiktoken's merging of ``left + right`` (each a token that its own merging
-    leaves whole) end with exactly these two parts?
+def _ends_as_pair(ranks, token_of, parts_of, x, y, max_rank):
+    """Does tiktoken's merging of the tokens of ranks ``x`` and ``y`` joined (each a token
+    that its own merging leaves whole) end with exactly these two parts?
 
     Both sides merge as they do alone unless a pair across the boundary merges first:
-    at any moment the part ending ``left`` is on its right spine (left, its right part,
-    that part's right part, ...) and the part starting ``right`` on its left spine.
-    Walking both spines down from the top, latest merge first, a boundary pair (x, y)
-    of rank below ``limit`` (the rank of the merge that consumes x or y; a tie goes to
-    the leftmost pair) would merge before the sides complete."""
-    x, y, limit = left, right, max_rank
+    at any moment the part ending the left token is on its right spine (the token, its
+    right part, that part's right part, ...) and the part starting the right token on its
+    left spine.  Walking both spines down from the top, latest merge first, a boundary
+    pair of rank below ``limit`` (the rank of the merge that consumes one of its parts;
+    a tie goes to the leftmost pair) would merge before the sides complete."""
+    limit = max_rank
     while True:
-        x_whole, y_whole = x not in split, y not in split
-        if not x_whole and (y_whole or ranks[x] > ranks[y]):
-            limit = ranks[x]
-            x = split[x][1]
+        x_whole, y_whole = x not in parts_of, y not in parts_of
+        if not x_whole and (y_whole or x > y):
+            limit = x
+            x = parts_of[x][1]
         elif not y_whole:
-            limit = ranks[y] + 1
-            y = split[y][0]
+            limit = y + 1
+            y = parts_of[y][0]
         else:
             return True
-        r = ranks.get(x + y)
+        r = ranks.get(token_of[x] + token_of[y])
         if r is not None and r < limit:
             return False
 
@@ -204,13 +225,15 @@ _BASE64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456
 
 def _rank_line(data, start, end):
     """(token, rank) of ``base64 rank`` in data[start:end], or None when the line is not
-    in that exact shape (one space, no padding fault): the caller reads it field by field."""
-    space = data.find(b" ", start, end)
+    in that exact shape (one space, no padding fault): the caller reads it field by field.
+    Three passes in C over the base64 text: the slice, the check, the decode."""
+    space = data.rfind(b" ", start, end)
     number = data[space + 1 : end]
-    if space < 0 or not number.isdigit():
+    if space <= start or not number.isdigit():
         return None
     text = data[start:space]
-    if text.translate(None, _BASE64_ALPHABET) not in (b"", b"=", b"==") or b"=" in text.rstrip(b"="):
+    odd = text.translate(None, _BASE64_ALPHABET)
+    if odd and not (odd in (b"=", b"==") and text.endswith(odd)):
         return None
     try:
         return binascii.a2b_base64(text), int(number)
