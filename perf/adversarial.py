@@ -169,7 +169,7 @@ def section_train(args, runner):
             size = generate(family, size, args.seed, path)
             jobs = []
             for system in TRAIN_SYSTEMS:
-                if (system, family) in timed_out:
+                if (system, family) in timed_out or system not in args.systems:
                     results[(family, scale, system)] = {"failed": "skipped", "size": size}
                     continue
                 cmd, env = train_cmd(system, path, work)
@@ -389,6 +389,10 @@ def main(argv=None):
     )
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--repeats", type=int, default=None, help="default 1 (quick) or 3")
+    ap.add_argument("--scales", default=None, help="comma-separated subset of 0.5,1,2 (default all)")
+    ap.add_argument(
+        "--systems", default=",".join(TRAIN_SYSTEMS), help="trainers to run (default all: %(default)s)"
+    )
     ap.add_argument("--timeout", type=int, default=None, help="seconds per run; default 30 (quick) or 300")
     ap.add_argument("--only", default="train,encode", help="train,encode")
     ap.add_argument(
@@ -417,6 +421,9 @@ def main(argv=None):
     args.encode_scale = 0.1 if args.quick else 1.0
     args.repeats = args.repeats or (1 if args.quick else 3)
     args.timeout = args.timeout or (30 if args.quick else 300)
+    args.systems = args.systems.split(",")
+    if args.scales:
+        SCALES[:] = [float(x) if float(x) != int(float(x)) else int(float(x)) for x in args.scales.split(",")]
     if args.families:
         wanted = args.families.split(",")
         FAMILIES[:] = [f for f in FAMILIES if f[0] in wanted]
