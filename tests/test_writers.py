@@ -23,7 +23,7 @@ from support import corpus_path, cs336_path, examples
 from refbpe.formats import FormatError, read_model, write_model
 from refbpe.formats.bytemap import encode_token
 from refbpe.formats.model import special_ids, with_specials
-from refbpe.formats.tiktoken import merges_from_ranks
+from refbpe.formats.tiktoken import merges_from_ranks, read_ranks
 from refbpe.train import train_from_texts
 
 CORPORA = [
@@ -202,3 +202,53 @@ def test_long_token_splits_match_tiktokens_merging_on_any_ranks(alphabet, joins)
             tokens.append(token)
     reference, walked = _merges_both_ways(ranks)
     assert walked == reference
+
+
+def _ranks_as_tiktoken_reads_them(path):
+    """The reference: ``tiktoken.load.load_tiktoken_bpe``'s reading, line by line (None if refused)."""
+    ranks = {}
+    with open(path, "rb") as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            parts = line.split()
+            try:
+                if len(parts) != 2:
+                    return None
+                ranks[base64.b64decode(parts[0], validate=True)] = int(parts[1])
+            except ValueError:  # binascii.Error is one
+                return None
+    return ranks or None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"YQ== 0\nYg== 1\n",
+        b"YQ== 0\r\nYg== 1\r\n",
+        b"  YQ== 0\n\nYg==\t1   \n\n",
+        b"YWI= 0\nYQ== 1",
+        b"YQ=\n",
+        b"YQ= 0\n",
+        b"Y=Q= 0\n",
+        b"YQ==YQ== 0\n",
+        b"YQ== 0 1\n",
+        b"YQ== x\n",
+        b"YQ== -1\n",
+        b"YQ== +1\n",
+        b" 0\n",
+        b"Y*Q= 0\n",
+        b"YQ== 007\n",
+        b"\n\n",
+    ],
+)
+def test_rank_lines_read_as_tiktoken_reads_them(tmp_path, text):
+    path = tmp_path / "r.tiktoken"
+    path.write_bytes(text)
+    expected = _ranks_as_tiktoken_reads_them(str(path))
+    if expected is None:
+        with pytest.raises(FormatError):
+            read_ranks(str(path))
+    else:
+        assert read_ranks(str(path)) == expected
