@@ -18,7 +18,7 @@ import os
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import corpus_path, cs336_path, examples
+from support import corpus_path, cs336_path, examples, shared_data_path
 
 from refbpe.formats import FormatError, read_model, write_model
 from refbpe.formats.bytemap import encode_token
@@ -201,6 +201,15 @@ def test_long_token_splits_match_tiktokens_merging_on_any_ranks(alphabet, joins)
             ranks[token] = len(ranks)
             tokens.append(token)
     reference, walked = _merges_both_ways(ranks)
+    assert walked == reference
+
+
+@pytest.mark.slow
+def test_long_token_splits_match_tiktokens_merging_on_cl100k():
+    # every token of OpenAI's ranks split both ways (about 2 s under CPython)
+    ranks = read_ranks(shared_data_path("tiktoken", "cl100k_base.tiktoken"))
+    reference, walked = _merges_both_ways(ranks)
+    assert reference is not FormatError and len(reference) > 99000
     assert walked == reference
 
 
