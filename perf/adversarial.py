@@ -423,7 +423,7 @@ def main(argv=None):
     args.timeout = args.timeout or (30 if args.quick else 300)
     args.systems = args.systems.split(",")
     if args.scales:
-        SCALES[:] = [float(x) if float(x) != int(float(x)) else int(float(x)) for x in args.scales.split(",")]
+        SCALES[:] = [float(x) for x in args.scales.split(",")]  # 1.0 == 1: the same keys
     if args.families:
         wanted = args.families.split(",")
         FAMILIES[:] = [f for f in FAMILIES if f[0] in wanted]

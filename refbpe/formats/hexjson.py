@@ -84,7 +84,7 @@ def read_hex_json(path, special_tokens=()):
     """A ``Model`` from refbpe's hex JSON (or a JSON holding at least ``merges`` in hex)."""
     try:
         # bytes, then one decode: a text-mode read translates newlines, slowly under PyPy
-        # (a third of reading a 122 MB tokenizer.json: perf/writers.py ws)
+        # (0.65 s of 0.9 s reading a 122 MB tokenizer.json: perf/writers.py ws)
         with open(path, "rb") as f:
             data = json.loads(f.read().decode("utf-8"))
     except ValueError as e:
