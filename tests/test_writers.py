@@ -6,7 +6,9 @@ The reference here is the writer as it was: each format's dict through
 a line per token with ``encode_token``; the streaming writers
 (``bytemap.MappedText``, ``atomic.chunked``) must match it on models trained
 from every shared corpus, on random vocabs (quotes, backslashes, every byte),
-and on models of megabyte-long tokens.
+and on models of megabyte-long tokens.  A ranks file's long tokens are split by
+walking merge trees (``formats.tiktoken._split_long``), not by tiktoken's own
+merging: both must give the same merges, and refuse the same files.
 """
 
 import base64
@@ -16,11 +18,12 @@ import os
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import corpus_path, cs336_path, examples
+from support import corpus_path, cs336_path, examples, shared_data_path
 
-from refbpe.formats import read_model, write_model
+from refbpe.formats import FormatError, read_model, write_model
 from refbpe.formats.bytemap import encode_token
 from refbpe.formats.model import special_ids, with_specials
+from refbpe.formats.tiktoken import merges_from_ranks, read_ranks
 from refbpe.train import train_from_texts
 
 CORPORA = [
@@ -126,7 +129,7 @@ def test_megabyte_tokens(tmp_path, run):
         merges.insert(0, (run[:1], run[1:]))
     for a, b in merges:
         vocab[len(vocab)] = a + b
-    check_model(tmp_path, vocab, merges, [EOT], formats=("gpt2", "hf", "json"))
+    check_model(tmp_path, vocab, merges, [EOT])
 
 
 _tokens = st.binary(min_size=1, max_size=6) | st.sampled_from([b'"', b"\\", b'\\"', b" ", b"\n", b"\x7f\xad"])
@@ -150,3 +153,111 @@ def test_random_vocabs_write_as_before(tmp_path_factory, extra, specials):
     for fmt in ("gpt2", "hf", "json"):
         _, got = written_files(tmp_path, fmt, vocab, merges, specials)
         assert got == expected[fmt], fmt
+
+
+def _merges_both_ways(ranks):
+    """(merges or FormatError) from tiktoken's own merging for every token, and from the
+    merge-tree walk for every token of two or more bytes."""
+    out = []
+    for short in (1 << 30, 1):
+        try:
+            out.append(merges_from_ranks(ranks, short_token=short))
+        except FormatError:
+            out.append(FormatError)
+    return out
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    st.lists(
+        st.binary(min_size=1, max_size=60).map(
+            lambda b: b.translate(bytes(b"ab "[i % 3] for i in range(256)))
+        ),
+        min_size=1,
+        max_size=8,
+    ),
+    st.integers(258, 330),
+)
+def test_long_token_splits_match_tiktokens_merging_on_trained_models(texts, size):
+    vocab, _ = train_from_texts([t.decode("latin-1") for t in texts], size, [])
+    ranks = {t: i for i, t in vocab.items()}
+    reference, walked = _merges_both_ways(ranks)
+    assert reference is not FormatError
+    assert walked == reference
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(
+    st.sampled_from([b"ab", b"abc"]), st.lists(st.tuples(st.integers(0, 99), st.integers(0, 99)), max_size=30)
+)
+def test_long_token_splits_match_tiktokens_merging_on_any_ranks(alphabet, joins):
+    # tokens made by joining two earlier ones, ranked in the order made: about
+    # half of such files are not what merging makes and must be refused
+    ranks = {alphabet[i : i + 1]: i for i in range(len(alphabet))}
+    tokens = list(ranks)
+    for i, j in joins:
+        token = tokens[i % len(tokens)] + tokens[j % len(tokens)]
+        if token not in ranks:
+            ranks[token] = len(ranks)
+            tokens.append(token)
+    reference, walked = _merges_both_ways(ranks)
+    assert walked == reference
+
+
+@pytest.mark.slow
+def test_long_token_splits_match_tiktokens_merging_on_cl100k():
+    # every token of OpenAI's ranks split both ways (about 2 s under CPython)
+    ranks = read_ranks(shared_data_path("tiktoken", "cl100k_base.tiktoken"))
+    reference, walked = _merges_both_ways(ranks)
+    assert reference is not FormatError and len(reference) > 99000
+    assert walked == reference
+
+
+def _ranks_as_tiktoken_reads_them(path):
+    """The reference: ``tiktoken.load.load_tiktoken_bpe``'s reading, line by line (None if refused)."""
+    ranks = {}
+    with open(path, "rb") as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            parts = line.split()
+            try:
+                if len(parts) != 2:
+                    return None
+                ranks[base64.b64decode(parts[0], validate=True)] = int(parts[1])
+            except ValueError:  # binascii.Error is one
+                return None
+    return ranks or None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"YQ== 0\nYg== 1\n",
+        b"YQ== 0\r\nYg== 1\r\n",
+        b"  YQ== 0\n\nYg==\t1   \n\n",
+        b"YWI= 0\nYQ== 1",
+        b"YQ=\n",
+        b"YQ= 0\n",
+        b"Y=Q= 0\n",
+        b"YQ==YQ== 0\n",
+        b"YQ== 0 1\n",
+        b"YQ== x\n",
+        b"YQ== -1\n",
+        b"YQ== +1\n",
+        b" 0\n",
+        b"Y*Q= 0\n",
+        b"YQ== 007\n",
+        b"\n\n",
+    ],
+)
+def test_rank_lines_read_as_tiktoken_reads_them(tmp_path, text):
+    path = tmp_path / "r.tiktoken"
+    path.write_bytes(text)
+    expected = _ranks_as_tiktoken_reads_them(str(path))
+    if expected is None:
+        with pytest.raises(FormatError):
+            read_ranks(str(path))
+    else:
+        assert read_ranks(str(path)) == expected

@@ -7,8 +7,22 @@ r splits into the two parts that byte-pair merging with ranks < r leaves),
 and special tokens are given by the caller (or a refbpe manifest beside the
 file) and take the ids after the largest rank.
 
-Rebuilding costs O(L^2) per token of L bytes (``_byte_pair_merge`` rescans
-the parts after each join); tokens are short (cl100k's longest is 128 bytes).
+A token of up to ``SHORT_TOKEN`` bytes is split by tiktoken's own merging,
+O(L^2) for L bytes (``_byte_pair_merge`` rescans the parts after each join;
+cl100k's longest token has 128 bytes).  A longer one (a model trained on a run
+of one byte has megabyte tokens) tries its prefix tokens of lower rank, longest
+first, with the rest (``_split_long``), and checks each candidate pair by
+walking the two parts' merge trees along the boundary (``_ends_as_pair``: the
+check of the ``bpe`` crate's dictionary builder); the first accepted pair is
+the split, as tiktoken's merging is deterministic.  Both ways give the same
+merges on every token of cl100k_base and o200k_base and on random rank files,
+accepted or refused (tests/test_writers.py).  Cost per long token, for each
+token length tried: a comparison in place with the few tokens of that length
+(or a slice and a lookup when many share it), then the depth of the two merge
+trees, each step a join of two boundary parts; a 3 MB run model's ranks file
+reads at 170-200 MB/s under PyPy (perf/writers.py ws, run1), where tiktoken's
+own merging did not finish in 120 s.  Reading the lines is one base64 decode
+per line in C.
 """
 
 import base64
@@ -80,6 +94,9 @@ def tiktoken_special_tokens(vocab, special_tokens):
     return special_ids(with_specials(vocab, special_tokens), special_tokens)
 
 
+SHORT_TOKEN = 32  # longer tokens: ``_split_long``
+
+
 def _byte_pair_merge(ranks, piece, max_rank):
     """tiktoken's merging: join the adjacent parts whose bytes have the lowest
     rank below ``max_rank``, leftmost first, until none is left."""
@@ -96,24 +113,102 @@ def _byte_pair_merge(ranks, piece, max_rank):
     return parts
 
 
-def merges_from_ranks(ranks):
-    """The merges [(bytes, bytes)] that tiktoken's ranks {bytes: rank} imply, in rank order."""
+def merges_from_ranks(ranks, *, short_token=SHORT_TOKEN):
+    """The merges [(bytes, bytes)] that tiktoken's ranks {bytes: rank} imply, in rank order;
+    tokens of up to ``short_token`` bytes are split by tiktoken's own merging, longer ones
+    by ``_split_long`` (the same split, found in about O(L))."""
     merges = []
+    parts_of = {}  # rank -> (left rank, right rank): the merge that made the token
+    token_of = {r: t for t, r in ranks.items()}
+    by_length = {}  # length -> [(token, rank)]
+    for t, r in ranks.items():
+        by_length.setdefault(len(t), []).append((t, r))
+    lengths = sorted(by_length, reverse=True)
     for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
         if len(token) < 2:
             continue
-        parts = _byte_pair_merge(ranks, token, rank)
-        if len(parts) != 2:
-            raise FormatError(
-                "token %r (rank %d) is not the merge of two lower-ranked tokens (%d parts)"
-                % (token, rank, len(parts))
+        if len(token) <= short_token:
+            left, right = _split_short(ranks, token, rank)
+            parts_of[rank] = (ranks[left], ranks[right])
+        else:
+            left, right, parts_of[rank] = _split_long(
+                ranks, token_of, parts_of, by_length, lengths, token, rank
             )
-        if any(ranks.get(p, rank) >= rank for p in parts):
-            raise FormatError(
-                "token %r (rank %d) splits into %r, not two tokens of lower rank" % (token, rank, parts)
-            )
-        merges.append((parts[0], parts[1]))
+        merges.append((left, right))
     return merges
+
+
+def _split_short(ranks, token, rank):
+    parts = _byte_pair_merge(ranks, token, rank)
+    if len(parts) != 2:
+        raise FormatError(
+            "token %r (rank %d) is not the merge of two lower-ranked tokens (%d parts)"
+            % (token, rank, len(parts))
+        )
+    if any(ranks.get(p, rank) >= rank for p in parts):
+        raise FormatError(
+            "token %r (rank %d) splits into %r, not two tokens of lower rank" % (token, rank, parts)
+        )
+    return parts[0], parts[1]
+
+
+_FEW = 8  # a length held by more tokens is looked up by slicing, not compared token by token
+
+
+def _tokens_at(ranks, by_length, token, k, end):
+    """[(t, rank)] of the tokens of ``k`` bytes that ``token`` starts (``end``: ends) with:
+    compared in place (no copy of a long token) when few tokens have that length."""
+    group = by_length.get(k, ())
+    if len(group) <= _FEW:
+        found = token.endswith if end else token.startswith
+        return [(t, r) for t, r in group if found(t)]
+    t = token[len(token) - k :] if end else token[:k]
+    return [(t, ranks[t])] if t in ranks else []
+
+
+def _split_long(ranks, token_of, parts_of, by_length, lengths, token, rank):
+    """(left, right, (left rank, right rank)): the two parts tiktoken's merging of ``token``
+    ends with.  Its prefix tokens of lower rank are tried longest first, each with the
+    rest, until ``_ends_as_pair`` accepts one."""
+    for k in lengths:
+        if k >= len(token):
+            continue
+        for left, r_left in _tokens_at(ranks, by_length, token, k, False):
+            if r_left >= rank:
+                continue
+            for right, r_right in _tokens_at(ranks, by_length, token, len(token) - k, True):
+                if r_right < rank and _ends_as_pair(ranks, token_of, parts_of, r_left, r_right, rank):
+                    return left, right, (r_left, r_right)
+    raise FormatError(
+        "token %s... of %d bytes (rank %d) is not the merge of two lower-ranked tokens"
+        % (repr(token[:32]), len(token), rank)
+    )
+
+
+def _ends_as_pair(ranks, token_of, parts_of, x, y, max_rank):
+    """Does tiktoken's merging of the tokens of ranks ``x`` and ``y`` joined (each a token
+    that its own merging leaves whole) end with exactly these two parts?
+
+    Both sides merge as they do alone unless a pair across the boundary merges first:
+    at any moment the part ending the left token is on its right spine (the token, its
+    right part, that part's right part, ...) and the part starting the right token on its
+    left spine.  Walking both spines down from the top, latest merge first, a boundary
+    pair of rank below ``limit`` (the rank of the merge that consumes one of its parts;
+    a tie goes to the leftmost pair) would merge before the sides complete."""
+    limit = max_rank
+    while True:
+        x_whole, y_whole = x not in parts_of, y not in parts_of
+        if not x_whole and (y_whole or x > y):
+            limit = x
+            x = parts_of[x][1]
+        elif not y_whole:
+            limit = y + 1
+            y = parts_of[y][0]
+        else:
+            return True
+        r = ranks.get(token_of[x] + token_of[y])
+        if r is not None and r < limit:
+            return False
 
 
 def read_tiktoken(path, special_tokens=()):
@@ -130,23 +225,58 @@ def read_tiktoken(path, special_tokens=()):
     return Model(vocab, merges, special_tokens, "tiktoken", True, path)
 
 
+_BASE64_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+def _rank_line(data, start, end):
+    """(token, rank) of ``base64 rank`` in data[start:end], or None when the line is not
+    in that exact shape (one space, no padding fault): the caller reads it field by field.
+    Three passes in C over the base64 text: the slice, the check, the decode."""
+    space = data.rfind(b" ", start, end)
+    number = data[space + 1 : end]
+    if space <= start or not number.isdigit():
+        return None
+    text = data[start:space]
+    odd = text.translate(None, _BASE64_ALPHABET)
+    if odd and not (odd in (b"=", b"==") and text.endswith(odd)):
+        return None
+    try:
+        return binascii.a2b_base64(text), int(number)
+    except binascii.Error:
+        return None
+
+
 def read_ranks(path):
     """{token bytes: rank} of a tiktoken ranks file, as ``tiktoken.load.load_tiktoken_bpe`` reads it."""
-    ranks = {}
     with open(path, "rb") as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            parts = line.split()
-            try:
-                if len(parts) != 2:
-                    raise ValueError("expected two fields")
-                token = base64.b64decode(parts[0], validate=True)
-                rank = int(parts[1])
-            except (ValueError, binascii.Error) as e:
-                raise FormatError("%s:%d: not a 'base64-token rank' line (%s)" % (path, lineno, e))
-            ranks[token] = rank
+        data = f.read()
+    ranks = {}
+    pos, lineno, size = 0, 0, len(data)
+    while pos < size:
+        lineno += 1
+        end = data.find(b"\n", pos)
+        end = size if end < 0 else end
+        entry = _rank_line(data, pos, end)
+        if entry is None:
+            entry = _rank_fields(path, lineno, data[pos:end])
+        pos = end + 1
+        if entry is not None:
+            ranks[entry[0]] = entry[1]
     if not ranks:
         raise FormatError("%s: empty tiktoken ranks file" % path)
     return ranks
+
+
+def _rank_fields(path, lineno, line):
+    """(token, rank) of a line with other spacing (None for a blank line); FormatError
+    naming the line for one that is not ``base64 rank``."""
+    line = line.strip()
+    if not line:
+        return None
+    parts = line.split()
+    try:
+        if len(parts) != 2:
+            raise ValueError("expected two fields")
+        return base64.b64decode(parts[0], validate=True), int(parts[1])
+    except (ValueError, binascii.Error) as e:
+        raise FormatError("%s:%d: not a 'base64-token rank' line (%s)" % (path, lineno, e))
