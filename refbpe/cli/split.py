@@ -11,9 +11,9 @@ import collections
 import sys
 
 from ..atomic import atomic_stream
-from ..corpus.count import InputError, warm_up_scanner
+from ..corpus.count import InputError
 from ..corpus.pool import make_executor, pool_session, result_of, submit
-from ..corpus.pretokens import CHUNK_SIZE, split_unit
+from ..corpus.pretokens import CHUNK_SIZE, split_unit, warm_up_splitter
 from ..corpus.spool import SpoolDirectory
 from ..corpus.units import input_spans, work_units
 from ..specials import special_pattern
@@ -77,7 +77,9 @@ def _chunk_lines(args, specials, tokens):
         for func, unit_args, _ in units:
             yield func(*unit_args)[0]
         return
-    executor = make_executor(args.workers, warm_up=lambda: warm_up_scanner(args.pattern))
+    executor = make_executor(
+        args.workers, warm_up=lambda: warm_up_splitter(args.pattern, args.hex, args.offsets)
+    )
     spool = SpoolDirectory()
     pending = collections.deque()
     with pool_session(executor, True, spool, "a splitting", lambda: pending):

@@ -19,6 +19,7 @@ from binascii import hexlify
 from ..pretokenize.patterns import get_pattern
 from ..specials import special_pattern, split_specials
 from .io import cut_points, stream_chunks
+from .pool import run_on_sample
 from .units import checked_utf8
 
 _json_string = json.encoder.encode_basestring  # json.dumps(str, ensure_ascii=False), one string
@@ -26,7 +27,14 @@ _ESCAPED_BYTE = re.compile(b'[\\x00-\\x1f"\\\\]')  # the bytes it writes otherwi
 _ESCAPED_CACHE = 4096
 _ESCAPED_VALUES = {}  # piece -> its escaped value, for at most _ESCAPED_CACHE pieces
 
-__all__ = ["split_chunk_lines", "split_unit", "iter_segments", "iter_pieces", "CHUNK_SIZE"]
+__all__ = [
+    "split_chunk_lines",
+    "split_unit",
+    "warm_up_splitter",
+    "iter_segments",
+    "iter_pieces",
+    "CHUNK_SIZE",
+]
 
 CHUNK_SIZE = 1 << 20  # bytes per chunk: the output does not depend on it
 
@@ -85,6 +93,16 @@ def split_unit(chunk, offset, source, *options):
     """``(split_chunk_lines(chunk, offset, source, *options),)``: the work of a ``refbpe split``
     unit (``units.work_units``), its lines the one part of its spool file (``spool.run_spooled``)."""
     return (split_chunk_lines(chunk, offset, source, *options),)
+
+
+def warm_up_splitter(pattern, as_hex, with_offsets):
+    """What a pool for ``refbpe split`` runs before ``fork`` under PyPy (``pool.run_on_sample``):
+    ``split_chunk_lines`` as the workers will run it."""
+    run_on_sample(
+        lambda sample: split_chunk_lines(sample, 0, "-", "strict", pattern, None, as_hex, with_offsets),
+        400,
+        30,
+    )
 
 
 def _piece_starts(at, ends, starts):
