@@ -118,10 +118,17 @@ def count_chunk(chunk, offset, source, special_tokens, errors, pattern=None):
 
     ``offset``: the chunk's in ``source``, for messages (``units.checked_utf8``);
     ``pattern`` names the split pattern (``refbpe.patterns``; None is GPT-2's)."""
+    small, counts = {}, {}
+    add_chunk_counts(chunk, offset, source, special_tokens, errors, pattern, small, counts)
+    return pack_counts(small, counts)
+
+
+def add_chunk_counts(chunk, offset, source, special_tokens, errors, pattern, small, counts):
+    """``count_chunk`` added to the tables ``small`` (packed-int keys) and ``counts``
+    (``Pattern.count_pretokens``) instead of packed: a unit counted in the main process."""
     chunk = checked_utf8(chunk, offset, source, errors)
     specials = _special_pattern_cached(tuple(special_tokens))
     count = get_pattern(pattern).count_pretokens
-    small, counts = {}, {}
     if specials is None:
         count(chunk, counts, small)
     else:
@@ -132,7 +139,6 @@ def count_chunk(chunk, offset, source, special_tokens, errors, pattern=None):
             pos = m.end()
         if pos < len(chunk):
             count(chunk[pos:], counts, small)
-    return pack_counts(small, counts)
 
 
 def warm_up_scanner(pattern=None):
@@ -225,8 +231,12 @@ def count_words(
     small, counts = {}, {}
     done = [0]
 
+    def count_here(chunk, offset, source, *params):
+        add_chunk_counts(chunk, offset, source, *params, small, counts)
+
     def add(packed, covered):
-        unpack_counts(packed, small, counts)
+        if packed is not None:  # None: counted here, into the tables (``count_here``)
+            unpack_counts(packed, small, counts)
         done[0] += covered
         if progress:
             progress(done[0], total)
@@ -239,5 +249,6 @@ def count_words(
         "a counting",
         warm_up=lambda: warm_up_scanner(pattern),
         preload=(__name__,),
+        here=count_here,
     )
     return add_small_counts(small, counts)

@@ -207,20 +207,26 @@ def result_of(future, spool):
     return take(result) if spool is not None else result
 
 
-def run_units(units, workers, on_result, executor=None, what="a", warm_up=None, preload=()):
+def run_units(units, workers, on_result, executor=None, what="a", warm_up=None, preload=(), here=None):
     """Run ``units`` (``(function, args, bytes covered)``); ``on_result(result, covered)``
     for each, as it completes.
 
     ``executor``: any ``concurrent.futures.Executor``; by default refbpe's own
     pool of ``workers`` processes (``make_executor`` with ``warm_up`` and
     ``preload``), or this process for one worker.  ``what`` names the work
-    for ``WorkerError``.
+    for ``WorkerError``.  ``here``: a work function that runs a unit in this
+    process instead of the unit's own (``units``: a unit's first argument is
+    its work); given it, this process is one of refbpe's ``workers``
+    (``_run_with_here``), and runs every unit when it is the only one.
     """
     if executor is None and workers <= 1:
         for func, args, covered in units:
-            on_result(func(*args), covered)
+            on_result(func(*args) if here is None else func(here, *args[1:]), covered)
         return
     own = executor is None
+    if own and here is not None:
+        _run_with_here(units, workers, on_result, what, warm_up, preload, here)
+        return
     spool = None
     if own:
         executor = make_executor(workers, warm_up=warm_up, preload=preload)
@@ -236,8 +242,45 @@ def run_units(units, workers, on_result, executor=None, what="a", warm_up=None, 
             _finish_some(in_flight, spool, on_result)
 
 
-def _finish_some(in_flight, spool, on_result):
-    """Wait for at least one unit in flight to finish; hand over every finished one's result."""
-    finished, _ = concurrent.futures.wait(list(in_flight), return_when=concurrent.futures.FIRST_COMPLETED)
+def _run_with_here(units, workers, on_result, what, warm_up, preload, here):
+    """``run_units`` on a pool of ``workers - 1`` processes and this one.
+
+    This process hands over the results finished meanwhile, then gives the
+    next unit to the pool if one of its processes has none, or if the pool's
+    share of the bytes so far (per process) is not ahead of this process's
+    (a second unit queued for each, so none idles while this one is busy);
+    otherwise it runs the unit itself with ``here`` (no packing, no spool
+    file, no table to add up).  Keeping the shares even keeps the end even:
+    with two units always queued per pool process, this one would sit idle
+    at the end while the pool worked through them.  Measured by
+    perf/count_workers.py (PyPy, english_medium).
+    """
+    pool_workers = workers - 1
+    executor = make_executor(pool_workers, warm_up=warm_up, preload=preload)
+    spool = SpoolDirectory()
+    in_flight = {}
+    pool_share = own_share = 0
+    with pool_session(executor, True, spool, what, lambda: in_flight):
+        for func, args, covered in units:
+            _finish_some(in_flight, spool, on_result, block=False)
+            n = len(in_flight)
+            if n < pool_workers or (n < 2 * pool_workers and pool_share <= own_share * pool_workers):
+                in_flight[submit(executor, spool, func, args)] = covered
+                pool_share += covered
+            else:
+                on_result(func(here, *args[1:]), covered)
+                own_share += covered
+            del args
+        while in_flight:
+            _finish_some(in_flight, spool, on_result)
+
+
+def _finish_some(in_flight, spool, on_result, block=True):
+    """Hand over the result of every finished unit in flight; ``block``: wait for one first."""
+    if not in_flight:
+        return
+    finished, _ = concurrent.futures.wait(
+        list(in_flight), timeout=None if block else 0, return_when=concurrent.futures.FIRST_COMPLETED
+    )
     for future in finished:
         on_result(result_of(future, spool), in_flight.pop(future))

@@ -1,0 +1,128 @@
+"""Counting with 1 worker against 2: the speed-up of ``count_words`` (wall and CPU seconds).
+
+    .venv-pypy/bin/python perf/count_workers.py [--corpus english_medium] [--repeats 3]
+    .venv-pypy/bin/python perf/count_workers.py --trees OTHER_TREE,.   # before/after, alternated
+
+Each run is a fresh process (this interpreter) that times ``count_words(CORPUS,
+["<|endoftext|>"], workers=W)`` in-process (pool start-up and adding up the
+tables included, interpreter start-up not), as perf/peers/count_refbpe.py does
+for the count section of perf/run.py.  It reports the wall time, the CPU
+seconds of the main process and of its workers (``getrusage``), and the
+load average.  Runs alternate (tree A w1, tree A w2, tree B w1, ...) and the
+medians of ``--repeats`` are printed.
+
+On a machine shared with other work the wall ratio is what the load left
+over; the CPU columns are not.  ``cpu bound`` is the ratio a quiet 2-core
+machine could reach at best: the one-worker run's CPU over the CPU of the
+busiest process of the two-worker run (the main process, or the workers'
+share each).  Python 3.9 syntax (PyPy runs it).
+"""
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+from harness import ROOT, SPECIAL, corpus, save_json, tree_env
+
+
+def child(path, workers):
+    """In the measured process: one ``count_words`` call, its figures as one JSON line."""
+    from refbpe.corpus.count import count_words
+
+    t0 = time.time()
+    counts = count_words([path], [SPECIAL], workers=workers)
+    wall = time.time() - t0
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(
+        json.dumps(
+            {
+                "wall": wall,
+                "main_cpu": own.ru_utime + own.ru_stime,
+                "workers_cpu": kids.ru_utime + kids.ru_stime,
+                "unique_words": len(counts),
+                "load": os.getloadavg()[0],
+            }
+        )
+    )
+
+
+def run_once(tree, path, workers):
+    command = [sys.executable, os.path.abspath(__file__), "--child", path, str(workers)]
+    out = subprocess.run(command, env=tree_env(tree), check=True, stdout=subprocess.PIPE).stdout
+    return json.loads(out.decode().strip().splitlines()[-1])
+
+
+def summary(runs, workers):
+    """Medians of the runs of one tree and worker count."""
+    row = {k: statistics.median(r[k] for r in runs) for k in ("wall", "main_cpu", "workers_cpu", "load")}
+    share = row["workers_cpu"] / max(workers - 1, 1) if workers > 1 else 0.0
+    row["busiest_cpu"] = max(row["main_cpu"], share)
+    return row
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", default="english_medium")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--trees", default=".", help="source trees to compare, comma list (default: this one)"
+    )
+    parser.add_argument("--child", nargs=2, metavar=("PATH", "WORKERS"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        return child(args.child[0], int(args.child[1]))
+    path = corpus(args.corpus)
+    trees = [
+        os.path.abspath(os.path.join(ROOT, t)) if t == "." else os.path.abspath(t)
+        for t in args.trees.split(",")
+    ]
+    runs = {(t, w): [] for t in trees for w in (1, 2)}
+    for i in range(args.repeats):
+        for tree in trees:
+            for workers in (1, 2):
+                r = run_once(tree, path, workers)
+                runs[tree, workers].append(r)
+                print(
+                    "  run %d %s w%d: wall %.2f s, main %.2f s CPU, workers %.2f s CPU, load %.1f"
+                    % (i + 1, tree, workers, r["wall"], r["main_cpu"], r["workers_cpu"], r["load"]),
+                    flush=True,
+                )
+    out = {"corpus": args.corpus, "repeats": args.repeats, "interpreter": sys.version.split()[0], "trees": {}}
+    print("\n%s, medians of %d (CPU in seconds)" % (args.corpus, args.repeats))
+    print(
+        "  %-40s %7s %7s %9s %9s %9s %10s %6s"
+        % ("tree", "w1 wall", "w2 wall", "wall x", "w1 cpu", "w2 cpu", "cpu bound", "load")
+    )
+    for tree in trees:
+        one, two = summary(runs[tree, 1], 1), summary(runs[tree, 2], 2)
+        row = {
+            "w1": one,
+            "w2": two,
+            "wall_speedup": one["wall"] / two["wall"],
+            "cpu_bound_speedup": one["main_cpu"] / two["busiest_cpu"],
+        }
+        out["trees"][tree] = row
+        print(
+            "  %-40s %7.2f %7.2f %8.2fx %9.2f %9.2f %9.2fx %6.1f"
+            % (
+                tree[-40:],
+                one["wall"],
+                two["wall"],
+                row["wall_speedup"],
+                one["main_cpu"],
+                two["main_cpu"] + two["workers_cpu"],
+                row["cpu_bound_speedup"],
+                (one["load"] + two["load"]) / 2,
+            )
+        )
+    print("\nresults: %s" % save_json("count-workers-%s.json" % time.strftime("%Y%m%d-%H%M%S"), out))
+
+
+if __name__ == "__main__":
+    main()
