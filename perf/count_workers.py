@@ -7,15 +7,16 @@ Each run is a fresh process (this interpreter) that times ``count_words(CORPUS,
 ["<|endoftext|>"], workers=W)`` in-process (pool start-up and adding up the
 tables included, interpreter start-up not), as perf/peers/count_refbpe.py does
 for the count section of perf/run.py.  It reports the wall time, the CPU
-seconds of the main process and of its workers (``getrusage``), and the
-load average.  Runs alternate (tree A w1, tree A w2, tree B w1, ...) and the
+seconds of the main process (``getrusage``, from the call on) and of its
+workers (their sum, and the busiest one's from ``/proc``), and the load
+average.  Runs alternate (tree A w1, tree A w2, tree B w1, ...) and the
 medians of ``--repeats`` are printed.
 
 On a machine shared with other work the wall ratio is what the load left
 over; the CPU columns are not.  ``cpu bound`` is the ratio a quiet 2-core
-machine could reach at best: the one-worker run's CPU over the CPU of the
-busiest process of the two-worker run (the main process, or the workers'
-share each).  Python 3.9 syntax (PyPy runs it).
+machine could reach at best: the one-worker run's CPU over the larger of the
+busiest process's CPU in the two-worker run (the main process or a worker)
+and half of that run's CPU (two cores for all its processes).  Python 3.9 syntax (PyPy runs it).
 """
 
 import argparse
@@ -27,24 +28,61 @@ import subprocess
 import sys
 import time
 
-from harness import ROOT, SPECIAL, corpus, save_json, tree_env
+from harness import ROOT, SPECIAL, corpus, proc_stat, save_json, tree_env
+
+
+def children(pid):
+    """The pids of the children of process ``pid`` (``/proc/PID/task/*/children``)."""
+    pids = []
+    try:
+        tasks = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return pids
+    for task in tasks:
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, task)) as f:
+                pids += [int(p) for p in f.read().split()]
+        except OSError:
+            pass
+    return pids
+
+
+def watch_workers(proc):
+    """Until ``proc`` ends: every 20 ms, the CPU seconds of each of its children (from
+    outside, so that the measured process runs no thread); each child's last reading."""
+    tick = float(os.sysconf("SC_CLK_TCK"))
+    seconds = {}
+    while proc.poll() is None:
+        for pid in children(proc.pid):
+            try:
+                fields = proc_stat(pid)
+            except (OSError, IndexError, ValueError):
+                continue
+            seconds[pid] = (int(fields[11]) + int(fields[12])) / tick
+        time.sleep(0.02)
+    return seconds
+
+
+def cpu_seconds(who):
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
 
 
 def child(path, workers):
     """In the measured process: one ``count_words`` call, its figures as one JSON line."""
     from refbpe.corpus.count import count_words
 
+    before = cpu_seconds(resource.RUSAGE_SELF)
     t0 = time.time()
     counts = count_words([path], [SPECIAL], workers=workers)
     wall = time.time() - t0
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    main_cpu = cpu_seconds(resource.RUSAGE_SELF) - before
     print(
         json.dumps(
             {
                 "wall": wall,
-                "main_cpu": own.ru_utime + own.ru_stime,
-                "workers_cpu": kids.ru_utime + kids.ru_stime,
+                "main_cpu": main_cpu,
+                "workers_cpu": cpu_seconds(resource.RUSAGE_CHILDREN),
                 "unique_words": len(counts),
                 "load": os.getloadavg()[0],
             }
@@ -54,15 +92,23 @@ def child(path, workers):
 
 def run_once(tree, path, workers):
     command = [sys.executable, os.path.abspath(__file__), "--child", path, str(workers)]
-    out = subprocess.run(command, env=tree_env(tree), check=True, stdout=subprocess.PIPE).stdout
-    return json.loads(out.decode().strip().splitlines()[-1])
+    proc = subprocess.Popen(command, env=tree_env(tree), stdout=subprocess.PIPE)
+    seconds = watch_workers(proc)
+    out = proc.stdout.read()
+    if proc.wait() != 0:
+        raise SystemExit("perf/count_workers.py: the measured run failed")
+    figures = json.loads(out.decode().strip().splitlines()[-1])
+    figures.update(busiest_worker_cpu=max(list(seconds.values()) or [0.0]), pool_processes=len(seconds))
+    return figures
 
 
 def summary(runs, workers):
     """Medians of the runs of one tree and worker count."""
-    row = {k: statistics.median(r[k] for r in runs) for k in ("wall", "main_cpu", "workers_cpu", "load")}
-    share = row["workers_cpu"] / max(workers - 1, 1) if workers > 1 else 0.0
-    row["busiest_cpu"] = max(row["main_cpu"], share)
+    keys = ("wall", "main_cpu", "workers_cpu", "busiest_worker_cpu", "pool_processes", "load")
+    row = {k: statistics.median(r[k] for r in runs) for k in keys}
+    row["busiest_cpu"] = max(
+        row["main_cpu"], row["busiest_worker_cpu"], (row["main_cpu"] + row["workers_cpu"]) / 2
+    )
     return row
 
 
@@ -89,8 +135,18 @@ def main(argv=None):
                 r = run_once(tree, path, workers)
                 runs[tree, workers].append(r)
                 print(
-                    "  run %d %s w%d: wall %.2f s, main %.2f s CPU, workers %.2f s CPU, load %.1f"
-                    % (i + 1, tree, workers, r["wall"], r["main_cpu"], r["workers_cpu"], r["load"]),
+                    "  run %d %s w%d: wall %.2f s, CPU main %.2f s, %d workers %.2f s (most %.2f), load %.1f"
+                    % (
+                        i + 1,
+                        tree,
+                        workers,
+                        r["wall"],
+                        r["main_cpu"],
+                        r["pool_processes"],
+                        r["workers_cpu"],
+                        r["busiest_worker_cpu"],
+                        r["load"],
+                    ),
                     flush=True,
                 )
     out = {"corpus": args.corpus, "repeats": args.repeats, "interpreter": sys.version.split()[0], "trees": {}}
