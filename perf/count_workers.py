@@ -68,13 +68,13 @@ def cpu_seconds(who):
     return usage.ru_utime + usage.ru_stime
 
 
-def child(path, workers):
+def child(path, workers, chunk_size):
     """In the measured process: one ``count_words`` call, its figures as one JSON line."""
     from refbpe.corpus.count import count_words
 
     before = cpu_seconds(resource.RUSAGE_SELF)
     t0 = time.time()
-    counts = count_words([path], [SPECIAL], workers=workers)
+    counts = count_words([path], [SPECIAL], workers=workers, chunk_size=chunk_size)
     wall = time.time() - t0
     main_cpu = cpu_seconds(resource.RUSAGE_SELF) - before
     print(
@@ -90,8 +90,8 @@ def child(path, workers):
     )
 
 
-def run_once(tree, path, workers):
-    command = [sys.executable, os.path.abspath(__file__), "--child", path, str(workers)]
+def run_once(tree, path, workers, chunk_size):
+    command = [sys.executable, os.path.abspath(__file__), "--child", path, str(workers), str(chunk_size)]
     proc = subprocess.Popen(command, env=tree_env(tree), stdout=subprocess.PIPE)
     seconds = watch_workers(proc)
     out = proc.stdout.read()
@@ -119,10 +119,11 @@ def main(argv=None):
     parser.add_argument(
         "--trees", default=".", help="source trees to compare, comma list (default: this one)"
     )
-    parser.add_argument("--child", nargs=2, metavar=("PATH", "WORKERS"), help=argparse.SUPPRESS)
+    parser.add_argument("--chunk-size", type=int, default=0, help="bytes per unit (default 0: count_words's)")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        return child(args.child[0], int(args.child[1]))
+        return child(args.child[0], int(args.child[1]), int(args.child[2]) or None)
     path = corpus(args.corpus)
     trees = [
         os.path.abspath(os.path.join(ROOT, t)) if t == "." else os.path.abspath(t)
@@ -132,7 +133,7 @@ def main(argv=None):
     for i in range(args.repeats):
         for tree in trees:
             for workers in (1, 2):
-                r = run_once(tree, path, workers)
+                r = run_once(tree, path, workers, args.chunk_size)
                 runs[tree, workers].append(r)
                 print(
                     "  run %d %s w%d: wall %.2f s, CPU main %.2f s, %d workers %.2f s (most %.2f), load %.1f"

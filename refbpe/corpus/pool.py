@@ -31,6 +31,7 @@ import os
 import platform
 import signal
 import threading
+import time
 from concurrent.futures.process import BrokenProcessPool
 
 from .spool import SpoolDirectory, run_spooled, take
@@ -247,29 +248,36 @@ def _run_with_here(units, workers, on_result, what, warm_up, preload, here):
 
     This process hands over the results finished meanwhile, then gives the
     next unit to the pool if one of its processes has none, or if the pool's
-    share of the bytes so far (per process) is not ahead of this process's
-    (a second unit queued for each, so none idles while this one is busy);
+    share of the work so far (per process) is not ahead of this process's (a
+    second unit queued for each, so that none idles while this one is busy);
     otherwise it runs the unit itself with ``here`` (no packing, no spool
-    file, no table to add up).  Keeping the shares even keeps the end even:
-    with two units always queued per pool process, this one would sit idle
-    at the end while the pool worked through them.  Measured by
-    perf/count_workers.py (PyPy, english_medium).
+    file, no table to add up).  Shares are in CPU seconds of this process:
+    its own, adding up the pool's tables and starting the pool included, and
+    the pool's bytes at the rate this process counts.  Keeping the shares
+    even keeps the end even: with two units always queued per pool process,
+    this one would sit idle at the end while the pool worked through them
+    (measured by perf/count_workers.py).
     """
     pool_workers = workers - 1
+    started = time.process_time()
     executor = make_executor(pool_workers, warm_up=warm_up, preload=preload)
     spool = SpoolDirectory()
     in_flight = {}
-    pool_share = own_share = 0
+    pool_bytes = own_bytes = 0
+    own_seconds = 0.0
     with pool_session(executor, True, spool, what, lambda: in_flight):
         for func, args, covered in units:
             _finish_some(in_flight, spool, on_result, block=False)
             n = len(in_flight)
-            if n < pool_workers or (n < 2 * pool_workers and pool_share <= own_share * pool_workers):
+            pool_seconds = pool_bytes / pool_workers * own_seconds / own_bytes if own_bytes else 0.0
+            if n < pool_workers or (n < 2 * pool_workers and pool_seconds <= time.process_time() - started):
                 in_flight[submit(executor, spool, func, args)] = covered
-                pool_share += covered
+                pool_bytes += covered
             else:
+                t0 = time.process_time()
                 on_result(func(here, *args[1:]), covered)
-                own_share += covered
+                own_seconds += time.process_time() - t0
+                own_bytes += covered
             del args
         while in_flight:
             _finish_some(in_flight, spool, on_result)
