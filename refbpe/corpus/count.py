@@ -17,7 +17,10 @@ they complete, in whatever order (the sum does not depend on it).
 At most ``2 * workers`` units are in flight, so memory is bounded by the
 chunk size and the word table, not by the corpus.  ``count_words`` takes any
 ``concurrent.futures.Executor``; by default it runs on refbpe's own process
-pool (``pool``), or in-process for one worker or one unit.
+pool (``pool``) of ``workers - 1`` processes, the main process counting its
+share of the units too (``pool.run_units`` with ``here``: a unit it counts is
+added to the tables as it is, never packed), or in-process for one worker or
+one unit.
 
 Worker results travel as flat arrays and one joined ``bytes`` instead of a
 pickled dict (``pack_counts`` gives the reason, measured by perf/bench_pickle.py); in refbpe's own pool

@@ -13,7 +13,9 @@ sequences (``sequences``) run their work units (``units``) on this pool:
   as it is.
 * ``run_units``: units in, at most ``2 * workers`` in flight, each result
   handed over as it completes, in whatever order (for sums: counting); one
-  worker runs them in this process, no pool to start.  Encoding, which
+  worker runs them in this process, no pool to start.  Given ``here`` (how
+  this process runs a unit itself), the pool has ``workers - 1`` processes
+  and this process takes its even share of the units (``_run_with_here``).  Encoding, which
   needs input order, keeps its own queue (``encode``) on ``submit`` and
   ``pool_session``.
 * ``pool_session``: how a run ends, however it ends: a dead worker is a

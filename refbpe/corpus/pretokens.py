@@ -23,7 +23,7 @@ from .pool import run_on_sample
 from .units import checked_utf8
 
 _json_string = json.encoder.encode_basestring  # json.dumps(str, ensure_ascii=False), one string
-_ESCAPED_BYTE = re.compile(b'[\\x00-\\x1f"\\\\]')  # the bytes it writes otherwise (all else is kept)
+_ESCAPED_BYTE = re.compile(b'[\\x00-\\x1f"\\\\]')  # what it escapes; every other byte of UTF-8 it keeps
 _ESCAPED_CACHE = 4096
 _ESCAPED_VALUES = {}  # piece -> its escaped value, for at most _ESCAPED_CACHE pieces
 
