@@ -257,6 +257,36 @@ def bench_count_chunk_size(args):
         os.rmdir(tmp)
 
 
+@case("count-here", "count.py count_words: a unit counted here, into the large tables or fresh ones", 3, 1)
+def bench_count_here(args):
+    from refbpe.corpus.count import add_chunk_counts, add_tables
+    from refbpe.pretokenize.gpt2 import add_small_counts
+
+    data = corpus("english_medium", 6 * (12 << 20))
+    size = len(data) // 6
+    units = []
+    for i in range(6):
+        start = 0 if i == 0 else data.index(b"\n", i * size) + 1
+        end = len(data) if i == 5 else data.index(b"\n", (i + 1) * size) + 1
+        units.append(data[start:end])
+
+    def count(fresh):
+        small, counts = {}, {}
+        for unit in units:
+            if fresh:
+                unit_small, unit_counts = {}, {}
+                add_chunk_counts(unit, 0, "-", ("<|endoftext|>",), "strict", None, unit_small, unit_counts)
+                add_tables(unit_small, unit_counts, small, counts)
+            else:
+                add_chunk_counts(unit, 0, "-", ("<|endoftext|>",), "strict", None, small, counts)
+        return add_small_counts(small, counts)
+
+    yield (
+        [("fresh tables, added", lambda: count(True)), ("large tables", lambda: count(False))],
+        ("six units of english_medium (72 MiB)"),
+    )
+
+
 @case("spool-vs-pipe", "spool.py: count_words(english_medium, 2 workers), files vs the pipe", 5, 1, "wall")
 def bench_spool_vs_pipe(args):
     from refbpe.corpus.count import count_words, warm_up_scanner

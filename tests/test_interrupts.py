@@ -75,12 +75,14 @@ def test_signal_while_counting_ends_within_a_second(tmp_path, word_corpus, sig):
         "--special-token",
         EOT,
         "--workers",
-        "2",
+        "3",
         "--chunk-size",
         "1M",
     )
     deadline = time.time() + 60
-    while len(session_processes(proc.pid)) < 3 and time.time() < deadline:  # main + 2 workers
+    while (
+        len(session_processes(proc.pid)) < 3 and time.time() < deadline
+    ):  # main (counting too) + 2 in the pool
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.02)
     time.sleep(0.3)

@@ -500,8 +500,8 @@ def _ends_cleanly(err, message):
 @pytest.mark.slow
 def test_killed_worker_fails_fast_with_a_clear_message(tmp_path, big_corpus):
     out = str(tmp_path / "model")
-    proc = start_train(big_corpus, out, *_TRAIN_2000, "--workers", "2", "--chunk-size", "1M")
-    workers = _wait_for_workers(proc, 2)
+    proc = start_train(big_corpus, out, *_TRAIN_2000, "--workers", "3", "--chunk-size", "1M")
+    workers = _wait_for_workers(proc, 2)  # the pool's two (the main process counts too)
     time.sleep(0.3)
     os.kill(workers[-1], signal.SIGKILL)
     status, err, took = _finish(proc)
@@ -542,8 +542,8 @@ def test_spool_directory_is_removed_however_counting_ends(tmp_path, monkeypatch)
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
 def test_signal_during_counting(tmp_path, big_corpus, sig):
     out = str(tmp_path / "model")
-    proc = start_train(big_corpus, out, *_TRAIN_2000, "--workers", "2", "--chunk-size", "1M")
-    _wait_for_workers(proc, 2)
+    proc = start_train(big_corpus, out, *_TRAIN_2000, "--workers", "3", "--chunk-size", "1M")
+    _wait_for_workers(proc, 2)  # the pool's two (the main process counts too)
     time.sleep(0.3)
     if sig == "SIGINT":
         os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole group

@@ -172,3 +172,23 @@ def test_split_lines_are_json_dumps_of_each_piece(text, as_hex, with_offsets):
                 start = end
         at += len(segment)
     assert lines.decode("utf-8") == "".join(expected)
+
+
+@pytest.mark.parametrize("as_hex, with_offsets", [(False, False), (True, False), (False, True)])
+def test_split_lines_escape_exactly_what_json_dumps_escapes(as_hex, with_offsets):
+    from refbpe.corpus.pretokens import split_chunk_lines
+
+    # every ASCII character, alone and in runs of its class, and the characters JSON might be
+    # thought to escape without ensure_ascii (DEL, U+2028, U+2029, U+FEFF, a non-BMP letter)
+    chars = [chr(c) for c in range(128)] + ["\u2028", "\u2029", "\ufeff", "\U0001d400", "\u00e9"]
+    text = "".join(c + " x" + c * 3 + "'s" for c in chars)
+    data = text.encode("utf-8")
+    lines = split_chunk_lines(data, 0, "t", "strict", None, None, as_hex, with_offsets)
+    expected, start = [], 0
+    for end in get_pattern("gpt2").piece_ends(data):
+        piece = data[start:end]
+        value = piece.hex() if as_hex else piece.decode("utf-8")
+        item = [start, value] if with_offsets else value
+        expected.append(json.dumps(item, ensure_ascii=False) + "\n")
+        start = end
+    assert lines == "".join(expected).encode("utf-8")

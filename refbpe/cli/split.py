@@ -11,11 +11,11 @@ import collections
 import sys
 
 from ..atomic import atomic_stream
-from ..corpus.count import InputError, warm_up_scanner
-from ..corpus.io import cut_points, stream_chunks
-from ..corpus.pool import make_executor, pool_session
-from ..corpus.pretokens import CHUNK_SIZE, split_chunk_lines
-from ..pretokenize.patterns import get_pattern
+from ..corpus.count import InputError
+from ..corpus.pool import make_executor, pool_session, result_of, submit
+from ..corpus.pretokens import CHUNK_SIZE, split_unit, warm_up_splitter
+from ..corpus.spool import SpoolDirectory
+from ..corpus.units import input_spans, work_units
 from ..specials import special_pattern
 from .common import (
     CliError,
@@ -63,23 +63,32 @@ def register(sub):
 
 
 def _chunk_lines(args, specials, tokens):
-    """Each chunk's output lines (bytes) in input order, made here or in a pool."""
-    cuts = cut_points(get_pattern(args.pattern).name)
-    jobs = ((c, o, f) for f in args.files for o, c in stream_chunks(f, args.chunk_size, tokens, cuts=cuts))
+    """Each unit's output lines (bytes) in input order, made here or in a pool.
+
+    The units are counting's (``units.work_units``): workers read their own
+    byte ranges of a regular file, and their lines come back through spool
+    files (``spool``), at most 2 units per worker in flight, taken oldest first.
+    """
     options = (args.errors, args.pattern, specials, args.hex, args.offsets)
+    units = work_units(
+        input_spans(args.files), args.chunk_size, tokens, split_unit, options, pattern=args.pattern
+    )
     if args.workers == 1:
-        for chunk, offset, source in jobs:
-            yield split_chunk_lines(chunk, offset, source, *options)
+        for func, unit_args, _ in units:
+            yield func(*unit_args)[0]
         return
-    executor = make_executor(args.workers, warm_up=lambda: warm_up_scanner(args.pattern))
+    executor = make_executor(
+        args.workers, warm_up=lambda: warm_up_splitter(args.pattern, args.hex, args.offsets)
+    )
+    spool = SpoolDirectory()
     pending = collections.deque()
-    with pool_session(executor, True, None, "a splitting", lambda: pending):
-        for chunk, offset, source in jobs:
-            pending.append(executor.submit(split_chunk_lines, chunk, offset, source, *options))
+    with pool_session(executor, True, spool, "a splitting", lambda: pending):
+        for func, unit_args, _ in units:
+            pending.append(submit(executor, spool, func, unit_args))
             if len(pending) >= 2 * args.workers:
-                yield pending.popleft().result()
+                yield result_of(pending.popleft(), spool)[0]
         while pending:
-            yield pending.popleft().result()
+            yield result_of(pending.popleft(), spool)[0]
 
 
 def _write(args, out):

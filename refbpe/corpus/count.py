@@ -17,7 +17,10 @@ they complete, in whatever order (the sum does not depend on it).
 At most ``2 * workers`` units are in flight, so memory is bounded by the
 chunk size and the word table, not by the corpus.  ``count_words`` takes any
 ``concurrent.futures.Executor``; by default it runs on refbpe's own process
-pool (``pool``), or in-process for one worker or one unit.
+pool (``pool``) of ``workers - 1`` processes, the main process counting its
+share of the units too (``pool.run_units`` with ``here``: a unit it counts is
+added to the tables as it is, never packed), or in-process for one worker or
+one unit.
 
 Worker results travel as flat arrays and one joined ``bytes`` instead of a
 pickled dict (``pack_counts`` gives the reason, measured by perf/bench_pickle.py); in refbpe's own pool
@@ -113,15 +116,32 @@ def unpack_counts(packed, small, counts):
         counts[key] = get(key, 0) + c
 
 
+def add_tables(unit_small, unit_counts, small, counts):
+    """Add the tables of one unit (``add_chunk_counts``) to ``small`` and ``counts``."""
+    get = small.get
+    for k, c in unit_small.items():
+        small[k] = get(k, 0) + c
+    get = counts.get
+    for k, c in unit_counts.items():
+        counts[k] = get(k, 0) + c
+
+
 def count_chunk(chunk, offset, source, special_tokens, errors, pattern=None):
     """Word counts of one chunk, packed (``pack_counts``): the work of a unit.  Runs in a worker.
 
     ``offset``: the chunk's in ``source``, for messages (``units.checked_utf8``);
     ``pattern`` names the split pattern (``refbpe.patterns``; None is GPT-2's)."""
+    small, counts = {}, {}
+    add_chunk_counts(chunk, offset, source, special_tokens, errors, pattern, small, counts)
+    return pack_counts(small, counts)
+
+
+def add_chunk_counts(chunk, offset, source, special_tokens, errors, pattern, small, counts):
+    """``count_chunk`` added to the tables ``small`` (packed-int keys) and ``counts``
+    (``Pattern.count_pretokens``) instead of packed: a unit counted in the main process."""
     chunk = checked_utf8(chunk, offset, source, errors)
     specials = _special_pattern_cached(tuple(special_tokens))
     count = get_pattern(pattern).count_pretokens
-    small, counts = {}, {}
     if specials is None:
         count(chunk, counts, small)
     else:
@@ -132,7 +152,6 @@ def count_chunk(chunk, offset, source, special_tokens, errors, pattern=None):
             pos = m.end()
         if pos < len(chunk):
             count(chunk[pos:], counts, small)
-    return pack_counts(small, counts)
 
 
 def warm_up_scanner(pattern=None):
@@ -225,8 +244,16 @@ def count_words(
     small, counts = {}, {}
     done = [0]
 
+    def count_here(chunk, offset, source, *params):
+        # Into fresh tables, then added: counting into the large tables directly was 7%
+        # slower (perf/micro.py count-here).
+        unit_small, unit_counts = {}, {}
+        add_chunk_counts(chunk, offset, source, *params, unit_small, unit_counts)
+        add_tables(unit_small, unit_counts, small, counts)
+
     def add(packed, covered):
-        unpack_counts(packed, small, counts)
+        if packed is not None:  # None: counted here, into the tables (``count_here``)
+            unpack_counts(packed, small, counts)
         done[0] += covered
         if progress:
             progress(done[0], total)
@@ -239,5 +266,6 @@ def count_words(
         "a counting",
         warm_up=lambda: warm_up_scanner(pattern),
         preload=(__name__,),
+        here=count_here,
     )
     return add_small_counts(small, counts)

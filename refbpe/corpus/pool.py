@@ -13,7 +13,9 @@ sequences (``sequences``) run their work units (``units``) on this pool:
   as it is.
 * ``run_units``: units in, at most ``2 * workers`` in flight, each result
   handed over as it completes, in whatever order (for sums: counting); one
-  worker runs them in this process, no pool to start.  Encoding, which
+  worker runs them in this process, no pool to start.  Given ``here`` (how
+  this process runs a unit itself), the pool has ``workers - 1`` processes
+  and this process takes its even share of the units (``_run_with_here``).  Encoding, which
   needs input order, keeps its own queue (``encode``) on ``submit`` and
   ``pool_session``.
 * ``pool_session``: how a run ends, however it ends: a dead worker is a
@@ -31,6 +33,7 @@ import os
 import platform
 import signal
 import threading
+import time
 from concurrent.futures.process import BrokenProcessPool
 
 from .spool import SpoolDirectory, run_spooled, take
@@ -207,20 +210,26 @@ def result_of(future, spool):
     return take(result) if spool is not None else result
 
 
-def run_units(units, workers, on_result, executor=None, what="a", warm_up=None, preload=()):
+def run_units(units, workers, on_result, executor=None, what="a", warm_up=None, preload=(), here=None):
     """Run ``units`` (``(function, args, bytes covered)``); ``on_result(result, covered)``
     for each, as it completes.
 
     ``executor``: any ``concurrent.futures.Executor``; by default refbpe's own
     pool of ``workers`` processes (``make_executor`` with ``warm_up`` and
     ``preload``), or this process for one worker.  ``what`` names the work
-    for ``WorkerError``.
+    for ``WorkerError``.  ``here``: a work function that runs a unit in this
+    process instead of the unit's own (``units``: a unit's first argument is
+    its work); given it, this process is one of refbpe's ``workers``
+    (``_run_with_here``), and runs every unit when it is the only one.
     """
     if executor is None and workers <= 1:
         for func, args, covered in units:
-            on_result(func(*args), covered)
+            on_result(func(*args) if here is None else func(here, *args[1:]), covered)
         return
     own = executor is None
+    if own and here is not None:
+        _run_with_here(units, workers, on_result, what, warm_up, preload, here)
+        return
     spool = None
     if own:
         executor = make_executor(workers, warm_up=warm_up, preload=preload)
@@ -236,8 +245,52 @@ def run_units(units, workers, on_result, executor=None, what="a", warm_up=None, 
             _finish_some(in_flight, spool, on_result)
 
 
-def _finish_some(in_flight, spool, on_result):
-    """Wait for at least one unit in flight to finish; hand over every finished one's result."""
-    finished, _ = concurrent.futures.wait(list(in_flight), return_when=concurrent.futures.FIRST_COMPLETED)
+def _run_with_here(units, workers, on_result, what, warm_up, preload, here):
+    """``run_units`` on a pool of ``workers - 1`` processes and this one.
+
+    This process hands over the results finished meanwhile, then gives the
+    next unit to the pool if one of its processes has none, or if the pool's
+    share of the work so far (per process) is not ahead of this process's (a
+    second unit queued for each, so that none idles while this one is busy);
+    otherwise it runs the unit itself with ``here`` (no packing, no spool
+    file, no table to add up).  Shares are in CPU seconds of this process:
+    its own, adding up the pool's tables and starting the pool included, and
+    the pool's bytes at the rate this process counts.  Keeping the shares
+    even keeps the end even: with two units always queued per pool process,
+    this one would sit idle at the end while the pool worked through them
+    (measured by perf/count_workers.py).
+    """
+    pool_workers = workers - 1
+    started = time.process_time()
+    executor = make_executor(pool_workers, warm_up=warm_up, preload=preload)
+    spool = SpoolDirectory()
+    in_flight = {}
+    pool_bytes = own_bytes = 0
+    own_seconds = 0.0
+    with pool_session(executor, True, spool, what, lambda: in_flight):
+        for func, args, covered in units:
+            _finish_some(in_flight, spool, on_result, block=False)
+            n = len(in_flight)
+            pool_seconds = pool_bytes / pool_workers * own_seconds / own_bytes if own_bytes else 0.0
+            if n < pool_workers or (n < 2 * pool_workers and pool_seconds <= time.process_time() - started):
+                in_flight[submit(executor, spool, func, args)] = covered
+                pool_bytes += covered
+            else:
+                t0 = time.process_time()
+                on_result(func(here, *args[1:]), covered)
+                own_seconds += time.process_time() - t0
+                own_bytes += covered
+            del args
+        while in_flight:
+            _finish_some(in_flight, spool, on_result)
+
+
+def _finish_some(in_flight, spool, on_result, block=True):
+    """Hand over the result of every finished unit in flight; ``block``: wait for one first."""
+    if not in_flight:
+        return
+    finished, _ = concurrent.futures.wait(
+        list(in_flight), timeout=None if block else 0, return_when=concurrent.futures.FIRST_COMPLETED
+    )
     for future in finished:
         on_result(result_of(future, spool), in_flight.pop(future))

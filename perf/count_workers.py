@@ -1,0 +1,185 @@
+"""Counting with 1 worker against 2: the speed-up of ``count_words`` (wall and CPU seconds).
+
+    .venv-pypy/bin/python perf/count_workers.py [--corpus english_medium] [--repeats 3]
+    .venv-pypy/bin/python perf/count_workers.py --trees OTHER_TREE,.   # before/after, alternated
+
+Each run is a fresh process (this interpreter) that times ``count_words(CORPUS,
+["<|endoftext|>"], workers=W)`` in-process (pool start-up and adding up the
+tables included, interpreter start-up not), as perf/peers/count_refbpe.py does
+for the count section of perf/run.py.  It reports the wall time, the CPU
+seconds of the main process (``getrusage``, from the call on) and of its
+workers (their sum, and the busiest one's from ``/proc``), and the load
+average.  Runs alternate (tree A w1, tree A w2, tree B w1, ...) and the
+medians of ``--repeats`` are printed.
+
+On a machine shared with other work the wall ratio is what the load left
+over; the CPU columns are not.  ``cpu bound`` is the ratio a quiet 2-core
+machine could reach at best: the one-worker run's CPU over the larger of the
+busiest process's CPU in the two-worker run (the main process or a worker)
+and half of that run's CPU (two cores for all its processes).  Python 3.9 syntax (PyPy runs it).
+"""
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+from harness import ROOT, SPECIAL, corpus, proc_stat, save_json, tree_env
+
+
+def children(pid):
+    """The pids of the children of process ``pid`` (``/proc/PID/task/*/children``)."""
+    pids = []
+    try:
+        tasks = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return pids
+    for task in tasks:
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, task)) as f:
+                pids += [int(p) for p in f.read().split()]
+        except OSError:
+            pass
+    return pids
+
+
+def watch_workers(proc):
+    """Until ``proc`` ends: every 20 ms, the CPU seconds of each of its children (from
+    outside, so that the measured process runs no thread); each child's last reading."""
+    tick = float(os.sysconf("SC_CLK_TCK"))
+    seconds = {}
+    while proc.poll() is None:
+        for pid in children(proc.pid):
+            try:
+                fields = proc_stat(pid)
+            except (OSError, IndexError, ValueError):
+                continue
+            seconds[pid] = (int(fields[11]) + int(fields[12])) / tick
+        time.sleep(0.02)
+    return seconds
+
+
+def cpu_seconds(who):
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def child(path, workers, chunk_size):
+    """In the measured process: one ``count_words`` call, its figures as one JSON line."""
+    from refbpe.corpus.count import count_words
+
+    before = cpu_seconds(resource.RUSAGE_SELF)
+    t0 = time.time()
+    counts = count_words([path], [SPECIAL], workers=workers, chunk_size=chunk_size)
+    wall = time.time() - t0
+    main_cpu = cpu_seconds(resource.RUSAGE_SELF) - before
+    print(
+        json.dumps(
+            {
+                "wall": wall,
+                "main_cpu": main_cpu,
+                "workers_cpu": cpu_seconds(resource.RUSAGE_CHILDREN),
+                "unique_words": len(counts),
+                "load": os.getloadavg()[0],
+            }
+        )
+    )
+
+
+def run_once(tree, path, workers, chunk_size):
+    command = [sys.executable, os.path.abspath(__file__), "--child", path, str(workers), str(chunk_size)]
+    proc = subprocess.Popen(command, env=tree_env(tree), stdout=subprocess.PIPE)
+    seconds = watch_workers(proc)
+    out = proc.stdout.read()
+    if proc.wait() != 0:
+        raise SystemExit("perf/count_workers.py: the measured run failed")
+    figures = json.loads(out.decode().strip().splitlines()[-1])
+    figures.update(busiest_worker_cpu=max(list(seconds.values()) or [0.0]), pool_processes=len(seconds))
+    return figures
+
+
+def summary(runs, workers):
+    """Medians of the runs of one tree and worker count."""
+    keys = ("wall", "main_cpu", "workers_cpu", "busiest_worker_cpu", "pool_processes", "load")
+    row = {k: statistics.median(r[k] for r in runs) for k in keys}
+    row["busiest_cpu"] = max(
+        row["main_cpu"], row["busiest_worker_cpu"], (row["main_cpu"] + row["workers_cpu"]) / 2
+    )
+    return row
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", default="english_medium")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--trees", default=".", help="source trees to compare, comma list (default: this one)"
+    )
+    parser.add_argument("--chunk-size", type=int, default=0, help="bytes per unit (default 0: count_words's)")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        return child(args.child[0], int(args.child[1]), int(args.child[2]) or None)
+    path = corpus(args.corpus)
+    trees = [
+        os.path.abspath(os.path.join(ROOT, t)) if t == "." else os.path.abspath(t)
+        for t in args.trees.split(",")
+    ]
+    runs = {(t, w): [] for t in trees for w in (1, 2)}
+    for i in range(args.repeats):
+        for tree in trees:
+            for workers in (1, 2):
+                r = run_once(tree, path, workers, args.chunk_size)
+                runs[tree, workers].append(r)
+                print(
+                    "  run %d %s w%d: wall %.2f s, CPU main %.2f s, %d workers %.2f s (most %.2f), load %.1f"
+                    % (
+                        i + 1,
+                        tree,
+                        workers,
+                        r["wall"],
+                        r["main_cpu"],
+                        r["pool_processes"],
+                        r["workers_cpu"],
+                        r["busiest_worker_cpu"],
+                        r["load"],
+                    ),
+                    flush=True,
+                )
+    out = {"corpus": args.corpus, "repeats": args.repeats, "interpreter": sys.version.split()[0], "trees": {}}
+    print("\n%s, medians of %d (CPU in seconds)" % (args.corpus, args.repeats))
+    print(
+        "  %-40s %7s %7s %9s %9s %9s %10s %6s"
+        % ("tree", "w1 wall", "w2 wall", "wall x", "w1 cpu", "w2 cpu", "cpu bound", "load")
+    )
+    for tree in trees:
+        one, two = summary(runs[tree, 1], 1), summary(runs[tree, 2], 2)
+        row = {
+            "w1": one,
+            "w2": two,
+            "wall_speedup": one["wall"] / two["wall"],
+            "cpu_bound_speedup": one["main_cpu"] / two["busiest_cpu"],
+        }
+        out["trees"][tree] = row
+        print(
+            "  %-40s %7.2f %7.2f %8.2fx %9.2f %9.2f %9.2fx %6.1f"
+            % (
+                tree[-40:],
+                one["wall"],
+                two["wall"],
+                row["wall_speedup"],
+                one["main_cpu"],
+                two["main_cpu"] + two["workers_cpu"],
+                row["cpu_bound_speedup"],
+                (one["load"] + two["load"]) / 2,
+            )
+        )
+    print("\nresults: %s" % save_json("count-workers-%s.json" % time.strftime("%Y%m%d-%H%M%S"), out))
+
+
+if __name__ == "__main__":
+    main()
