@@ -169,8 +169,8 @@ def learn_merges(
     CS336's.  ``progress(done, total)``, if given, is called now and then.
     ``trace``, a list, receives ``(count, ties, runner_up)`` per merge: the
     merged pair's count, how many pairs had that count (it included), and the
-    greatest count among the other pairs (``_TracedTables`` keeps a histogram
-    of counts for ``ties``: O(1) more per changed pair, only when tracing).
+    greatest count among the other pairs (``_TracedTables``: two comparisons
+    per changed pair and the heap's next entry per merge, only when tracing).
 
     >>> learn_merges({b"abab": 2, b"ab": 1}, 2)
     [(b'a', b'b'), (b'ab', b'ab')]
@@ -210,7 +210,7 @@ def learn_merges(
             where.pop(best, None)  # never offered again: its pair gains no occurrence from now on
             continue
         if trace is not None:
-            trace.append(step.observe(best, heap, counts, where))
+            step.observe(best, heap, counts, where)
         a, b = best >> shift, best & mask
         z = len(token_bytes)
         token_bytes.append(token_bytes[a] + token_bytes[b])
@@ -224,6 +224,8 @@ def learn_merges(
             progress(len(merges), num_merges)
     if progress is not None:
         progress(len(merges), num_merges)
+    if trace is not None:
+        trace.extend(step.records(counts))
     return merges
 
 
@@ -521,28 +523,46 @@ class _StepTables(object):
         self.left_count, self.right_count = [0] * vocab_size, [0] * vocab_size
         self.left_at, self.right_at = [None] * vocab_size, [None] * vocab_size
         self.left_touched, self.right_touched = [], []
+        self.level = 0  # the count whose pairs ``collect`` tallies in ``change`` (0: none has it)
+        self.change = 0
 
     def collect(self, counts, where, a, b, z, shift):
         """[(new pair, count)] of this step, also entered in ``counts`` and ``where``;
-        the pairs they replace lose the same counts."""
+        the pairs they replace lose the same counts.  ``change``: how many pairs
+        reach ``level`` less how many leave it, the merged pair left out (the
+        trace's; two comparisons per entry, the same code traced or not)."""
         fresh = []
+        level, merged, change = self.level, (a << shift) | b, 0
         for x in self.left_touched:
             c = self.left_count[x]
-            counts[((b if x == z else x) << shift) | a] -= c
+            q = ((b if x == z else x) << shift) | a
+            old = counts[q]
+            if old == level and q != merged:
+                change -= 1
+            counts[q] = old - c
             p = (x << shift) | z
             counts[p] = c
+            if c == level:
+                change += 1
             where[p] = self.left_at[x]
             fresh.append((p, c))
             self.left_at[x] = None
         for y in self.right_touched:
             c = self.right_count[y]
-            counts[(b << shift) | y] -= c
+            q = (b << shift) | y
+            old = counts[q]
+            if old == level and q != merged:
+                change -= 1
+            counts[q] = old - c
             p = (z << shift) | y
             counts[p] = c
+            if c == level:
+                change += 1
             where[p] = self.right_at[y]
             fresh.append((p, c))
             self.right_at[y] = None
         del self.left_touched[:], self.right_touched[:]
+        self.change = change
         return fresh
 
 
@@ -604,70 +624,48 @@ def _peek_best(heap, counts, where):
 
 
 class _TracedTables(_StepTables):
-    """``_StepTables`` that also answer the trace's ``ties``: how many pairs have the
-    merged pair's count (it included).
+    """``_StepTables`` that also record the trace: per merge its count, the
+    runner-up (the heap's next entry, read before the merge) and ``change``
+    (pairs reaching the merged count less those leaving it, ``collect``'s).
 
-    Only a tie needs counting: when the runner-up (the heap's next entry, read
-    for the trace anyway) is below the merged count, ``ties`` is 1.  Otherwise
-    the pairs at that count, the greatest, are the entries at the heap's top
-    whose stored count is it (a stored count bounds the current one from
-    above, and nothing is above it): ``_live_at`` walks them once, and while
-    the merges stay at that count ``collect`` keeps the number (a count only
-    reaches it by a new pair; a lookup per changed pair, only in a tie run).
-    The old histogram of every count cost dict updates for every changed pair.
+    ``ties``, how many pairs had the merged count (it included), is worked out
+    backwards once the merges are done: the count of merge k is the greatest,
+    so no pair is above it, and a run of merges at one count ends with no pair
+    left at it (the next merge's count is lower) or with the training (a scan
+    of the counts then); before merge k there were the pairs after it, plus
+    the merged one, less ``change``.  The histogram of every count this replaces
+    cost dict updates for every changed pair, and a walk of the heap's top per
+    tie cost a tenth of the merge phase under PyPy, its JIT compiling it cold
+    (perf/certify_cost.py, train --trace against train).
     """
 
     def __init__(self, vocab_size, code):
         _StepTables.__init__(self, vocab_size, code)
-        self.level = 0
-        self.at_level = None  # live pairs at count ``level``, the merged one left out; None: not kept
+        self.steps = []  # [count, runner-up, change] per merge
 
     def observe(self, best, heap, counts, where):
-        """(count, ties, runner-up) of ``best``, just popped."""
-        c = counts[best]
-        runner_up = _peek_best(heap, counts, where)
-        if runner_up < c:
-            self.at_level = None
-            return (c, 1, runner_up)
-        if self.level != c or self.at_level is None:
-            self.level, self.at_level = c, _live_at(heap, counts, c)
-        else:
-            self.at_level -= 1  # ``best`` left
-        return (c, self.at_level + 1, runner_up)
+        """Note ``best``, just popped, before it is merged."""
+        self.level = c = counts[best]
+        self.steps.append([c, _peek_best(heap, counts, where), 0])
 
     def collect(self, counts, where, a, b, z, shift):
-        if self.at_level is None:
-            return _StepTables.collect(self, counts, where, a, b, z, shift)
-        level, merged = self.level, (a << shift) | b
-        leaving = set()
-        for x in self.left_touched:
-            p = ((b if x == z else x) << shift) | a
-            if p != merged and counts[p] == level:
-                leaving.add(p)
-        for y in self.right_touched:
-            p = (b << shift) | y
-            if p != merged and counts[p] == level:
-                leaving.add(p)
         fresh = _StepTables.collect(self, counts, where, a, b, z, shift)
-        self.at_level += sum(1 for _, c in fresh if c == level) - len(leaving)
+        self.steps[-1][2] = self.change
         return fresh
 
-
-def _live_at(heap, counts, count):
-    """How many heap entries hold a pair whose stored and current counts are both
-    ``count``, no entry's stored count being above it: they are the heap's top."""
-    live, todo, size = 0, [0] if heap else [], len(heap)
-    while todo:
-        i = todo.pop()
-        entry = heap[i]
-        if entry.count != count:
-            continue
-        if counts.get(entry.pair, 0) == count:
-            live += 1
-        for child in (2 * i + 1, 2 * i + 2):
-            if child < size:
-                todo.append(child)
-    return live
+    def records(self, counts):
+        """``(count, ties, runner_up)`` per merge, ``counts`` the pairs' counts at the end."""
+        out = [None] * len(self.steps)
+        level = self.steps[-1][0] if self.steps else 0
+        after = sum(1 for c in counts.values() if c == level)  # pairs at the last merge's count
+        for k in range(len(self.steps) - 1, -1, -1):
+            c, runner_up, change = self.steps[k]
+            if c != level:
+                level, after = c, 0
+            before = after + 1 - change
+            out[k] = (c, before, runner_up)
+            after = before
+        return out
 
 
 def _apply_merge(sym, nxt, prv, freq, slots, a, b, z, step):
