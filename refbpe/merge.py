@@ -634,9 +634,7 @@ class _TracedTables(_StepTables):
     left at it (the next merge's count is lower) or with the training (a scan
     of the counts then); before merge k there were the pairs after it, plus
     the merged one, less ``change``.  The histogram of every count this replaces
-    cost dict updates for every changed pair, and a walk of the heap's top per
-    tie cost a tenth of the merge phase under PyPy, its JIT compiling it cold
-    (perf/certify_cost.py, train --trace against train).
+    cost dict updates for every changed pair.
     """
 
     def __init__(self, vocab_size, code):
