@@ -639,29 +639,32 @@ class _TracedTables(_StepTables):
 
     def __init__(self, vocab_size, code):
         _StepTables.__init__(self, vocab_size, code)
-        self.steps = []  # [count, runner-up, change] per merge
+        # Per merge, in flat lists of ints (no object per merge under PyPy).
+        self.merged_counts, self.runner_ups, self.changes = [], [], []
 
     def observe(self, best, heap, counts, where):
         """Note ``best``, just popped, before it is merged."""
-        self.level = c = counts[best]
-        self.steps.append([c, _peek_best(heap, counts, where), 0])
+        self.level = counts[best]
+        self.merged_counts.append(self.level)
+        self.runner_ups.append(_peek_best(heap, counts, where))
 
     def collect(self, counts, where, a, b, z, shift):
         fresh = _StepTables.collect(self, counts, where, a, b, z, shift)
-        self.steps[-1][2] = self.change
+        self.changes.append(self.change)
         return fresh
 
     def records(self, counts):
         """``(count, ties, runner_up)`` per merge, ``counts`` the pairs' counts at the end."""
-        out = [None] * len(self.steps)
-        level = self.steps[-1][0] if self.steps else 0
+        merged, n = self.merged_counts, len(self.merged_counts)
+        out = [None] * n
+        level = merged[-1] if n else 0
         after = sum(1 for c in counts.values() if c == level)  # pairs at the last merge's count
-        for k in range(len(self.steps) - 1, -1, -1):
-            c, runner_up, change = self.steps[k]
+        for k in range(n - 1, -1, -1):
+            c = merged[k]
             if c != level:
                 level, after = c, 0
-            before = after + 1 - change
-            out[k] = (c, before, runner_up)
+            before = after + 1 - self.changes[k]
+            out[k] = (c, before, self.runner_ups[k])
             after = before
         return out
 
