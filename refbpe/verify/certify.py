@@ -20,7 +20,7 @@ does (``merge.MergeCheck``): their pair is applied whether or not it is the
 rule's choice, which is read from buckets of pairs by count (a new pair costs
 an append, not a heap push; only the buckets above their pair's count are
 read), and a certified run costs the engine's merge steps without its heap:
-0.86 of ``train``'s merge phase (``perf/certify_cost.py``).  Otherwise (any
+0.88 of ``train``'s merge phase (``perf/certify_cost.py``).  Otherwise (any
 other order-free rule, a merge list that spells a token twice) a
 ``PairReplay`` does, with the rule's order on a lazily cleaned heap
 beside it: O(length) per word holding each pair.  The tied set and the
