@@ -169,8 +169,8 @@ def learn_merges(
     CS336's.  ``progress(done, total)``, if given, is called now and then.
     ``trace``, a list, receives ``(count, ties, runner_up)`` per merge: the
     merged pair's count, how many pairs had that count (it included), and the
-    greatest count among the other pairs (``_TracedTables`` keeps a histogram
-    of counts for ``ties``: O(1) more per changed pair, only when tracing).
+    greatest count among the other pairs (``_TracedTables``: two comparisons
+    per changed pair and the heap's next entry per merge, only when tracing).
 
     >>> learn_merges({b"abab": 2, b"ab": 1}, 2)
     [(b'a', b'b'), (b'ab', b'ab')]
@@ -196,7 +196,7 @@ def learn_merges(
     if trace is None:
         step = _StepTables(256 + num_merges, sym.typecode)
     else:
-        step = _TracedTables(256 + num_merges, sym.typecode, counts)
+        step = _TracedTables(256 + num_merges, sym.typecode)
 
     state = (sym, nxt, prv, freq, counts, where, heap)
     skip_absent = rules is not None and rules.skip_absent
@@ -210,7 +210,7 @@ def learn_merges(
             where.pop(best, None)  # never offered again: its pair gains no occurrence from now on
             continue
         if trace is not None:
-            trace.append(step.observe(best, heap, counts, where))
+            step.observe(best, heap, counts, where)
         a, b = best >> shift, best & mask
         z = len(token_bytes)
         token_bytes.append(token_bytes[a] + token_bytes[b])
@@ -224,6 +224,8 @@ def learn_merges(
             progress(len(merges), num_merges)
     if progress is not None:
         progress(len(merges), num_merges)
+    if trace is not None:
+        trace.extend(step.records(counts))
     return merges
 
 
@@ -272,23 +274,33 @@ class MergeCheck(object):
     ``merges`` must make a new token each and use only tokens made before
     (``valid``); ``tie`` is the engine's (``"bytes"``, ``"ids"`` or a rank
     list over every id the merges make).  ``choice()`` is the pair the rule
-    takes now, ``apply(k)`` merges their k-th pair, whatever it is.  Costs as
-    ``learn_merges``: their merge list is the one the engine would take when
-    they agree, so a certified run is one merge phase.
+    takes now, ``apply(k)`` merges their k-th pair, whatever it is.
+
+    Their order is given, so no heap of every pair is kept: pairs wait in
+    buckets by count (``levels``, a heap of the counts that have a bucket, plain
+    ints), each under an upper bound of its current count, as in the engine's
+    lazy deletion (counts only fall after the step that made a pair).  A new
+    pair costs a dict lookup and an append; only the buckets above the pair
+    being checked are ever read, stale entries there move down to their current
+    count, and a bucket holding two live pairs of the top count is ordered by
+    the tie rule (a heap of entries) the first time it is read.  Slot lists are
+    kept only for the pairs their list merges later (the rest are never
+    applied).  The merge phase is the engine's (``_apply_merge``).
     """
 
     def __init__(self, word_counts, merges, tie="bytes"):
         self.token_bytes = [bytes([i]) for i in range(256)]
-        self.shift = max(16, (256 + len(merges)).bit_length())
-        self.mask = (1 << self.shift) - 1
+        self.shift = shift = max(16, (256 + len(merges)).bit_length())
+        self.mask = (1 << shift) - 1
         self.sym, self.nxt, self.prv, self.freq = _link_words(word_counts, 256 + len(merges))
-        self.counts, self.where = _count_pairs(self.sym, self.freq, self.shift)
-        self.make_entry = _entry_maker(tie, self.token_bytes, self.shift, self.mask)
-        self.heap = [self.make_entry(c, p) for p, c in self.counts.items()]
-        heapq.heapify(self.heap)
-        self.step = _StepTables(256 + len(merges), self.sym.typecode)
+        self.counts, self.where = _count_pairs(self.sym, self.freq, shift)
+        self.make_entry = _entry_maker(tie, self.token_bytes, shift, self.mask)
         self.merges = merges
-        self.id_of = {b: i for i, b in enumerate(self.token_bytes)}
+        self.packed = _packed_merges(merges, shift)
+        self.step = _CheckTables(256 + len(merges), self.sym.typecode, set(self.packed))
+        self.plain, self.ordered, self.levels = {}, {}, []
+        for p, c in self.counts.items():
+            self._add(c, p)
 
     @staticmethod
     def valid(merges):
@@ -302,8 +314,7 @@ class MergeCheck(object):
 
     def pair_of(self, k):
         """The packed pair of their k-th merge (both sides are tokens by then)."""
-        a, b = self.merges[k]
-        return (self.id_of[a] << self.shift) | self.id_of[b]
+        return self.packed[k]
 
     def bytes_of(self, p):
         return (self.token_bytes[p >> self.shift], self.token_bytes[p & self.mask])
@@ -311,20 +322,50 @@ class MergeCheck(object):
     def count(self, p):
         return self.counts.get(p, 0)
 
+    def _add(self, c, p):
+        bucket = self.plain.get(c)
+        if bucket is not None:
+            bucket.append(p)
+            return
+        ordered = self.ordered.get(c)
+        if ordered is not None:
+            heapq.heappush(ordered, self.make_entry(c, p))
+            return
+        self.plain[c] = [p]
+        heapq.heappush(self.levels, -c)
+
     def choice(self):
         """The packed pair the tie rule takes now, or None when no pair is left."""
-        heap, counts = self.heap, self.counts
-        while heap:
-            entry = heap[0]
-            current = counts.get(entry.pair, 0)
-            if current == entry.count:
-                return entry.pair
-            if current > 0:
-                entry.count = current
-                heapq.heapreplace(heap, entry)
-            else:
+        levels, counts, plain, ordered = self.levels, self.counts, self.plain, self.ordered
+        while levels:
+            top = -levels[0]
+            heap = ordered.get(top)
+            if heap is None:
+                live = []
+                for p in plain.pop(top):
+                    c = counts.get(p, 0)
+                    if c == top:
+                        live.append(p)
+                    elif c > 0:
+                        self._add(c, p)  # below ``top``: the levels' top stays
+                if len(live) == 1:
+                    plain[top] = live
+                    return live[0]
+                if not live:
+                    heapq.heappop(levels)
+                    continue
+                heap = ordered[top] = [self.make_entry(top, p) for p in live]
+                heapq.heapify(heap)
+            while heap:
+                p = heap[0].pair
+                c = counts.get(p, 0)
+                if c == top:
+                    return p
                 heapq.heappop(heap)
-                self.where.pop(entry.pair, None)
+                if c > 0:
+                    self._add(c, p)
+            del ordered[top]
+            heapq.heappop(levels)
         return None
 
     def tied(self, count):
@@ -342,19 +383,26 @@ class MergeCheck(object):
     def apply(self, k):
         """Merge their k-th pair everywhere it occurs (nowhere: only its token is made)."""
         a, b = self.merges[k]
-        p = self.pair_of(k)
+        p = self.packed[k]
         x, y = p >> self.shift, p & self.mask
         z = len(self.token_bytes)
         self.token_bytes.append(a + b)
-        self.id_of[a + b] = z
         slots = self.where.pop(p, None)
         if slots is None or self.counts.get(p, 0) <= 0:
             return
         _apply_merge(self.sym, self.nxt, self.prv, self.freq, slots, x, y, z, self.step)
-        fresh = self.step.collect(self.counts, self.where, x, y, z, self.shift)
+        self.step.collect_into(self, x, y, z)
         del self.counts[p]
-        for q, c in fresh:
-            heapq.heappush(self.heap, self.make_entry(c, q))
+
+
+def _packed_merges(merges, shift):
+    """Each merge as a packed pair of ids (merge k makes id 256 + k)."""
+    id_of = {bytes([i]): i for i in range(256)}
+    packed = []
+    for a, b in merges:
+        packed.append((id_of[a] << shift) | id_of[b])
+        id_of[a + b] = len(id_of)
+    return packed
 
 
 def merges_possible(word_counts):
@@ -475,29 +523,88 @@ class _StepTables(object):
         self.left_count, self.right_count = [0] * vocab_size, [0] * vocab_size
         self.left_at, self.right_at = [None] * vocab_size, [None] * vocab_size
         self.left_touched, self.right_touched = [], []
+        self.level = 0  # the count whose pairs ``collect`` tallies in ``change`` (0: none has it)
+        self.change = 0
 
     def collect(self, counts, where, a, b, z, shift):
         """[(new pair, count)] of this step, also entered in ``counts`` and ``where``;
-        the pairs they replace lose the same counts."""
+        the pairs they replace lose the same counts.  ``change``: how many pairs
+        reach ``level`` less how many leave it, the merged pair left out (the
+        trace's; two comparisons per entry, the same code traced or not)."""
         fresh = []
+        level, merged, change = self.level, (a << shift) | b, 0
         for x in self.left_touched:
             c = self.left_count[x]
-            counts[((b if x == z else x) << shift) | a] -= c
+            q = ((b if x == z else x) << shift) | a
+            old = counts[q]
+            if old == level and q != merged:
+                change -= 1
+            counts[q] = old - c
             p = (x << shift) | z
             counts[p] = c
+            if c == level:
+                change += 1
             where[p] = self.left_at[x]
             fresh.append((p, c))
             self.left_at[x] = None
         for y in self.right_touched:
             c = self.right_count[y]
-            counts[(b << shift) | y] -= c
+            q = (b << shift) | y
+            old = counts[q]
+            if old == level and q != merged:
+                change -= 1
+            counts[q] = old - c
             p = (z << shift) | y
             counts[p] = c
+            if c == level:
+                change += 1
             where[p] = self.right_at[y]
             fresh.append((p, c))
             self.right_at[y] = None
         del self.left_touched[:], self.right_touched[:]
+        self.change = change
         return fresh
+
+
+class _CheckTables(_StepTables):
+    """``_StepTables`` for ``MergeCheck``: the new pairs go straight into its
+    buckets, and only the slot lists of ``later`` pairs (their merges) are kept."""
+
+    def __init__(self, vocab_size, code, later):
+        _StepTables.__init__(self, vocab_size, code)
+        self.later = later
+
+    def collect_into(self, check, a, b, z):
+        counts, where, shift, plain, later = check.counts, check.where, check.shift, check.plain, self.later
+        left_count, left_at = self.left_count, self.left_at
+        for x in self.left_touched:
+            c = left_count[x]
+            counts[((b if x == z else x) << shift) | a] -= c
+            p = (x << shift) | z
+            counts[p] = c
+            if p in later:
+                where[p] = left_at[x]
+            left_at[x] = None
+            bucket = plain.get(c)
+            if bucket is None:
+                check._add(c, p)
+            else:
+                bucket.append(p)
+        right_count, right_at = self.right_count, self.right_at
+        for y in self.right_touched:
+            c = right_count[y]
+            counts[(b << shift) | y] -= c
+            p = (z << shift) | y
+            counts[p] = c
+            if p in later:
+                where[p] = right_at[y]
+            right_at[y] = None
+            bucket = plain.get(c)
+            if bucket is None:
+                check._add(c, p)
+            else:
+                bucket.append(p)
+        del self.left_touched[:], self.right_touched[:]
 
 
 def _peek_best(heap, counts, where):
@@ -517,49 +624,49 @@ def _peek_best(heap, counts, where):
 
 
 class _TracedTables(_StepTables):
-    """``_StepTables`` that also keep ``histogram[count]``: how many pairs have
-    that count now, for the trace's ``ties``; updated wherever a count changes."""
+    """``_StepTables`` that also record the trace: per merge its count, the
+    runner-up (the heap's next entry, read before the merge) and ``change``
+    (pairs reaching the merged count less those leaving it, ``collect``'s).
 
-    def __init__(self, vocab_size, code, counts):
+    ``ties``, how many pairs had the merged count (it included), is worked out
+    backwards once the merges are done: the count of merge k is the greatest,
+    so no pair is above it, and a run of merges at one count ends with no pair
+    left at it (the next merge's count is lower) or with the training (a scan
+    of the counts then); before merge k there were the pairs after it, plus
+    the merged one, less ``change``.  The histogram of every count this replaces
+    cost dict updates for every changed pair.
+    """
+
+    def __init__(self, vocab_size, code):
         _StepTables.__init__(self, vocab_size, code)
-        self.histogram = histogram = {}
-        for c in counts.values():
-            histogram[c] = histogram.get(c, 0) + 1
+        # Per merge, in flat lists of ints (no object per merge under PyPy).
+        self.merged_counts, self.runner_ups, self.changes = [], [], []
 
     def observe(self, best, heap, counts, where):
-        """(count, ties, runner-up) of ``best``, just popped; its count leaves the histogram."""
-        c = counts[best]
-        ties = self.histogram[c]
-        self._move(c, 0)
-        return (c, ties, _peek_best(heap, counts, where))
-
-    def _move(self, old, new):
-        h = self.histogram
-        if old > 0:
-            left = h[old] - 1
-            if left:
-                h[old] = left
-            else:
-                del h[old]
-        if new > 0:
-            h[new] = h.get(new, 0) + 1
+        """Note ``best``, just popped, before it is merged."""
+        self.level = counts[best]
+        self.merged_counts.append(self.level)
+        self.runner_ups.append(_peek_best(heap, counts, where))
 
     def collect(self, counts, where, a, b, z, shift):
-        merged = (a << shift) | b  # left the histogram in ``observe``
-        old = {}
-        for x in self.left_touched:
-            old[((b if x == z else x) << shift) | a] = 0
-        for y in self.right_touched:
-            old[(b << shift) | y] = 0
-        old.pop(merged, None)
-        for p in old:
-            old[p] = counts[p]
         fresh = _StepTables.collect(self, counts, where, a, b, z, shift)
-        for p, c in old.items():
-            self._move(c, counts[p])
-        for _, c in fresh:
-            self._move(0, c)
+        self.changes.append(self.change)
         return fresh
+
+    def records(self, counts):
+        """``(count, ties, runner_up)`` per merge, ``counts`` the pairs' counts at the end."""
+        merged, n = self.merged_counts, len(self.merged_counts)
+        out = [None] * n
+        level = merged[-1] if n else 0
+        after = sum(1 for c in counts.values() if c == level)  # pairs at the last merge's count
+        for k in range(n - 1, -1, -1):
+            c = merged[k]
+            if c != level:
+                level, after = c, 0
+            before = after + 1 - self.changes[k]
+            out[k] = (c, before, self.runner_ups[k])
+            after = before
+        return out
 
 
 def _apply_merge(sym, nxt, prv, freq, slots, a, b, z, step):

@@ -1,18 +1,21 @@
 """Evidence step by step: ``certify`` (every failing step of a merge list) and training
 traces (``train --trace``, ``verify --trace``), each held to a brute-force recount."""
 
+import base64
 import json
 import os
+import tempfile
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from support import cs336_path, examples, run_main
+from support import IS_PYPY, corpus_path, cs336_path, examples, run_main
 
+from refbpe.formats import read_model
 from refbpe.formats.trace import read_trace, trace_records, write_trace
 from refbpe.merge import learn_merges
 from refbpe.naive import naive_step_checks, naive_trace
-from refbpe.train import train_from_counts
+from refbpe.train import count_with_profile, train_from_counts
 from refbpe.verify.certify import PROFILE_TIE_RULES, certify, render_certificate
 from refbpe.verify.traces import compare_traces, render_trace_comparison
 
@@ -173,6 +176,19 @@ def test_trace_files_round_trip(tmp_path):
     assert [r["id"] for r in back] == list(range(256, 256 + len(merges)))
 
 
+def test_trace_lines_are_the_json_text_of_their_records(tmp_path):
+    records = [
+        {"step": 0, "left": "74", "right": "68", "id": 256, "count": 42, "ties": 1, "runner_up": 40},
+        {"step": 1, "left": "", "right": "6868", "id": None, "count": 2**70, "ties": 3, "runner_up": 2**70},
+        {"step": 2, "left": "61", "right": "62", "count": 5},  # another trainer's: the keys it has
+        {"step": 3, "left": 'a"b', "right": "62", "id": 7, "count": 5, "ties": 1, "runner_up": 0},
+    ]
+    path = str(tmp_path / "t.jsonl")
+    write_trace(path, records)
+    with open(path, encoding="utf-8") as f:
+        assert f.read() == "".join(json.dumps(r, separators=(", ", ": ")) + "\n" for r in records)
+
+
 def _off_by_one_trace(counts, marked):
     """The trace of a trainer that counts the pairs of word ``marked`` once too often."""
     planted = dict(counts)
@@ -282,3 +298,128 @@ def test_the_engine_state_and_the_replay_state_give_the_same_report(counts, bug,
         m.setattr("refbpe.verify.certify.MergeCheck.valid", staticmethod(lambda merges: False))
         slow = certify(counts, merges, rule, merges_wanted=40, limit=1000)
     assert fast == slow
+
+
+# -- certify of the peers' own outputs, under their profiles ---------------------------------
+#
+# rustbpe and HF tokenizers train on the text; their models are read as the command line
+# reads them; certify --profile P must certify them, and the other tie rule (cs336's) must
+# fail exactly at the steps a brute-force recount says a tie decides otherwise.
+
+
+def _peer(name):
+    if IS_PYPY:
+        pytest.skip("%s is a CPython extension (not importable on PyPy)" % name)
+    return pytest.importorskip(name, reason="%s is not installed (the peers extra)" % name)
+
+
+def _rustbpe_model(directory, docs, vocab_size):
+    """The ranks rustbpe trains over ``docs`` (nanochat's way: no special tokens), as a
+    tiktoken ranks file."""
+    tok = _peer("rustbpe").Tokenizer()
+    tok.train_from_iterator(docs, vocab_size)
+    lines = [
+        "%s %d\n" % (base64.b64encode(bytes(b)).decode("ascii"), r) for b, r in tok.get_mergeable_ranks()
+    ]
+    path = os.path.join(directory, "rust.tiktoken")
+    with open(path, "w", encoding="ascii") as f:
+        f.write("".join(lines))
+    return path
+
+
+def _hf_model(directory, docs, vocab_size):
+    """The tokenizer.json HF's BpeTrainer writes over ``docs`` (ByteLevel, its defaults,
+    ``<|endoftext|>`` special)."""
+    tokenizers = _peer("tokenizers")
+    tok = tokenizers.Tokenizer(tokenizers.models.BPE())
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel()
+    trainer = tokenizers.trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False, special_tokens=[EOT])
+    tok.train_from_iterator(docs, trainer)
+    path = os.path.join(directory, "tokenizer.json")
+    tok.save(path)
+    return path
+
+
+def _write_corpus(directory, docs):
+    path = os.path.join(directory, "corpus.txt")
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(EOT.join(docs))
+    return path
+
+
+def _certify_cli(capsys, model, corpus, vocab_size, *options):
+    """(exit status, JSON report) of ``certify MODEL CORPUS`` with ``options``."""
+    argv = ["certify", model, corpus, "--vocab-size", vocab_size, "--special-token", EOT, "--json"]
+    code, out, err = run_main(capsys, *argv, *options)
+    assert code in (0, 1), err
+    report = json.loads(out)
+    assert code == (0 if report["certified"] else 1)
+    return report
+
+
+def _certify_peer(capsys, model, corpus, vocab_size, profile):
+    """(certify --profile's report, the check of the same merges held to cs336's rule,
+    and its brute-force failing steps), counted as ``profile`` counts."""
+    report = _certify_cli(capsys, model, corpus, vocab_size, "--profile", profile)
+    theirs = read_model(model, "auto", [EOT], strict=False)
+    counts = count_with_profile([corpus], [EOT], profile=profile, workers=1)
+    wrong = certify(counts, theirs.merges, "greatest-bytes", limit=10**6)
+    return report, wrong, naive_step_checks(counts, theirs.merges, greatest_bytes)
+
+
+# Few characters, so that pairs tie; "'s", digits and a two-byte letter exercise the patterns.
+peer_docs = st.lists(st.text(alphabet="ab \n'sA1\u00e9", min_size=0, max_size=40), min_size=1, max_size=8)
+with_capsys = settings(
+    max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+@with_capsys
+@given(docs=peer_docs, extra=st.integers(0, 40))
+def test_rustbpe_output_is_certified_under_profile_rustbpe(capsys, docs, extra):
+    _peer("rustbpe")
+    with tempfile.TemporaryDirectory() as d:
+        model, corpus = _rustbpe_model(d, docs, 256 + extra), _write_corpus(d, docs)
+        report, wrong, expected = _certify_peer(capsys, model, corpus, 257 + extra, "rustbpe")
+    assert report["certified"] and report["tie_rule"] == "smallest-ids-refbpe-layout", report
+    assert failing_steps(wrong) == expected
+    assert all(f["kind"] == "tie" for f in wrong["failures"])
+
+
+def _hf_spells_a_token_twice(model):
+    """HF reuses the id of a string its vocab holds; refbpe's profile does not model it."""
+    data = json.load(open(model, encoding="utf-8"))["model"]
+    spelled = ["".join(m) if isinstance(m, list) else m.replace(" ", "") for m in data["merges"]]
+    initial = set(data["vocab"]) - set(spelled)
+    return len(set(spelled)) < len(spelled) or bool(initial & set(spelled))
+
+
+@with_capsys
+@given(docs=peer_docs, extra=st.integers(0, 40))
+def test_hf_output_is_certified_under_profile_hf(capsys, docs, extra):
+    _peer("tokenizers")
+    with tempfile.TemporaryDirectory() as d:
+        vocab_size = 14 + extra  # the special token, at most 13 initial byte characters, merges
+        model, corpus = _hf_model(d, docs, vocab_size), _write_corpus(d, docs)
+        assume(not _hf_spells_a_token_twice(model))
+        report, wrong, expected = _certify_peer(capsys, model, corpus, vocab_size, "hf")
+    assert report["certified"] and report["tie_rule"] == "smallest-ids", report
+    assert failing_steps(wrong) == expected
+    assert all(f["kind"] == "tie" for f in wrong["failures"])
+
+
+@pytest.mark.parametrize("peer", ["rustbpe", "hf"])
+def test_peer_models_on_a_shared_corpus_pass_their_profile_and_fail_cs336_ties(tmp_path, capsys, peer):
+    _peer("rustbpe" if peer == "rustbpe" else "tokenizers")
+    with open(corpus_path("english_small.txt"), "rb") as f:
+        docs = f.read(120000).decode("utf-8", "ignore").split(EOT)
+    corpus = _write_corpus(str(tmp_path), docs)
+    if peer == "rustbpe":
+        model = _rustbpe_model(str(tmp_path), docs, 799)
+    else:
+        model = _hf_model(str(tmp_path), docs, 800)
+    report = _certify_cli(capsys, model, corpus, 800, "--profile", peer)
+    assert report["certified"] and report["merges"] > 400, report
+    wrong = _certify_cli(capsys, model, corpus, 800, "--profile", peer, "--tie-rule", "greatest-bytes")
+    assert not wrong["certified"] and wrong["failing"] > 0 and wrong["early_stop"] is None
+    assert all(f["kind"] == "tie" and f["tied"] > 1 for f in wrong["failures"]), wrong["failures"]

@@ -16,10 +16,13 @@ stopped early.
 Two states hold the replay.  When their merges each make a new token from
 tokens made before and the rule is one the engine orders by (greatest bytes,
 smallest ids in refbpe's layout or in theirs), the merge engine's own state
-does (``merge.MergeCheck``): the rule's choice is its heap's top, their pair is
-applied whether or not it is that choice, and a certified run costs one merge
-phase.  Otherwise (any other order-free rule, a merge list that spells a token
-twice) a ``PairReplay`` does, with the rule's order on a lazily cleaned heap
+does (``merge.MergeCheck``): their pair is applied whether or not it is the
+rule's choice, which is read from buckets of pairs by count (a new pair costs
+an append, not a heap push; only the buckets above their pair's count are
+read), and a certified run costs the engine's merge steps without its heap:
+0.88 of ``train``'s merge phase (``perf/certify_cost.py``).  Otherwise (any
+other order-free rule, a merge list that spells a token twice) a
+``PairReplay`` does, with the rule's order on a lazily cleaned heap
 beside it: O(length) per word holding each pair.  The tied set and the
 runner-up are read (a scan of the counts) only for the failing steps listed.
 

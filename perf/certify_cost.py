@@ -1,0 +1,156 @@
+"""What ``certify`` and ``train --trace`` cost against ``train``, from the same word counts.
+
+The corpus is counted once (``refbpe count``) and a model trained once from
+the counts; then, round-robin (``--repeats`` rounds, each job once per round),
+whole processes of::
+
+    refbpe train --counts C --vocab-size V -o DIR              (train)
+    refbpe train --counts C --vocab-size V -o DIR --trace T    (train --trace)
+    refbpe certify DIR --counts C --vocab-size V                (certify)
+
+and two phase runs, a process each, that read the counts and then train or
+certify in-process, timing with ``time.process_time``: imports, reading the
+counts (shared by both commands), and the phase itself (``train_from_counts``;
+``read_model`` + ``certify``).  Medians of CPU seconds (``wait4`` rusage, the
+figure a loaded machine disturbs least) and wall seconds, and the ratios
+certify / train and train --trace / train, whole and by phase; the load
+average before and after::
+
+    .venv/bin/python perf/certify_cost.py                         # PyPy, english_medium, vocab 10,000
+    .venv/bin/python perf/certify_cost.py --repeats 5 --tree /work/main   # another source tree
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+from harness import INTERPRETERS, ROOT, corpus, run_result, tree_env
+from harness import SPECIAL as EOT
+
+from refbpe.corpus.countfile import sum_counts
+from refbpe.formats import read_model
+from refbpe.train import train_from_counts
+from refbpe.verify.certify import certify
+
+
+def phase(what, counts_path, model, vocab):
+    """In a child: the CPU seconds of the start and imports, of reading the counts and of ``what``."""
+    t0, t1 = 0.0, time.process_time()
+    counts = sum_counts([counts_path])
+    t2 = time.process_time()
+    if what == "train":
+        train_from_counts(counts, vocab, [EOT])
+        ok = True
+    else:
+        theirs = read_model(model, "auto", [EOT], strict=False)
+        ok = certify(counts, theirs.merges, "greatest-bytes", None, vocab - 257)["certified"]
+    t3 = time.process_time()
+    print("RESULT " + json.dumps({"imports": t1 - t0, "read": t2 - t1, "phase": t3 - t2, "ok": ok}))
+
+
+def median(xs):
+    return statistics.median(xs)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", default=corpus("english_medium"))
+    ap.add_argument("--vocab", type=int, default=10000)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--python", default=INTERPRETERS["pypy"], help="the interpreter (default PyPy)")
+    ap.add_argument("--tree", default=ROOT, help="the source tree the children import refbpe from")
+    ap.add_argument("--phase", nargs=3, metavar=("WHAT", "COUNTS", "MODEL"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.phase:
+        phase(args.phase[0], args.phase[1], args.phase[2], args.vocab)
+        return
+    env = tree_env(args.tree)
+    refbpe = [args.python, "-m", "refbpe"]
+    load = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp:
+        counts, model = os.path.join(tmp, "c.counts.tsv"), os.path.join(tmp, "model")
+        common = ["--counts", counts, "--vocab-size", str(args.vocab), "--special-token", EOT]
+        run_result(refbpe + ["count", args.corpus, "--special-token", EOT, "-o", counts, "--quiet"], env)
+        run_result(refbpe + ["train"] + common + ["-o", model, "--quiet"], env)
+        jobs = {
+            "train": refbpe + ["train"] + common + ["-o", os.path.join(tmp, "t"), "--quiet"],
+            "train --trace": refbpe
+            + ["train"]
+            + common
+            + ["-o", os.path.join(tmp, "tt"), "--quiet", "--trace", os.path.join(tmp, "t.jsonl")],
+            "certify": refbpe + ["certify", model] + common,
+            "phase train": [
+                args.python,
+                __file__,
+                "--vocab",
+                str(args.vocab),
+                "--phase",
+                "train",
+                counts,
+                model,
+            ],
+            "phase certify": [
+                args.python,
+                __file__,
+                "--vocab",
+                str(args.vocab),
+                "--phase",
+                "certify",
+                counts,
+                model,
+            ],
+        }
+        runs = {k: [] for k in jobs}
+        for _ in range(args.repeats):
+            for name, cmd in jobs.items():
+                r = run_result(cmd, env)
+                if name.startswith("phase") and not r["result"]["ok"]:
+                    raise SystemExit("%s: the model was not certified" % name)
+                runs[name].append(r)
+    after = os.getloadavg()
+    print(
+        "== %s  %s  vocab %d  %s  (medians of %d; load average %.1f before, %.1f after)"
+        % (
+            os.path.basename(args.python),
+            os.path.basename(args.corpus),
+            args.vocab,
+            os.path.abspath(args.tree),
+            args.repeats,
+            load[0],
+            after[0],
+        )
+    )
+    cpu = {k: median([r["cpu_seconds"] for r in v]) for k, v in runs.items()}
+    wall = {k: median([r["wall"] for r in v]) for k, v in runs.items()}
+    print("%-16s %9s %9s %9s" % ("command", "CPU s", "wall s", "x train"))
+    for name in ("train", "train --trace", "certify"):
+        print("%-16s %9.2f %9.2f %9.3f" % (name, cpu[name], wall[name], cpu[name] / cpu["train"]))
+    parts = {
+        k: {p: median([r["result"][p] for r in runs["phase " + k]]) for p in ("imports", "read", "phase")}
+        for k in ("train", "certify")
+    }
+    print("%-16s %9s %9s %9s" % ("phase (CPU s)", "imports", "read", "phase"))
+    for k, v in parts.items():
+        print("%-16s %9.2f %9.2f %9.2f" % (k, v["imports"], v["read"], v["phase"]))
+    print(
+        "certify / train: whole command %.3f (CPU), %.3f (wall); phase %.3f (certify's read_model + check "
+        "against train_from_counts)"
+        % (
+            cpu["certify"] / cpu["train"],
+            wall["certify"] / wall["train"],
+            parts["certify"]["phase"] / parts["train"]["phase"],
+        )
+    )
+    print(
+        "train --trace / train: %.3f (CPU), %.3f (wall)"
+        % (cpu["train --trace"] / cpu["train"], wall["train --trace"] / wall["train"])
+    )
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
