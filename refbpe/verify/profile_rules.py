@@ -28,30 +28,52 @@ from ..corpus.pool import default_workers
 from ..corpus.sequences import count_texts_parallel
 from ..formats.gpt2_files import MANIFEST
 from ..pretokenize.patterns import get_pattern
+from ..pretokenize.unicode_tables import LATEST, changed_code_points
 from ..profiles import ProfileLimit, get_profile, settings_pattern
 from .display import pair_json, show_pair
 from .replay import PairReplay
+from .variants import Readings
 
-__all__ = ["profile_verdict"]
+__all__ = ["profile_verdict", "derived_table"]
 
 SMALL_CORPUS = 16 << 20  # below this, counting in-process beats starting workers (as cli.verify)
 
 
 def profile_verdict(
-    report, theirs, vocab_size, special_tokens, word_counts, sources, profile=None, pattern=None
+    report,
+    theirs,
+    vocab_size,
+    special_tokens,
+    word_counts,
+    sources,
+    profile=None,
+    pattern=None,
+    texts=None,
+    readings=None,
 ):
     """``report`` (from ``verify_merges``) settled by profiles: with ``profile``,
     replaced by the comparison under that profile; without, extended with the
     profile that reproduces ``theirs`` when the CS336 reference does not.
-    ``word_counts`` were counted with ``pattern`` (None: gpt2) over documents."""
+    ``word_counts`` were counted with ``pattern`` (None: gpt2) over documents;
+    ``texts`` (the corpus, when at hand) spare reading ``sources`` again, and
+    ``readings`` (their ``variants.Readings``, verify's) recounting their lines.
+
+    Without ``profile`` only a setting that reproduces them matters, so the
+    settings the cheap checks rule out (``_ruled_out``) are not trained."""
     if profile is None and report.get("identical"):
         return report
     names = [profile] if profile else ["rustbpe", "hf"]
-    tables = _Tables(word_counts, sources, special_tokens, pattern or "gpt2")
+    tables = _Tables(word_counts, sources, special_tokens, pattern or "gpt2", texts, readings)
+    checks = None if profile else _Checks(report, theirs, special_tokens, tables)
     first = None
     for name in names:
         for settings in candidate_settings(name, theirs, pattern):
-            result = compare_with_profile(name, settings, theirs, vocab_size, special_tokens, tables)
+            if checks is not None and checks.ruled_out(name, settings):
+                continue
+            explain = profile is not None and first is None  # only that result's divergence is shown
+            result = compare_with_profile(
+                name, settings, theirs, vocab_size, special_tokens, tables, explain=explain
+            )
             if result["identical"]:
                 return _identical(report, result, profile is None)
             if first is None:
@@ -67,6 +89,49 @@ def profile_verdict(
         first["explanation"],
     )
     return out
+
+
+class _Checks(object):
+    """Cheap proofs that a setting cannot reproduce their model exactly.
+
+    * Ids: where their format has ids, the vocab a training that made exactly
+      their merges returns (``Profile.vocab_of``) must hold their ids
+      (``_id_mismatch``), else no training under the setting matches them.
+    * Counts: under a setting whose word table is the reference's, a training
+      that made their first ``fit`` merges is in the state the reference
+      replay of those merges was in (``report["fit"]``); every profile then
+      takes a pair of the maximum count, and their next pair's count is below
+      it (or no pair is left): no training under the setting matches them.
+      This needs each of their merges to make a token of its own bytes (the
+      replay identifies tokens by their bytes, the engine by their merge).
+    """
+
+    def __init__(self, report, theirs, special_tokens, tables):
+        self.theirs, self.special_tokens, self.tables = theirs, special_tokens, tables
+        self.merges = [(bytes(a), bytes(b)) for a, b in theirs.merges]
+        fit = report.get("fit")
+        made = set(a + b for a, b in self.merges)
+        self.counts_fail = fit is not None and fit < len(self.merges) and len(made) == len(self.merges)
+
+    def ruled_out(self, name, settings):
+        profile = get_profile(name)
+        if self._ids_differ(profile, settings, None):
+            return True
+        table = self.tables.get(settings)
+        if table is None:
+            return False
+        return (self.counts_fail and table is self.tables.reference) or self._ids_differ(
+            profile, settings, table
+        )
+
+    def _ids_differ(self, profile, settings, table):
+        if not self.theirs.carries_ids:
+            return False
+        try:
+            vocab = profile.vocab_of(self.merges, list(self.special_tokens), settings, table)
+        except ProfileLimit:
+            return True  # training to their merges stops at the same limit
+        return vocab is not None and _id_mismatch(vocab, self.theirs, self.special_tokens) is not None
 
 
 def _identical(report, result, detected):
@@ -124,8 +189,9 @@ def candidate_settings(name, theirs, pattern=None):
     return [profile.settings()]
 
 
-def compare_with_profile(name, settings, theirs, vocab_size, special_tokens, tables):
-    """{identical, profile, settings, first_divergence, explanation, ...} for one setting."""
+def compare_with_profile(name, settings, theirs, vocab_size, special_tokens, tables, explain=True):
+    """{identical, profile, settings, first_divergence, explanation, ...} for one setting
+    (without ``explain``, a differing one without its ``divergence`` and ``explanation``)."""
     profile = get_profile(name)
     word_counts = tables.get(settings)
     result = {"profile": name, "settings": settings, "identical": False}
@@ -152,7 +218,8 @@ def compare_with_profile(name, settings, theirs, vocab_size, special_tokens, tab
         else:
             result["explanation"] = "merges identical; id %d is %r in ours, %r in theirs" % bad
         return result
-    result["explanation"] = _divergence(word_counts, merges, their_merges, k, result)
+    if explain:
+        result["explanation"] = _divergence(word_counts, merges, their_merges, k, result)
     return result
 
 
@@ -199,17 +266,28 @@ def _id_mismatch(vocab, theirs, special_tokens):
 
 
 class _Tables(object):
-    """Word tables by (pattern, cut, prefix space), counted from ``sources`` on first use."""
+    """Word tables by (pattern, cut, prefix space), counted from ``sources`` on first use,
+    or derived from the reference's (``derived_table``) when ``texts`` are at hand."""
 
-    def __init__(self, word_counts, sources, special_tokens, pattern):
+    def __init__(self, word_counts, sources, special_tokens, pattern, texts=None, readings=None):
         self.sources = [s for s in sources or () if s != "-" and not is_counts_path(s)]
         self.special_tokens = list(special_tokens)
+        self.reference = word_counts
         self.tables = {(get_pattern(pattern).key, "documents", False): word_counts}
-        self.texts = None
+        self.texts = texts
+        self.readings = None
+        if texts is not None and get_pattern(pattern).key == get_pattern("gpt2").key:
+            self.readings = readings if readings and readings.serves(texts, special_tokens) else None
+            self.readings = self.readings or Readings(texts, special_tokens)
 
     def get(self, settings):
         key = (settings_pattern(settings), settings["sequences"], settings["add_prefix_space"])
         if key not in self.tables:
+            if self.readings is not None:
+                table = derived_table(self.reference, self.readings, settings)
+                if table is not None:
+                    self.tables[key] = table
+                    return table
             if not self.sources:
                 return None
             if self.texts is None:
@@ -219,6 +297,34 @@ class _Tables(object):
             workers = default_workers() if big else 1
             self.tables[key] = count_texts_parallel(self.texts, key[1], cuts, key[0], key[2], workers)
         return self.tables[key]
+
+
+def derived_table(reference, readings, settings):
+    """The word table of ``settings`` from the reference's (``reference``: GPT-2's
+    pattern, the latest Unicode, the texts of ``readings`` (a ``variants.Readings``)
+    cut at the special tokens), or None when it cannot be derived.
+
+    Under GPT-2's pattern of another Unicode version that classes no code point
+    of the texts otherwise, without prefix space: over documents it is the
+    reference table itself; over lines, the reference plus the difference of
+    reading lines with special tokens as text (``variants.reading_delta``,
+    which recounts only the windows around the cuts that matter)."""
+    if settings["pattern"] != "gpt2" or settings["add_prefix_space"]:
+        return None
+    if settings["sequences"] not in ("documents", "lines"):
+        return None
+    if readings.code_points().intersection(changed_code_points(settings.get("unicode") or LATEST, LATEST)):
+        return None
+    if settings["sequences"] == "documents":
+        return reference
+    table = dict(reference)
+    for w, n in readings.delta(lines=True, specials_as_text=True).items():
+        n += table.get(w, 0)
+        if n:
+            table[w] = n
+        else:
+            del table[w]
+    return table
 
 
 def _their_manifest_settings(theirs):
