@@ -34,7 +34,14 @@ from .display import pair_json, show_pair
 from .replay import PairReplay
 from .variants import Readings
 
-__all__ = ["profile_verdict", "derived_table"]
+__all__ = [
+    "profile_verdict",
+    "derived_table",
+    "SettingChecks",
+    "WordTables",
+    "compare_with_profile",
+    "candidate_settings",
+]
 
 SMALL_CORPUS = 16 << 20  # below this, counting in-process beats starting workers (as cli.verify)
 
@@ -63,8 +70,8 @@ def profile_verdict(
     if profile is None and report.get("identical"):
         return report
     names = [profile] if profile else ["rustbpe", "hf"]
-    tables = _Tables(word_counts, sources, special_tokens, pattern or "gpt2", texts, readings)
-    checks = None if profile else _Checks(report, theirs, special_tokens, tables)
+    tables = WordTables(word_counts, sources, special_tokens, pattern or "gpt2", texts, readings)
+    checks = None if profile else SettingChecks(report, theirs, special_tokens, tables)
     first = None
     for name in names:
         for settings in candidate_settings(name, theirs, pattern):
@@ -91,7 +98,7 @@ def profile_verdict(
     return out
 
 
-class _Checks(object):
+class SettingChecks(object):
     """Cheap proofs that a setting cannot reproduce their model exactly.
 
     * Ids: where their format has ids, the vocab a training that made exactly
@@ -265,7 +272,7 @@ def _id_mismatch(vocab, theirs, special_tokens):
     return None
 
 
-class _Tables(object):
+class WordTables(object):
     """Word tables by (pattern, cut, prefix space), counted from ``sources`` on first use,
     or derived from the reference's (``derived_table``) when ``texts`` are at hand."""
 

@@ -518,6 +518,8 @@ class OncePerPretoken(Overlay):
             self._repeats(ids, -f)
 
     def _repeats(self, ids, f):
+        if len(set(ids)) == len(ids):
+            return  # no token twice, so no pair twice
         keys = _pair_keys(ids)
         if len(keys) > len(set(keys)):
             seen = set()
