@@ -39,7 +39,8 @@ from refbpe.verify import PairReplay, count_variant
 
 def run(argv, python, tree):
     """(CPU seconds, wall seconds, peak MB, exit status, stdout) of ``python -m refbpe ARGV`` in ``tree``."""
-    r = measure([python, "-m", "refbpe"] + argv, tree_env(tree), cwd=None)
+    # cwd=tree: "python -m" puts the working directory first on sys.path, before PYTHONPATH
+    r = measure([python, "-m", "refbpe"] + argv, tree_env(tree), cwd=tree)
     return r["cpu_seconds"], r["wall"], r["max_process_mb"], r["rc"], r["stdout"]
 
 

@@ -13,11 +13,23 @@ The settings tried per profile (each a training run): the one their files
 name (HF's ``tokenizer.json`` names ``add_prefix_space``; a refbpe manifest
 names its profile settings), otherwise rustbpe with the llama3 (its own) and
 gpt2 patterns, and hf with and without the prefix space, over documents and
-over lines.  A word table is counted once per distinct (pattern, cut, prefix
-space) and reused.  Their model matches when the merge lists are equal and,
-where their format has ids, every id outside the special tokens holds the
-same bytes.  Cost: one training run per setting tried (at most 2 for rustbpe,
-4 for hf), and reading the corpus again for each word table.
+over lines.  Their model matches when the merge lists are equal and, where
+their format has ids, every id outside the special tokens holds the same bytes.
+
+Shortcuts, each exact (``tests/test_profile_rules.py``):
+
+* Word tables (``WordTables``) are built once per distinct (pattern, cut,
+  prefix space); with the corpus text at hand, those that equal the
+  reference's or differ from it by the lines reading are derived from it
+  (``derived_table``) instead of counted again.
+* Without ``--profile`` only a setting that reproduces them matters: one the
+  cheap checks rule out (``SettingChecks``: their ids against the layout of
+  the setting, or their merges against the reference counts' replay) is not
+  trained, and a differing setting's divergence is not replayed.
+
+Cost: one training run per setting tried and not ruled out (at most 2 for
+rustbpe, 4 for hf), and reading the corpus again for each word table not
+derived.
 """
 
 import json

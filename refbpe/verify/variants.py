@@ -515,7 +515,8 @@ class OncePerPretoken(Overlay):
     def __init__(self, ref):
         Overlay.__init__(self, "once-per-pretoken", ref)
         for ids, f in zip(ref.words, ref.freqs):
-            self._repeats(ids, -f)
+            if len(set(ids)) < len(ids):  # else no token twice, so no pair twice
+                self._repeats(ids, -f)
 
     def _repeats(self, ids, f):
         if len(set(ids)) == len(ids):
