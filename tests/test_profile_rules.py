@@ -52,36 +52,52 @@ def _models(text, vocab):
     for bug, (options, layout, _, _, _) in sorted(ZOO.items()):
         merges = planted_train(text, vocab, [EOT], **options)
         out.append((bug, Model(layout_vocab(layout, merges, [EOT]), merges, [EOT], "json", True)))
+    every_byte = Model({i: bytes([i]) for i in range(256)}, [], [EOT], "json", True)
     for name in ("rustbpe", "hf"):
         profile = get_profile(name)
-        for s in candidate_settings(name, Model({}, [], [EOT], "json", True)):
+        none = Model({}, [], [EOT], "json", True)
+        for s in candidate_settings(name, none) + (
+            candidate_settings(name, every_byte) if name == "hf" else []
+        ):
             specials = [EOT] if s["sequences"] == "documents" else ()
             table = count_texts([text], s["sequences"], specials, settings_pattern(s), s["add_prefix_space"])
             vocab_, merges = profile.train_counted(table, vocab, [EOT], s)
-            label = "%s-%s-%s-%s" % (name, s["pattern"], s["sequences"], s["add_prefix_space"])
+            label = "%s-%s-%s-%s-%d" % (
+                name,
+                s["pattern"],
+                s["sequences"],
+                s["add_prefix_space"],
+                len(s["initial_alphabet"]),
+            )
             out.append((label, Model(vocab_, merges, [EOT], "json", True)))
     return out
 
 
 @pytest.mark.slow
-def test_ruled_out_settings_never_reproduce_the_model(tmp_path):
+@pytest.mark.parametrize("vocab", [330, 2000])  # 2000: every profile runs out of pairs
+def test_checks_agree_with_training(tmp_path, vocab):
+    """A setting ruled out is never reproduced by training; one proven always is."""
     path = tmp_path / "zoo.txt"
     path.write_text(ZOO_TEXT, encoding="utf-8")
     texts = [ZOO_TEXT]
     counts = count_texts(texts, "documents", [EOT])
-    ruled_out = reproduced = 0
-    for label, model in _models(ZOO_TEXT, 330):
-        report = verify_merges(counts, 330, [EOT], model, texts=texts)
+    ruled_out = proven = reproduced = 0
+    for label, model in _models(ZOO_TEXT, vocab):
+        report = verify_merges(counts, vocab, [EOT], model, texts=texts)
         tables = WordTables(counts, [str(path)], [EOT], "gpt2", texts)
         checks = SettingChecks(report, model, [EOT], tables)
         for name in ("rustbpe", "hf"):
             for s in candidate_settings(name, model):
-                result = compare_with_profile(name, s, model, 330, [EOT], tables)
+                result = compare_with_profile(name, s, model, vocab, [EOT], tables)
                 if checks.ruled_out(name, s):
                     ruled_out += 1
                     assert not result["identical"], (label, s)
+                if checks.proven(name, s, vocab):
+                    proven += 1
+                    assert result["identical"], (label, s)
                 reproduced += result["identical"]
-    assert ruled_out > 20 and reproduced >= 6  # each profile output is reproduced by its own settings
+    assert ruled_out > 20 and reproduced >= 10  # each profile output is reproduced by its own settings
+    assert proven >= 3
 
 
 def test_replay_copy_is_independent():

@@ -25,7 +25,10 @@ Shortcuts, each exact (``tests/test_profile_rules.py``):
 * Without ``--profile`` only a setting that reproduces them matters: one the
   cheap checks rule out (``SettingChecks``: their ids against the layout of
   the setting, or their merges against the reference counts' replay) is not
-  trained, and a differing setting's divergence is not replayed.
+  trained, and a differing setting's divergence is not replayed.  Nor is one
+  that verify's replay already proves to reproduce them: a complete
+  hypothesis over the setting's word table whose ties follow the profile's
+  rule, with their ids the setting's and the same stopping point.
 
 Cost: one training run per setting tried and not ruled out (at most 2 for
 rustbpe, 4 for hf), and reading the corpus again for each word table not
@@ -39,6 +42,7 @@ from ..corpus.countfile import is_counts_path
 from ..corpus.pool import default_workers
 from ..corpus.sequences import count_texts_parallel
 from ..formats.gpt2_files import MANIFEST
+from ..merge import merges_possible
 from ..pretokenize.patterns import get_pattern
 from ..pretokenize.unicode_tables import LATEST, changed_code_points
 from ..profiles import ProfileLimit, get_profile, settings_pattern
@@ -78,7 +82,7 @@ def profile_verdict(
     ``readings`` (their ``variants.Readings``, verify's) recounting their lines.
 
     Without ``profile`` only a setting that reproduces them matters, so the
-    settings the cheap checks rule out (``_ruled_out``) are not trained."""
+    settings the cheap checks rule out (``SettingChecks``) are not trained."""
     if profile is None and report.get("identical"):
         return report
     names = [profile] if profile else ["rustbpe", "hf"]
@@ -89,6 +93,11 @@ def profile_verdict(
         for settings in candidate_settings(name, theirs, pattern):
             if checks is not None and checks.ruled_out(name, settings):
                 continue
+            if checks is not None and checks.proven(name, settings, vocab_size):
+                n = len(theirs.merges)
+                result = {"profile": name, "settings": settings, "identical": True, "first_divergence": None}
+                result["explanation"] = "merges and ids identical (%d merges)" % n
+                return _identical(report, result, True)
             explain = profile is not None and first is None  # only that result's divergence is shown
             result = compare_with_profile(
                 name, settings, theirs, vocab_size, special_tokens, tables, explain=explain
@@ -111,7 +120,8 @@ def profile_verdict(
 
 
 class SettingChecks(object):
-    """Cheap proofs that a setting cannot reproduce their model exactly.
+    """Cheap proofs that a setting cannot reproduce their model exactly (``ruled_out``),
+    or that it does (``proven``: from verify's complete hypotheses).
 
     * Ids: where their format has ids, the vocab a training that made exactly
       their merges returns (``Profile.vocab_of``) must hold their ids
@@ -129,8 +139,10 @@ class SettingChecks(object):
         self.theirs, self.special_tokens, self.tables = theirs, special_tokens, tables
         self.merges = [(bytes(a), bytes(b)) for a, b in theirs.merges]
         fit = report.get("fit")
-        made = set(a + b for a, b in self.merges)
-        self.counts_fail = fit is not None and fit < len(self.merges) and len(made) == len(self.merges)
+        self.distinct = len(set(a + b for a, b in self.merges)) == len(self.merges)
+        self.counts_fail = fit is not None and fit < len(self.merges) and self.distinct
+        self.explanations = report.get("explanations") or []
+        self.n_specials = len((report.get("ours") or {}).get("special_tokens", special_tokens))
 
     def ruled_out(self, name, settings):
         profile = get_profile(name)
@@ -143,6 +155,34 @@ class SettingChecks(object):
             profile, settings, table
         )
 
+    def proven(self, name, settings, vocab_size):
+        """Whether a hypothesis verify replayed proves that training under ``settings``
+        makes exactly their model, so that it need not be trained.
+
+        It does when the setting's word table is the one a complete hypothesis
+        counted (the reference's, or the lines reading's), the profile's tie
+        rule is one the hypothesis found their ties to follow (hf: their ids;
+        rustbpe: the refbpe layout's), their ids are the setting's, and the
+        training stops where they stop: at the merges it is asked for, or, with
+        fewer, where the hypothesis ran out of pairs.  Then at every step the
+        training takes the pair they took, by induction on the steps."""
+        rule = PROFILE_RULE.get(name)
+        if rule is None or not self.distinct or settings["min_frequency"] > 1 or not self.theirs.carries_ids:
+            return False
+        table = self.tables.get(settings)
+        origin = self.tables.origins.get(id(table)) if table is not None else None
+        if origin is None or not any(_explains(e, origin, rule) for e in self.explanations):
+            return False
+        profile = get_profile(name)
+        n = len(self.merges)
+        cap = min(
+            profile.merges_wanted(table, vocab_size, list(self.special_tokens), settings),
+            merges_possible(table),
+        )
+        if n > cap or (n < cap and n >= vocab_size - 256 - self.n_specials):
+            return False  # the training would make more merges than theirs
+        return not self._ids_differ(profile, settings, table)
+
     def _ids_differ(self, profile, settings, table):
         if not self.theirs.carries_ids:
             return False
@@ -151,6 +191,21 @@ class SettingChecks(object):
         except ProfileLimit:
             return True  # training to their merges stops at the same limit
         return vocab is not None and _id_mismatch(vocab, self.theirs, self.special_tokens) is not None
+
+
+PROFILE_RULE = {
+    "hf": "smallest-ids",
+    "rustbpe": "smallest-ids-refbpe-layout",
+}  # the engine's ties as verify's rules
+
+
+def _explains(e, origin, rule):
+    """Whether explanation ``e`` (every merge of theirs, at the maximum count, their
+    ties following ``rule``) is the hypothesis that counted the table ``origin``."""
+    if origin == "reference":
+        return e["kind"] == "tie-rule" and e["name"] == rule
+    names = [e["name"]] + [a["name"] for a in e.get("same_counts_as") or ()]
+    return e["kind"] == "variant" and origin in names and (e["tie_rules"] is None or rule in e["tie_rules"])
 
 
 def _identical(report, result, detected):
@@ -293,6 +348,7 @@ class WordTables(object):
         self.special_tokens = list(special_tokens)
         self.reference = word_counts
         self.tables = {(get_pattern(pattern).key, "documents", False): word_counts}
+        self.origins = {id(word_counts): "reference"}  # the verify hypothesis each derived table counts
         self.texts = texts
         self.readings = None
         if texts is not None and get_pattern(pattern).key == get_pattern("gpt2").key:
@@ -306,6 +362,8 @@ class WordTables(object):
                 table = derived_table(self.reference, self.readings, settings)
                 if table is not None:
                     self.tables[key] = table
+                    if table is not self.reference:
+                        self.origins[id(table)] = "lines+specials-as-text"
                     return table
             if not self.sources:
                 return None

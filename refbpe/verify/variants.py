@@ -29,6 +29,10 @@ Merging (cause "merge-application"): another segmentation of some words.
 Every overlay answers the replay's questions (``best``, ``tied``,
 ``count``) from ``reference + delta``: its own lazy heap over the pairs whose
 delta is nonzero, and the reference heap for all others.
+
+The reading differences of one corpus (``Readings``) are computed once and
+kept: the profile search derives its HF line-by-line word table from the
+reference's and the same difference (``profile_rules.derived_table``).
 """
 
 import bisect
