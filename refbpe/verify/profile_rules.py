@@ -139,7 +139,11 @@ class SettingChecks(object):
         self.theirs, self.special_tokens, self.tables = theirs, special_tokens, tables
         self.merges = [(bytes(a), bytes(b)) for a, b in theirs.merges]
         fit = report.get("fit")
-        self.distinct = len(set(a + b for a, b in self.merges)) == len(self.merges)
+        made = set(a + b for a, b in self.merges)
+        self.distinct = len(made) == len(self.merges)
+        specials = set(t.encode("utf-8") for t in list(special_tokens) + list(theirs.special_tokens))
+        # A special token spelling a token: their ids by bytes would not be the tie rule's.
+        self.plain = self.distinct and not any(t in made or len(t) == 1 for t in specials)
         self.counts_fail = fit is not None and fit < len(self.merges) and self.distinct
         self.explanations = report.get("explanations") or []
         self.n_specials = len((report.get("ours") or {}).get("special_tokens", special_tokens))
@@ -167,7 +171,7 @@ class SettingChecks(object):
         fewer, where the hypothesis ran out of pairs.  Then at every step the
         training takes the pair they took, by induction on the steps."""
         rule = PROFILE_RULE.get(name)
-        if rule is None or not self.distinct or settings["min_frequency"] > 1 or not self.theirs.carries_ids:
+        if rule is None or not self.plain or settings["min_frequency"] > 1 or not self.theirs.carries_ids:
             return False
         table = self.tables.get(settings)
         origin = self.tables.origins.get(id(table)) if table is not None else None
