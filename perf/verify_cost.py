@@ -1,18 +1,25 @@
 """What verify's explanations cost: ``refbpe verify`` against ``refbpe train`` on one corpus.
 
-For each interpreter, times (whole-process wall seconds) and peak RSS (MB,
-``wait4`` rusage, by ``harness.measure``) of a plain ``refbpe train`` and of ``refbpe verify`` (its
-default, explanations included) against models that differ in several ways,
-all in the same run, and the ratio verify / train::
+For each interpreter, in the same run and round-robin (train, then each
+verify, then again), CPU seconds (user + system, ``wait4`` rusage, by
+``harness.measure``: the machine is shared, so wall time is noisy), wall
+seconds and peak RSS (MB) of a plain ``refbpe train`` and of ``refbpe
+verify`` (its default: explanations and the profile search included) against
+models that differ in several ways, and the ratio verify / train of the
+medians, with the load average::
 
-    .venv/bin/python perf/verify_cost.py                      # english_small, vocab 1000
-    .venv/bin/python perf/verify_cost.py --vocab 2000 --repeats 3
+    .venv/bin/python perf/verify_cost.py                      # english_small, vocab 1000, every model
+    .venv/bin/python perf/verify_cost.py --vocab 2000 --models identical,hf --repeats 3
+    .venv/bin/python perf/verify_cost.py --tree ../main --tree . ...   # two checkouts, alternating
 
-Models verified: refbpe's own output (identical); two adjacent tied merges
-swapped (a tie broken otherwise); merges trained on counts read in chunks of
-4096 characters (a count difference on a reference tie); merges trained on
-counts read line by line with special tokens as text; and, when the
-``tokenizers`` package is installed, a Hugging Face BPE model.
+Models verified: refbpe's own output (``identical``); two adjacent tied merges
+swapped (``swapped-tie``: a tie broken otherwise); merges trained on counts read
+in chunks of 4096 characters (``chunks-4096``: a count difference on a reference
+tie); merges trained on counts read line by line with special tokens as text
+(``lines+specials-as-text``); and, when the ``tokenizers`` package is installed,
+a Hugging Face ``ByteLevel`` BPE model trained with ``train([file])`` (``hf``:
+a count difference that the lines+specials-as-text variant explains and the hf
+profile reproduces).
 """
 
 import argparse
@@ -22,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 
-from harness import INTERPRETERS, corpus, measure, tree_env
+from harness import INTERPRETERS, ROOT, corpus, measure, tree_env
 from harness import SPECIAL as EOT
 
 from refbpe.formats import write_model
@@ -30,10 +37,11 @@ from refbpe.train import build_vocab, train_from_counts
 from refbpe.verify import PairReplay, count_variant
 
 
-def run(argv, python):
-    """(wall seconds, peak MB of the process, exit status, stdout) of ``python -m refbpe ARGV``."""
-    r = measure([python, "-m", "refbpe"] + argv, tree_env(), cwd=None)
-    return r["wall"], r["max_process_mb"], r["rc"], r["stdout"]
+def run(argv, python, tree):
+    """(CPU seconds, wall seconds, peak MB, exit status, stdout) of ``python -m refbpe ARGV`` in ``tree``."""
+    # cwd=tree: "python -m" puts the working directory first on sys.path, before PYTHONPATH
+    r = measure([python, "-m", "refbpe"] + argv, tree_env(tree), cwd=tree)
+    return r["cpu_seconds"], r["wall"], r["max_process_mb"], r["rc"], r["stdout"]
 
 
 def models(corpus, vocab, tmp):
@@ -83,11 +91,22 @@ def models(corpus, vocab, tmp):
     return out
 
 
+def _median(xs):
+    return sorted(xs)[len(xs) // 2]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", default=corpus("english_small"))
     ap.add_argument("--vocab", type=int, default=1000)
     ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--models", default=None, help="comma-separated model labels (default: all)")
+    ap.add_argument(
+        "--tree",
+        action="append",
+        default=None,
+        help="a checkout to measure (repeatable: the trees alternate within each round; default: this one)",
+    )
     ap.add_argument(
         "--python",
         action="append",
@@ -117,39 +136,42 @@ def main():
                 ]
             )
         )
+        if args.models:
+            wanted = args.models.split(",")
+            built = {k: v for k, v in built.items() if k in wanted}
         common = ["--vocab-size", str(args.vocab), "--special-token", EOT, "--workers", "1"]
+        trees = args.tree or [ROOT]
         for python in pythons:
             name = "pypy" if "pypy" in python else "cpython"
-            rows = []
+            runs, verdicts, loads = {}, {}, []
             for _ in range(args.repeats):
-                t, mb, _, _ = run(
-                    ["train", args.corpus, "--out", os.path.join(tmp, "t"), "--quiet"] + common, python
-                )
-                rows.append(("train", t, mb, ""))
-                for label, path in built.items():
-                    t2, mb2, rc, out = run(["verify", args.corpus, "--against", path] + common, python)
-                    verdict = next((x for x in out.splitlines() if not x.startswith("warning")), "rc %d" % rc)
-                    rows.append((label, t2, mb2, verdict))
-            base = {}
-            for label, t, mb, _ in rows:
-                base.setdefault(label, []).append((t, mb))
-            med = {
-                k: (sorted(x[0] for x in v)[len(v) // 2], sorted(x[1] for x in v)[len(v) // 2])
-                for k, v in base.items()
-            }
-            tt, tm = med["train"]
+                for tree in trees:
+                    jobs = [("train", ["train", args.corpus, "--out", os.path.join(tmp, "t"), "--quiet"])]
+                    jobs += [(label, ["verify", args.corpus, "--against", p]) for label, p in built.items()]
+                    for label, argv in jobs:
+                        loads.append(os.getloadavg()[0])
+                        cpu, wall, mb, rc, out = run(argv + common, python, tree)
+                        runs.setdefault((tree, label), []).append((cpu, wall, mb))
+                        lines = [x for x in out.splitlines() if not x.startswith("warning")]
+                        verdicts.setdefault(label, lines[0] if lines and label != "train" else "rc %d" % rc)
+            med = {k: [_median([r[i] for r in v]) for i in range(3)] for k, v in runs.items()}
             print(
-                "== %s  %s  vocab %d  (medians of %d)"
-                % (name, os.path.basename(args.corpus), args.vocab, args.repeats)
+                "== %s  %s  vocab %d  (medians of %d; load average %.1f-%.1f)"
+                % (name, os.path.basename(args.corpus), args.vocab, args.repeats, min(loads), max(loads))
             )
-            print(
-                "%-24s %8s %8s %8s %8s  %s" % ("run", "seconds", "x train", "peak MB", "x train", "verdict")
-            )
-            first = {label: verdict for label, _, _, verdict in rows}
-            for label, (t, mb) in med.items():
+            for tree in trees:
+                tc, tw, _ = med[(tree, "train")]
+                print("-- %s" % os.path.abspath(tree))
                 print(
-                    "%-24s %8.2f %8.2f %8.1f %8.2f  %s" % (label, t, t / tt, mb, mb / tm, first[label][:70])
+                    "%-24s %8s %8s %8s %8s %8s  %s"
+                    % ("run", "cpu s", "x train", "wall s", "x train", "peak MB", "verdict")
                 )
+                for (t, label), (c, w, mb) in med.items():
+                    if t == tree:
+                        print(
+                            "%-24s %8.2f %8.2f %8.2f %8.2f %8.1f  %s"
+                            % (label, c, c / tc, w, w / tw, mb, verdicts[label][:60])
+                        )
 
 
 if __name__ == "__main__":

@@ -146,12 +146,18 @@ class Profile(object):
             word_counts, wanted, progress, self.tie, max(1, settings["min_frequency"]), trace,
             _inherited(parent, wanted),
         )  # fmt: skip
+        vocab = self.vocab_of(merges, special_tokens, settings)
+        return _with_parent_ids(vocab, special_tokens, parent), merges
+
+    def vocab_of(self, merges, special_tokens, settings, word_counts=None):
+        """{id: bytes}: the vocab a training (without ``extend``) that made ``merges``
+        returns; None when it depends on the ``word_counts`` and they are not given."""
         vocab = {i: bytes([i]) for i in range(256)}
         for a, b in merges:
             vocab[len(vocab)] = a + b
         for t in special_tokens:
             vocab[len(vocab)] = t.encode("utf-8")
-        return _with_parent_ids(vocab, special_tokens, parent), merges
+        return vocab
 
     def merges_wanted(self, word_counts, vocab_size, special_tokens, settings):
         return vocab_size - 256 - len(special_tokens)
@@ -212,6 +218,15 @@ class HFProfile(Profile):
             _inherited(parent, wanted),
         )  # fmt: skip
         return _with_parent_ids(_hf_vocab(ids, merges, len(special_tokens)), special_tokens, parent), merges
+
+    def vocab_of(self, merges, special_tokens, settings, word_counts=None):
+        """As ``Profile.vocab_of``; the alphabet's ids need the word counts unless
+        ``initial_alphabet`` holds every byte.  ``ProfileLimit`` as ``train_counted``."""
+        alphabet = settings["initial_alphabet"]
+        if word_counts is None and len(set(alphabet)) < 256:
+            return None
+        ids = self.layout(word_counts or {}, special_tokens, alphabet)
+        return _hf_vocab(ids, merges, len(special_tokens))
 
     def merges_wanted(self, word_counts, vocab_size, special_tokens, settings):
         return max(

@@ -20,6 +20,7 @@ from ..verify import verify_encoding, verify_merges
 from ..verify.pieces import compare_split, render_split_comparison
 from ..verify.profile_rules import profile_verdict
 from ..verify.traces import compare_traces, render_trace_comparison
+from ..verify.variants import Readings
 from .common import (
     CliError,
     add_counting_arguments,
@@ -287,6 +288,7 @@ def run(args):
     word_counts, texts, absent = reference_counts(args, figures)
     setup = _their_setup(args, theirs)
     setup["absent"] = absent
+    readings = Readings(texts, args.special_token) if texts is not None else None
     try:
         report = verify_merges(
             word_counts,
@@ -300,6 +302,7 @@ def run(args):
             setup=setup,
             pattern=args.pattern,
             extend=parent,
+            readings=readings,
         )
         if parent is None:  # the profiles' hypotheses assume training from scratch
             report = profile_verdict(
@@ -311,6 +314,8 @@ def run(args):
                 args.corpus,
                 args.profile,
                 args.pattern,
+                texts,
+                readings,
             )
     except ValueError as e:
         raise CliError(str(e))

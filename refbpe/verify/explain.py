@@ -148,6 +148,7 @@ def replay_hypotheses(
     variants=True,
     probe=None,
     wanted=None,
+    readings=None,
 ):
     """Replay ``their_merges``; returns (reference Hypothesis, [variant Hypotheses],
     the probe at ``probe = (k, our pair k)``: counts at the first divergence).
@@ -157,12 +158,16 @@ def replay_hypotheses(
     rule, the variants (each from the first merge).  A tie-rule difference so
     costs one replay, and a count difference a short one plus the variants'.
 
+    ``readings`` (a ``variants.Readings`` of ``texts``) keeps the reading
+    differences for later users (the profiles' word tables).
+
     A hypothesis is ``complete`` when it explains every one of their merges
     and their stopping there: ``wanted`` merges made, or no pair left.
     """
     ctx = _Context()
     ctx.their_ids, ctx.ref_ids = their_ids, ref_ids
     ref = ctx.ref = PairReplay(word_counts)
+    pristine = ref.copy() if variants else None  # pass 2 starts from it instead of counting again
     ctx.first = FirstCounted(texts, special_tokens, ref) if texts is not None else None
     rules = ORDER_FREE + (["first-counted"] if ctx.first is not None else [])
     reference = Hypothesis("reference", ref, rules)
@@ -196,9 +201,9 @@ def replay_hypotheses(
             return reference, others, probed
     # 2. The variants, as differences over a fresh replay (the first one let go).
     reference.source = ctx.ref = ctx.first = ref = None
-    ref = ctx.ref = PairReplay(word_counts)
+    ref = ctx.ref = pristine
     reference.source = ref
-    for o in make_overlays(ref, texts, special_tokens):
+    for o in make_overlays(ref, texts, special_tokens, readings=readings):
         others.append(Hypothesis(o.name, o, ORDER_FREE, o.detail))
         others[-1].aliases = o.aliases
     ref.observers = [h.source for h in others if h.source.observes]

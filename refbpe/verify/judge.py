@@ -23,6 +23,7 @@ from .encoding import verify_encoding
 from .merges import verify_merges
 from .pieces import compare_split, render_split_comparison
 from .profile_rules import profile_verdict
+from .variants import Readings
 
 __all__ = ["judge_encoding", "judge_split", "judge_training", "split_segments"]
 
@@ -33,10 +34,22 @@ def judge_training(
     """The report comparing ``theirs`` (a ``formats.Model``) with the reference
     trained on ``word_counts`` (counted with ``pattern``) under ``profile``."""
     special_tokens = list(special_tokens)
-    report = verify_merges(word_counts, vocab_size, special_tokens, theirs, texts=texts, pattern=pattern)
+    readings = Readings(texts, special_tokens) if texts is not None else None
+    report = verify_merges(
+        word_counts, vocab_size, special_tokens, theirs, texts=texts, pattern=pattern, readings=readings
+    )
     if profile not in (None, "cs336"):
         report = profile_verdict(
-            report, theirs, vocab_size, special_tokens, word_counts, list(sources), profile, pattern
+            report,
+            theirs,
+            vocab_size,
+            special_tokens,
+            word_counts,
+            list(sources),
+            profile,
+            pattern,
+            texts,
+            readings,
         )
         return report
     if not report["identical"]:

@@ -99,6 +99,7 @@ def verify_merges(
     setup=None,
     pattern=None,
     extend=None,
+    readings=None,
 ):
     """The report (a dict) comparing ``theirs`` (a ``formats.Model``) with the
     reference trained on ``word_counts``.
@@ -116,6 +117,8 @@ def verify_merges(
     ``pattern`` names the split pattern ``word_counts`` were counted with: the
     reading variants and first-counted re-read the text with GPT-2's scanner
     and its safe cuts, so under another pattern they are not tried.
+    ``readings`` (a ``variants.Readings`` of ``texts``) keeps their reading
+    differences for the caller (``profile_rules`` derives word tables from them).
     """
     if extend is not None:
         special_tokens = extend.with_specials(special_tokens)
@@ -180,6 +183,7 @@ def verify_merges(
             variants=hypotheses,
             probe=(k, ours[k] if k < len(ours) else None),
             wanted=wanted,
+            readings=readings,
         )
         report["fit"] = reference.fit
         _divergence(report, k, ours, their_merges, probe, reference, others)

@@ -13,11 +13,26 @@ The settings tried per profile (each a training run): the one their files
 name (HF's ``tokenizer.json`` names ``add_prefix_space``; a refbpe manifest
 names its profile settings), otherwise rustbpe with the llama3 (its own) and
 gpt2 patterns, and hf with and without the prefix space, over documents and
-over lines.  A word table is counted once per distinct (pattern, cut, prefix
-space) and reused.  Their model matches when the merge lists are equal and,
-where their format has ids, every id outside the special tokens holds the
-same bytes.  Cost: one training run per setting tried (at most 2 for rustbpe,
-4 for hf), and reading the corpus again for each word table.
+over lines.  Their model matches when the merge lists are equal and, where
+their format has ids, every id outside the special tokens holds the same bytes.
+
+Shortcuts, each exact (``tests/test_profile_rules.py``):
+
+* Word tables (``WordTables``) are built once per distinct (pattern, cut,
+  prefix space); with the corpus text at hand, those that equal the
+  reference's or differ from it by the lines reading are derived from it
+  (``derived_table``) instead of counted again.
+* Without ``--profile`` only a setting that reproduces them matters: one the
+  cheap checks rule out (``SettingChecks``: their ids against the layout of
+  the setting, or their merges against the reference counts' replay) is not
+  trained, and a differing setting's divergence is not replayed.  Nor is one
+  that verify's replay already proves to reproduce them: a complete
+  hypothesis over the setting's word table whose ties follow the profile's
+  rule, with their ids the setting's and the same stopping point.
+
+Cost: one training run per setting tried and not ruled out (at most 2 for
+rustbpe, 4 for hf), and reading the corpus again for each word table not
+derived.
 """
 
 import json
@@ -27,31 +42,66 @@ from ..corpus.countfile import is_counts_path
 from ..corpus.pool import default_workers
 from ..corpus.sequences import count_texts_parallel
 from ..formats.gpt2_files import MANIFEST
+from ..merge import merges_possible
 from ..pretokenize.patterns import get_pattern
+from ..pretokenize.unicode_tables import LATEST, changed_code_points
 from ..profiles import ProfileLimit, get_profile, settings_pattern
 from .display import pair_json, show_pair
 from .replay import PairReplay
+from .variants import Readings
 
-__all__ = ["profile_verdict"]
+__all__ = [
+    "profile_verdict",
+    "derived_table",
+    "SettingChecks",
+    "WordTables",
+    "compare_with_profile",
+    "candidate_settings",
+]
 
 SMALL_CORPUS = 16 << 20  # below this, counting in-process beats starting workers (as cli.verify)
 
 
 def profile_verdict(
-    report, theirs, vocab_size, special_tokens, word_counts, sources, profile=None, pattern=None
+    report,
+    theirs,
+    vocab_size,
+    special_tokens,
+    word_counts,
+    sources,
+    profile=None,
+    pattern=None,
+    texts=None,
+    readings=None,
 ):
     """``report`` (from ``verify_merges``) settled by profiles: with ``profile``,
     replaced by the comparison under that profile; without, extended with the
     profile that reproduces ``theirs`` when the CS336 reference does not.
-    ``word_counts`` were counted with ``pattern`` (None: gpt2) over documents."""
+    ``word_counts`` were counted with ``pattern`` (None: gpt2) over documents;
+    ``texts`` (the corpus, when at hand) spare reading ``sources`` again, and
+    ``readings`` (their ``variants.Readings``, verify's) recounting their lines.
+
+    Without ``profile`` only a setting that reproduces them matters, so the
+    settings the cheap checks rule out (``SettingChecks``) are not trained."""
     if profile is None and report.get("identical"):
         return report
     names = [profile] if profile else ["rustbpe", "hf"]
-    tables = _Tables(word_counts, sources, special_tokens, pattern or "gpt2")
+    tables = WordTables(word_counts, sources, special_tokens, pattern or "gpt2", texts, readings)
+    checks = None if profile else SettingChecks(report, theirs, special_tokens, tables)
     first = None
     for name in names:
         for settings in candidate_settings(name, theirs, pattern):
-            result = compare_with_profile(name, settings, theirs, vocab_size, special_tokens, tables)
+            if checks is not None and checks.ruled_out(name, settings):
+                continue
+            if checks is not None and checks.proven(name, settings, vocab_size):
+                n = len(theirs.merges)
+                result = {"profile": name, "settings": settings, "identical": True, "first_divergence": None}
+                result["explanation"] = "merges and ids identical (%d merges)" % n
+                return _identical(report, result, True)
+            explain = profile is not None and first is None  # only that result's divergence is shown
+            result = compare_with_profile(
+                name, settings, theirs, vocab_size, special_tokens, tables, explain=explain
+            )
             if result["identical"]:
                 return _identical(report, result, profile is None)
             if first is None:
@@ -67,6 +117,99 @@ def profile_verdict(
         first["explanation"],
     )
     return out
+
+
+class SettingChecks(object):
+    """Cheap proofs that a setting cannot reproduce their model exactly (``ruled_out``),
+    or that it does (``proven``: from verify's complete hypotheses).
+
+    * Ids: where their format has ids, the vocab a training that made exactly
+      their merges returns (``Profile.vocab_of``) must hold their ids
+      (``_id_mismatch``), else no training under the setting matches them.
+    * Counts: under a setting whose word table is the reference's, a training
+      that made their first ``fit`` merges is in the state the reference
+      replay of those merges was in (``report["fit"]``); every profile then
+      takes a pair of the maximum count, and their next pair's count is below
+      it (or no pair is left): no training under the setting matches them.
+      This needs each of their merges to make a token of its own bytes (the
+      replay identifies tokens by their bytes, the engine by their merge).
+    """
+
+    def __init__(self, report, theirs, special_tokens, tables):
+        self.theirs, self.special_tokens, self.tables = theirs, special_tokens, tables
+        self.merges = [(bytes(a), bytes(b)) for a, b in theirs.merges]
+        fit = report.get("fit")
+        made = set(a + b for a, b in self.merges)
+        self.distinct = len(made) == len(self.merges)
+        specials = set(t.encode("utf-8") for t in list(special_tokens) + list(theirs.special_tokens))
+        # A special token spelling a token: their ids by bytes would not be the tie rule's.
+        self.plain = self.distinct and not any(t in made or len(t) == 1 for t in specials)
+        self.counts_fail = fit is not None and fit < len(self.merges) and self.distinct
+        self.explanations = report.get("explanations") or []
+        self.n_specials = len((report.get("ours") or {}).get("special_tokens", special_tokens))
+
+    def ruled_out(self, name, settings):
+        profile = get_profile(name)
+        if self._ids_differ(profile, settings, None):
+            return True
+        table = self.tables.get(settings)
+        if table is None:
+            return False
+        return (self.counts_fail and table is self.tables.reference) or self._ids_differ(
+            profile, settings, table
+        )
+
+    def proven(self, name, settings, vocab_size):
+        """Whether a hypothesis verify replayed proves that training under ``settings``
+        makes exactly their model, so that it need not be trained.
+
+        It does when the setting's word table is the one a complete hypothesis
+        counted (the reference's, or the lines reading's), the profile's tie
+        rule is one the hypothesis found their ties to follow (hf: their ids;
+        rustbpe: the refbpe layout's), their ids are the setting's, and the
+        training stops where they stop: at the merges it is asked for, or, with
+        fewer, where the hypothesis ran out of pairs.  Then at every step the
+        training takes the pair they took, by induction on the steps."""
+        rule = PROFILE_RULE.get(name)
+        if rule is None or not self.plain or settings["min_frequency"] > 1 or not self.theirs.carries_ids:
+            return False
+        table = self.tables.get(settings)
+        origin = self.tables.origins.get(id(table)) if table is not None else None
+        if origin is None or not any(_explains(e, origin, rule) for e in self.explanations):
+            return False
+        profile = get_profile(name)
+        n = len(self.merges)
+        cap = min(
+            profile.merges_wanted(table, vocab_size, list(self.special_tokens), settings),
+            merges_possible(table),
+        )
+        if n > cap or (n < cap and n >= vocab_size - 256 - self.n_specials):
+            return False  # the training would make more merges than theirs
+        return not self._ids_differ(profile, settings, table)
+
+    def _ids_differ(self, profile, settings, table):
+        if not self.theirs.carries_ids:
+            return False
+        try:
+            vocab = profile.vocab_of(self.merges, list(self.special_tokens), settings, table)
+        except ProfileLimit:
+            return True  # training to their merges stops at the same limit
+        return vocab is not None and _id_mismatch(vocab, self.theirs, self.special_tokens) is not None
+
+
+PROFILE_RULE = {
+    "hf": "smallest-ids",
+    "rustbpe": "smallest-ids-refbpe-layout",
+}  # the engine's ties as verify's rules
+
+
+def _explains(e, origin, rule):
+    """Whether explanation ``e`` (every merge of theirs, at the maximum count, their
+    ties following ``rule``) is the hypothesis that counted the table ``origin``."""
+    if origin == "reference":
+        return e["kind"] == "tie-rule" and e["name"] == rule
+    names = [e["name"]] + [a["name"] for a in e.get("same_counts_as") or ()]
+    return e["kind"] == "variant" and origin in names and (e["tie_rules"] is None or rule in e["tie_rules"])
 
 
 def _identical(report, result, detected):
@@ -124,8 +267,9 @@ def candidate_settings(name, theirs, pattern=None):
     return [profile.settings()]
 
 
-def compare_with_profile(name, settings, theirs, vocab_size, special_tokens, tables):
-    """{identical, profile, settings, first_divergence, explanation, ...} for one setting."""
+def compare_with_profile(name, settings, theirs, vocab_size, special_tokens, tables, explain=True):
+    """{identical, profile, settings, first_divergence, explanation, ...} for one setting
+    (without ``explain``, a differing one without its ``divergence`` and ``explanation``)."""
     profile = get_profile(name)
     word_counts = tables.get(settings)
     result = {"profile": name, "settings": settings, "identical": False}
@@ -152,7 +296,8 @@ def compare_with_profile(name, settings, theirs, vocab_size, special_tokens, tab
         else:
             result["explanation"] = "merges identical; id %d is %r in ours, %r in theirs" % bad
         return result
-    result["explanation"] = _divergence(word_counts, merges, their_merges, k, result)
+    if explain:
+        result["explanation"] = _divergence(word_counts, merges, their_merges, k, result)
     return result
 
 
@@ -198,18 +343,32 @@ def _id_mismatch(vocab, theirs, special_tokens):
     return None
 
 
-class _Tables(object):
-    """Word tables by (pattern, cut, prefix space), counted from ``sources`` on first use."""
+class WordTables(object):
+    """Word tables by (pattern, cut, prefix space), counted from ``sources`` on first use,
+    or derived from the reference's (``derived_table``) when ``texts`` are at hand."""
 
-    def __init__(self, word_counts, sources, special_tokens, pattern):
+    def __init__(self, word_counts, sources, special_tokens, pattern, texts=None, readings=None):
         self.sources = [s for s in sources or () if s != "-" and not is_counts_path(s)]
         self.special_tokens = list(special_tokens)
+        self.reference = word_counts
         self.tables = {(get_pattern(pattern).key, "documents", False): word_counts}
-        self.texts = None
+        self.origins = {id(word_counts): "reference"}  # the verify hypothesis each derived table counts
+        self.texts = texts
+        self.readings = None
+        if texts is not None and get_pattern(pattern).key == get_pattern("gpt2").key:
+            self.readings = readings if readings and readings.serves(texts, special_tokens) else None
+            self.readings = self.readings or Readings(texts, special_tokens)
 
     def get(self, settings):
         key = (settings_pattern(settings), settings["sequences"], settings["add_prefix_space"])
         if key not in self.tables:
+            if self.readings is not None:
+                table = derived_table(self.reference, self.readings, settings)
+                if table is not None:
+                    self.tables[key] = table
+                    if table is not self.reference:
+                        self.origins[id(table)] = "lines+specials-as-text"
+                    return table
             if not self.sources:
                 return None
             if self.texts is None:
@@ -219,6 +378,34 @@ class _Tables(object):
             workers = default_workers() if big else 1
             self.tables[key] = count_texts_parallel(self.texts, key[1], cuts, key[0], key[2], workers)
         return self.tables[key]
+
+
+def derived_table(reference, readings, settings):
+    """The word table of ``settings`` from the reference's (``reference``: GPT-2's
+    pattern, the latest Unicode, the texts of ``readings`` (a ``variants.Readings``)
+    cut at the special tokens), or None when it cannot be derived.
+
+    Under GPT-2's pattern of another Unicode version that classes no code point
+    of the texts otherwise, without prefix space: over documents it is the
+    reference table itself; over lines, the reference plus the difference of
+    reading lines with special tokens as text (``variants.reading_delta``,
+    which recounts only the windows around the cuts that matter)."""
+    if settings["pattern"] != "gpt2" or settings["add_prefix_space"]:
+        return None
+    if settings["sequences"] not in ("documents", "lines"):
+        return None
+    if readings.code_points().intersection(changed_code_points(settings.get("unicode") or LATEST, LATEST)):
+        return None
+    if settings["sequences"] == "documents":
+        return reference
+    table = dict(reference)
+    for w, n in readings.delta(lines=True, specials_as_text=True).items():
+        n += table.get(w, 0)
+        if n:
+            table[w] = n
+        else:
+            del table[w]
+    return table
 
 
 def _their_manifest_settings(theirs):

@@ -81,6 +81,20 @@ class PairReplay(object):
         heapq.heapify(self.heap)
         self.observers = []
 
+    def copy(self):
+        """An independent replay in this one's state (cheaper than counting the words again)."""
+        other = PairReplay.__new__(PairReplay)
+        other.tokens, other.id_of = list(self.tokens), dict(self.id_of)
+        other.words, other.freqs, other.index = (
+            list(self.words),
+            self.freqs,
+            self.index,
+        )  # words are replaced, not changed
+        other.counts, other.heap = dict(self.counts), list(self.heap)
+        other.where = {p: list(s) for p, s in self.where.items()}
+        other.observers = []
+        return other
+
     # -- ids and keys ------------------------------------------------------------
 
     def token_id(self, b, make=False):
@@ -212,7 +226,11 @@ class PairReplay(object):
                         p = zz if merged_last else (left << SHIFT) | z
                         counts[p] = counts.get(p, 0) + f
                         changed.add(p)
-                        _index(where, p, w)
+                        s = where.get(p)  # w holds p now (inlined: the innermost loop)
+                        if s is None:
+                            where[p] = [w]
+                        elif s[-1] != w:
+                            s.append(w)
                     if i + 2 < n:
                         right = old[i + 2]
                         if not (right == a and i + 3 < n and old[i + 3] == b):
@@ -222,7 +240,11 @@ class PairReplay(object):
                             p = (z << SHIFT) | right
                             counts[p] = counts.get(p, 0) + f
                             changed.add(p)
-                            _index(where, p, w)
+                            s = where.get(p)
+                            if s is None:
+                                where[p] = [w]
+                            elif s[-1] != w:
+                                s.append(w)
                     new.append(z)
                     merged_last = True
                     i += 2
@@ -242,14 +264,6 @@ class PairReplay(object):
             elif reused or (p >> SHIFT) == z or (p & _MASK) == z:
                 heapq.heappush(heap, (-c, p))  # a new pair: its count is final now
         return changed if track else None
-
-
-def _index(where, p, w):
-    s = where.get(p)
-    if s is None:
-        where[p] = [w]
-    elif s[-1] != w:
-        s.append(w)
 
 
 def bpe(piece, ranks):

@@ -29,6 +29,10 @@ Merging (cause "merge-application"): another segmentation of some words.
 Every overlay answers the replay's questions (``best``, ``tied``,
 ``count``) from ``reference + delta``: its own lazy heap over the pairs whose
 delta is nonzero, and the reference heap for all others.
+
+The reading differences of one corpus (``Readings``) are computed once and
+kept: the profile search derives its HF line-by-line word table from the
+reference's and the same difference (``profile_rules.derived_table``).
 """
 
 import bisect
@@ -47,6 +51,7 @@ __all__ = [
     "count_variant",
     "reading_delta",
     "make_overlays",
+    "Readings",
 ]
 
 _GPT2 = get_pattern("gpt2")  # the counting variants are replayed on GPT-2's pieces
@@ -223,13 +228,16 @@ def reading_delta(
     return {w: n for w, n in delta.items() if n}
 
 
-def unicode_delta(texts, special_tokens, version, encoded=None):
+def unicode_delta(texts, special_tokens, version, encoded=None, code_points=None):
     """({bytes: signed count}, code points): the GPT-2 word counts under Unicode ``version``
     minus the reference's (the latest table), and the code points of ``texts`` classed differently.
 
     Only the windows between safe cuts (``cuts``: whitespace, the same in
-    every version) around each such code point are recounted."""
+    every version) around each such code point are recounted.  ``code_points``
+    (the set of those in ``texts``, when known) skips a text-free answer's scan."""
     changed = set(changed_code_points(version, LATEST))
+    if code_points is not None and not changed.intersection(code_points):
+        return {}, []
     theirs = get_pattern("gpt2", unicode=version).pretokenize
     pattern = special_pattern(special_tokens, as_bytes=True)
     if encoded is None:
@@ -254,6 +262,49 @@ def unicode_delta(texts, special_tokens, version, encoded=None):
             _add_count(delta, data[a:q], pattern, -1)
             _add_count(delta, data[a:q], pattern, 1, theirs)
     return {w: n for w, n in delta.items() if n}, sorted(found)
+
+
+class Readings(object):
+    """One corpus's reading differences, each computed once: ``reading_delta``'s
+    windows and results and the code points of the texts, shared by verify's
+    variants (``make_overlays``) and the profiles' word tables
+    (``profile_rules.derived_table``)."""
+
+    def __init__(self, texts, special_tokens):
+        self.texts, self.special_tokens = texts, list(special_tokens)
+        self._encoded = self._code_points = None
+        self.cache, self.deltas = {}, {}
+
+    def serves(self, texts, special_tokens):
+        return texts is self.texts and list(special_tokens) == self.special_tokens
+
+    def encoded(self):
+        if self._encoded is None:
+            self._encoded = encode_texts(self.texts, special_pattern(self.special_tokens, as_bytes=True))
+        return self._encoded
+
+    def code_points(self):
+        """The set of code points in the texts."""
+        if self._code_points is None:
+            found = set()
+            for t in self.texts:
+                found.update(set(t))
+            self._code_points = set(map(ord, found))
+        return self._code_points
+
+    def delta(self, max_cuts=None, **options):
+        """``reading_delta(texts, special_tokens, max_cuts=max_cuts, **options)``, computed once."""
+        key = (max_cuts, tuple(sorted(options.items())))
+        if key not in self.deltas:
+            self.deltas[key] = reading_delta(
+                self.texts,
+                self.special_tokens,
+                max_cuts=max_cuts,
+                encoded=self.encoded(),
+                cache=self.cache,
+                **options,
+            )
+        return self.deltas[key]
 
 
 def _line_cut_matters(data, s, n, special_starts):
@@ -468,9 +519,12 @@ class OncePerPretoken(Overlay):
     def __init__(self, ref):
         Overlay.__init__(self, "once-per-pretoken", ref)
         for ids, f in zip(ref.words, ref.freqs):
-            self._repeats(ids, -f)
+            if len(set(ids)) < len(ids):  # else no token twice, so no pair twice
+                self._repeats(ids, -f)
 
     def _repeats(self, ids, f):
+        if len(set(ids)) == len(ids):
+            return  # no token twice, so no pair twice
         keys = _pair_keys(ids)
         if len(keys) > len(set(keys)):
             seen = set()
@@ -513,11 +567,13 @@ def _adjacent(ids, z):
     return sum(1 for j in range(len(ids) - 1) if ids[j] == z and ids[j + 1] == z)
 
 
-def make_overlays(ref, texts, special_tokens, max_cuts=None):
+def make_overlays(ref, texts, special_tokens, max_cuts=None, readings=None):
     """Every variant that differs from the reference on this input, as overlays of ``ref``.
 
     Reading variants need ``texts``; one whose difference is empty is left out,
     and so is a chunk size whose difference equals a smaller one's.
+    ``readings`` (a ``Readings`` of the same texts) keeps the differences for
+    later users.
     """
     overlays = [
         OncePerPretoken(ref),
@@ -530,28 +586,21 @@ def make_overlays(ref, texts, special_tokens, max_cuts=None):
             o.refresh(())
         return overlays
     chars = sum(len(t) for t in texts)
-    encoded = encode_texts(texts, special_pattern(special_tokens, as_bytes=True))
-    cache = {}
+    if readings is None or not readings.serves(texts, special_tokens):
+        readings = Readings(texts, special_tokens)
     if max_cuts is None:
         max_cuts = max(256, chars // 2048)
     seen = []
-    readings = [
+    options = [
         ("specials-as-text", dict(specials_as_text=True), None),
         ("lines", dict(lines=True), None),
         ("lines+specials-as-text", dict(lines=True, specials_as_text=True), None),
     ]
-    readings += [("chunk-boundaries", dict(chunk=n), {"chunk_size": n}) for n in CHUNK_SIZES if n < chars]
-    for name, options, detail in readings:
+    options += [("chunk-boundaries", dict(chunk=n), {"chunk_size": n}) for n in CHUNK_SIZES if n < chars]
+    for name, option, detail in options:
         if name.endswith("specials-as-text") and not special_tokens:
             continue
-        delta = reading_delta(
-            texts,
-            special_tokens,
-            max_cuts=max_cuts if detail else None,
-            encoded=encoded,
-            cache=cache,
-            **options,
-        )
+        delta = readings.delta(max_cuts=max_cuts if detail else None, **option)
         if not delta:
             continue
         same = next((o for d, o in seen if d == delta), None)
@@ -564,7 +613,9 @@ def make_overlays(ref, texts, special_tokens, max_cuts=None):
     for version in reversed(UNICODE_VERSIONS):
         if version == LATEST:
             continue
-        delta, code_points = unicode_delta(texts, special_tokens, version, encoded)
+        delta, code_points = unicode_delta(
+            texts, special_tokens, version, readings.encoded(), readings.code_points()
+        )
         if not delta:
             continue
         detail = {"unicode": version, "code_points": ["U+%04X" % cp for cp in code_points[:20]]}
