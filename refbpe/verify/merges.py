@@ -26,7 +26,7 @@ from .explain import replay_hypotheses
 from .render import render_text
 from .setup_checks import SETUP_CODES, setup_warnings, warning
 from .ties import TIE_RULES, rule_choices
-from .variants import VARIANT_CAUSE, VARIANTS
+from .variants import VARIANT_CAUSE, VARIANTS, versioned
 
 __all__ = ["verify_merges", "CAUSES"]
 
@@ -115,13 +115,14 @@ def verify_merges(
     holds), ``their_size``, ``absent`` (given special tokens the corpus lacks).
     ``pattern`` names the split pattern ``word_counts`` were counted with: the
     reading variants and first-counted re-read the text with GPT-2's scanner
-    and its safe cuts, so under another pattern they are not tried.
+    and its safe cuts, so under another pattern they are not tried; the
+    Unicode versions are, under every named pattern (``variants.versioned``).
     """
     if extend is not None:
         special_tokens = extend.with_specials(special_tokens)
     vocab_size, special_tokens = check_training_args(vocab_size, special_tokens)
     setup = dict(setup or {})
-    if get_pattern(pattern).key != "gpt2":
+    if not versioned(get_pattern(pattern)):
         texts = None
     # 1. The reference.
     wanted = vocab_size - 256 - len(special_tokens)
@@ -180,6 +181,7 @@ def verify_merges(
             variants=hypotheses,
             probe=(k, ours[k] if k < len(ours) else None),
             wanted=wanted,
+            pattern=pattern,
         )
         report["fit"] = reference.fit
         _divergence(report, k, ours, their_merges, probe, reference, others)

@@ -28,9 +28,12 @@ from ..corpus.pool import default_workers
 from ..corpus.sequences import count_texts_parallel
 from ..formats.gpt2_files import MANIFEST
 from ..pretokenize.patterns import get_pattern
+from ..pretokenize.unicode_tables import UNICODE_VERSIONS, changed_code_points
 from ..profiles import ProfileLimit, get_profile, settings_pattern
 from .display import pair_json, show_pair
 from .replay import PairReplay
+from .setup_checks import SETUP_CODES
+from .variants import versioned
 
 __all__ = ["profile_verdict"]
 
@@ -48,9 +51,10 @@ def profile_verdict(
         return report
     names = [profile] if profile else ["rustbpe", "hf"]
     tables = _Tables(word_counts, sources, special_tokens, pattern or "gpt2")
-    first = None
+    first, tried = None, []
     for name in names:
         for settings in candidate_settings(name, theirs, pattern):
+            tried.append(settings)
             result = compare_with_profile(name, settings, theirs, vocab_size, special_tokens, tables)
             if result["identical"]:
                 return _identical(report, result, profile is None)
@@ -61,11 +65,19 @@ def profile_verdict(
         return report
     out = dict(report)
     out.update(first)
+    if profile != "cs336":  # the CS336 reference's cause is not P's: P's divergence is the evidence
+        setup = any(w["code"] in SETUP_CODES for w in out.get("warnings", ()))
+        out["cause"], out["variant"] = "setup" if setup else "unknown", None
+        out.pop("unicode", None)
     out["explanation"] = "different from profile %s (%s): %s" % (
         profile,
         _describe(first["settings"]),
         first["explanation"],
     )
+    for settings in tried:
+        version = _other_version(profile, settings, theirs, vocab_size, special_tokens, tables)
+        if version is not None:
+            return _reproduced_on(out, version)
     return out
 
 
@@ -86,6 +98,59 @@ def _identical(report, result, detected):
         return out
     out.update(result)
     out["explanation"] = text
+    out["cause"] = out["variant"] = None  # the CS336 reference's cause does not hold for profile P
+    out.pop("unicode", None)
+    return out
+
+
+def _other_version(name, settings, theirs, vocab_size, special_tokens, tables):
+    """The comparison under profile ``name`` with ``settings`` read by another Unicode
+    version that reproduces ``theirs`` exactly (newest first), with ``code_points``:
+    the corpus's code points the two versions class differently; or None.
+
+    A version is tried only when the corpus holds such a code point (otherwise
+    it counts alike): one word table and one training run each."""
+    ours = settings_pattern(settings)
+    split = get_pattern(ours)
+    if not versioned(split) or not tables.sources:
+        return None
+    present = tables.code_points()
+    for version in reversed(UNICODE_VERSIONS):
+        if version == split.unicode:
+            continue
+        changed = sorted(present.intersection(changed_code_points(version, split.unicode)))
+        if not changed:
+            continue
+        other = dict(settings, unicode=version)
+        result = compare_with_profile(name, other, theirs, vocab_size, special_tokens, tables)
+        if result["identical"]:
+            result["code_points"] = changed
+            return result
+    return None
+
+
+def _reproduced_on(out, result):
+    """``out`` (their model against profile P) concluded by ``result``: P reading another
+    Unicode version reproduces it; cause ``unicode-version``, still different (exit 1)."""
+    settings, changed = result["settings"], result["code_points"]
+    out["cause"] = out["variant"] = "unicode-version"
+    out["unicode"] = settings["unicode"]
+    out["code_points"] = ["U+%04X" % cp for cp in changed[:20]]
+    out["code_points_total"] = len(changed)
+    out["reproduced_by_settings"] = settings
+    out["explanation"] = (
+        "unicode-version: DIFFERENT - profile %s reading Unicode %s instead of %s reproduces their model "
+        "exactly (%s), at %s%s\n%s"
+        % (
+            result["profile"],
+            settings["unicode"],
+            out["settings"].get("unicode"),
+            _describe(settings),
+            " ".join(out["code_points"]),
+            " and %d more" % (len(changed) - 20) if len(changed) > 20 else "",
+            out["explanation"],
+        )
+    )
     return out
 
 
@@ -101,7 +166,8 @@ def _describe(settings):
 
 def candidate_settings(name, theirs, pattern=None):
     """The settings of profile ``name`` to try against ``theirs``, most likely first
-    (rustbpe: only ``pattern`` when one is given)."""
+    (rustbpe: only ``pattern`` when one is given; ``pattern`` may name only a
+    Unicode version, ``"@17.0.0"``, for the profile's own pattern)."""
     profile = get_profile(name)
     named = _their_manifest_settings(theirs)
     if named and named.get("profile") == name:
@@ -117,11 +183,11 @@ def candidate_settings(name, theirs, pattern=None):
             prefixes = [True, False]
         alphabet = "bytelevel" if _has_every_byte(theirs) else None
         return [
-            profile.settings(cut=cut, add_prefix_space=prefix, initial_alphabet=alphabet)
+            profile.settings(pattern=pattern, cut=cut, add_prefix_space=prefix, initial_alphabet=alphabet)
             for prefix in prefixes
             for cut in ("documents", "lines")
         ]
-    return [profile.settings()]
+    return [profile.settings(pattern=pattern)]
 
 
 def compare_with_profile(name, settings, theirs, vocab_size, special_tokens, tables):
@@ -206,19 +272,30 @@ class _Tables(object):
         self.special_tokens = list(special_tokens)
         self.tables = {(get_pattern(pattern).key, "documents", False): word_counts}
         self.texts = None
+        self.chars = None
 
     def get(self, settings):
         key = (settings_pattern(settings), settings["sequences"], settings["add_prefix_space"])
         if key not in self.tables:
             if not self.sources:
                 return None
-            if self.texts is None:
-                self.texts = [open(s, "rb").read().decode("utf-8", "replace") for s in self.sources]
+            self._read()
             cuts = self.special_tokens if key[1] == "documents" else ()
             big = sum(len(t) for t in self.texts) > SMALL_CORPUS
             workers = default_workers() if big else 1
             self.tables[key] = count_texts_parallel(self.texts, key[1], cuts, key[0], key[2], workers)
         return self.tables[key]
+
+    def code_points(self):
+        """The set of code points of the corpus text (read on first use)."""
+        if self.chars is None:
+            self._read()
+            self.chars = set(map(ord, set().union(*map(set, self.texts))))
+        return self.chars
+
+    def _read(self):
+        if self.texts is None:
+            self.texts = [open(s, "rb").read().decode("utf-8", "replace") for s in self.sources]
 
 
 def _their_manifest_settings(theirs):
