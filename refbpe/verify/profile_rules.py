@@ -166,8 +166,9 @@ def _describe(settings):
 
 def candidate_settings(name, theirs, pattern=None):
     """The settings of profile ``name`` to try against ``theirs``, most likely first
-    (rustbpe: only ``pattern`` when one is given; ``pattern`` may name only a
-    Unicode version, ``"@17.0.0"``, for the profile's own pattern)."""
+    (rustbpe: only ``pattern`` when one is given; hf: its version only, as HF
+    splits with GPT-2's pattern; ``pattern`` may name only a Unicode version,
+    ``"@17.0.0"``, for the profile's own pattern)."""
     profile = get_profile(name)
     named = _their_manifest_settings(theirs)
     if named and named.get("profile") == name:
@@ -182,6 +183,8 @@ def candidate_settings(name, theirs, pattern=None):
         if prefixes[0] is None:
             prefixes = [True, False]
         alphabet = "bytelevel" if _has_every_byte(theirs) else None
+        if pattern and get_pattern(pattern).name != "gpt2":
+            pattern = None  # HF splits with ByteLevel's regex whatever pattern the reference counts with
         return [
             profile.settings(pattern=pattern, cut=cut, add_prefix_space=prefix, initial_alphabet=alphabet)
             for prefix in prefixes
