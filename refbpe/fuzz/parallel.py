@@ -17,8 +17,11 @@ every worker with SIGTERM, on which a worker kills the process group of the
 run of theirs it waits for (``target.kill_running``) and exits; then the main
 process joins them: no process is left behind.  A worker that dies without reporting is an error.
 
-Cost: one process start per worker (``fork`` where it can, as
-``corpus.pool``); each worker holds its classes' strategies and the trial.
+Cost: one process start per worker.  ``fork`` wherever the platform has it,
+even with other threads running (under a test runner): the trial may hold
+what does not pickle (an in-process target, a tokenizer), and the search
+takes no lock another thread could hold; elsewhere ``corpus.pool``'s method,
+the trial pickled and the strategies rebuilt in the worker.
 """
 
 import multiprocessing
@@ -68,7 +71,8 @@ def _work(index, search, classes, start, cap, results):
 
 def search_in_workers(search, workers, start):
     """The ``Search.run`` result of each worker's classes, in worker order."""
-    ctx = multiprocessing.get_context(default_start_method())
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else default_start_method())
     shares = [search.classes[k::workers] for k in range(workers)]
     shares = [s for s in shares if s]
     cap = ctx.Value("i", _NO_CAP)

@@ -200,9 +200,13 @@ class Search(object):
         self.limit = max_examples if max_examples is not None else float("inf")
         self.seed, self.database, self.workdir = seed, database, workdir
         self.shrink_budget = shrink_budget
-        self.strategies = {}
+        self.strategies, self.pattern, self.special_tokens = {}, None, None
+
+    def __getstate__(self):  # a worker started without fork rebuilds the strategies (lambdas)
+        return dict(self.__dict__, strategies={})
 
     def strategies_for(self, pattern, special_tokens):
+        self.pattern, self.special_tokens = pattern, special_tokens
         tokens = model_tokens(self.trial.model) if self.trial.model is not None else None
         self.strategies = {
             c: case_strategy(self.trial.mode, c, pattern, special_tokens, tokens) for c in self.classes
@@ -213,6 +217,8 @@ class Search(object):
         {class: [examples run in each round]}.  Rounds over ``classes`` (see the module
         docstring) until the first failure; ``cap()`` (when given) is the last round to
         start, ``on_find(round)`` is told of a failure before it is shrunk."""
+        if not self.strategies:
+            self.strategies_for(self.pattern, self.special_tokens)
         counts = {c: [] for c in classes}
         order = {c: i for i, c in enumerate(CLASSES + COUNT_CLASSES + ENCODE_CLASSES)}
         rnd = 0
