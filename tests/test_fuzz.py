@@ -166,10 +166,16 @@ def test_fuzz_finds_a_planted_bug_as_a_python_function(bug, capsys, tmp_path, mo
     _assert_repro_fails(directory, finding)
 
 
+def _without_timings(result):
+    finding = {k: v for k, v in result["finding"].items() if k not in ("find_seconds", "shrink_seconds")}
+    return dict(result, finding=finding, workers=None)
+
+
 def test_the_same_seed_gives_the_same_report(capsys, tmp_path):
+    """Twice with 2 workers and once with one: the same report (JSON, timings aside)."""
     reports = []
-    for k in range(2):
-        status, _, _, directory = _fuzz(
+    for k, workers in enumerate((2, 1, 2)):
+        status, out, _, directory = _fuzz(
             capsys,
             tmp_path / str(k),
             "--train",
@@ -178,13 +184,18 @@ def test_the_same_seed_gives_the_same_report(capsys, tmp_path):
             7,
             "--classes",
             "ties,random",
+            "--workers",
+            workers,
         )
         assert status == 1
-        finding = _finding(directory)
-        reports.append((finding["class"], finding["input"], finding["vocab_size"], finding["examples"]))
+        with open(str(directory / "finding.json"), encoding="utf-8") as f:
+            result = json.load(f)
+        assert result["workers"] == workers and result["finding"]["cause"] == "counts"
+        assert "with class %s" % result["finding"]["class"] in out
+        result["finding"]["directory"] = None
         with open(str(directory / "report.txt"), encoding="utf-8") as f:
-            reports.append(f.read().split("\n", 1)[1])
-    assert reports[0:2] == reports[2:4]
+            reports.append((_without_timings(result), f.read().split("\n", 1)[1]))
+    assert reports[0] == reports[1] == reports[2]
 
 
 def test_a_finding_is_replayed_first_from_the_database(capsys, tmp_path):
@@ -409,3 +420,82 @@ def test_a_trainer_whose_output_changes_between_runs_is_reported_as_not_determin
     )
     assert status == 1, err
     assert "NOT DETERMINISTIC" in out and _finding(directory)["flaky"] is True
+
+
+# -- --workers ------------------------------------------------------------------------------
+
+WORKER_BUGS = (
+    [b for b in BUGS if b != "hash-order"] if HEAVY else ["once-per-pretoken", "special-chunks", "lines"]
+)
+
+
+def _same_search(finding, runs):
+    if finding is None:
+        return None, runs
+    return (finding.bug_class, finding.verdict.kind, finding.case, finding.examples, finding.flaky), runs
+
+
+@pytest.mark.parametrize("bug", WORKER_BUGS)
+def test_workers_find_what_one_process_finds(bug, tmp_path):
+    """With 2 workers the finding, its example count and the counts per class are one process's."""
+    trial = Trial(InProcess(train_function(bug)))
+    found = []
+    for workers in (1, 2):
+        finding, runs = search_for_failure(
+            trial, list(CLASSES), 60, max_examples=40, seed=5, workdir=str(tmp_path), workers=workers
+        )
+        assert finding is not None, runs
+        expected = FUZZ_BUGS[bug][1]
+        assert not expected or finding.bug_class in expected
+        found.append(_same_search(finding, runs))
+    assert found[0] == found[1]
+
+
+def test_workers_no_false_finding_for_the_naive_oracle(tmp_path):
+    trial = Trial(InProcess(train_function("none")))
+    n = 10 * (10 if HEAVY else 1)
+    finding, runs = search_for_failure(
+        trial, list(CLASSES), 60, max_examples=n, workdir=str(tmp_path), workers=2
+    )
+    assert finding is None and runs == dict.fromkeys(CLASSES, n)
+
+
+def test_fuzz_workers_no_false_finding_for_refbpe_with_a_line_per_class(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(TESTS)
+    classes = ["ties", "unicode", "digits"]
+    status, out, err, _ = _fuzz(
+        capsys, tmp_path, "--train-py", "peer_targets:refbpe_train", "--workers", 2, "--max-examples", 2,
+        "--budget", 120, "--classes", ",".join(classes),
+    )  # fmt: skip
+    assert status == 0, out + err
+    assert [line.split()[:4] for line in out.splitlines()] == [[c, "2", "examples,", "no"] for c in classes]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups")
+def test_ctrl_c_stops_every_worker_and_their_runs(tmp_path):
+    """SIGINT to the command's group during their (hanging) runs: exit 130 at once, no process left."""
+    import signal
+
+    from support import cli_env
+
+    marker = "sleep 3%d" % os.getpid()  # a command line no other process has
+    p = subprocess.Popen(
+        [sys.executable, "-m", "refbpe", "fuzz", "--train", "sh -c '%s' {input}" % marker, "--timeout", "60",
+         "--workers", "2", "--out", str(tmp_path / "f"), "--db", "none", "--classes", "ties,random"],
+        start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env(),
+    )  # fmt: skip
+    deadline = time.time() + 60
+    while _processes(marker) < 2 and time.time() < deadline:  # both workers are running theirs
+        time.sleep(0.2)
+    assert _processes(marker) >= 2
+    os.killpg(p.pid, signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130 and err.decode().strip() == "refbpe: interrupted"
+    time.sleep(0.5)
+    assert _processes(marker) == 0
+
+
+def _processes(marker):
+    """How many processes run ``marker`` (a ``sleep`` of theirs, or the shell running it)."""
+    out = subprocess.run(["ps", "-eo", "args"], stdout=subprocess.PIPE).stdout.decode()
+    return sum(1 for line in out.splitlines() if marker in line)

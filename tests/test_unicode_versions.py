@@ -9,7 +9,7 @@ byte on texts drawn from every assigned code point of every version.
 import os
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import HEAVY, IS_PYPY, examples
 from test_profiles import hf_model, refbpe_hf_model, refbpe_ranks, rustbpe_ranks
@@ -379,3 +379,216 @@ def test_profiles_and_encodings_default_to_their_peers_version():
         assert KNOWN_ENCODINGS[name]["unicode"] == TIKTOKEN_UNICODE
     for name in probed:
         assert PEER_VERSIONS["tiktoken:" + name] == TIKTOKEN_UNICODE
+
+
+# -- verify names the table under every pattern, version and profile -----------------------
+
+NAMED = ("gpt2", "cl100k_base", "llama3", "o200k_base")
+# Words around the letters new in 16.0, 17.0 and 18.0 (``_unicode_text``), with drawn ASCII noise.
+_noise = st.lists(st.sampled_from(["ab", "low", " x", "12", "!!", "a\nb", "\tq"]), max_size=6)
+
+
+def _cs336_verify(text, key, merges, vocab_size):
+    from refbpe.corpus.sequences import count_texts
+    from refbpe.verify import verify_merges
+
+    counts = count_texts([text], "documents", [EOT], key)
+    return verify_merges(counts, vocab_size, [EOT], _model(merges), texts=[text], pattern=key)
+
+
+def _tells_apart(text, a, b):
+    """Whether ``text`` holds a code point Unicode ``a`` and ``b`` class differently."""
+    return bool(set(map(ord, text)).intersection(unicode_tables.changed_code_points(a, b)))
+
+
+def _named_versions(r):
+    """The version a report names and those it says count the corpus alike."""
+    best = r["explanations"][0]
+    return [best["unicode"]] + [a["unicode"] for a in best.get("same_counts_as", ()) if a.get("unicode")]
+
+
+@settings(max_examples=examples(12), deadline=None)
+@given(
+    name=st.sampled_from(NAMED),
+    ours=st.sampled_from([LATEST, "16.0.0", "15.1.0"]),
+    theirs=st.sampled_from(UNICODE_VERSIONS),
+    noise=_noise,
+)
+def test_verify_names_the_version_of_a_trainer_under_every_pattern(name, ours, theirs, noise):
+    """The reference on ``name`` reading ``ours`` (the default, or --unicode), their trainer
+    on ``theirs``: named with its version and the code points, and never when the tables agree."""
+    from refbpe.naive import naive_train_bpe
+
+    text = " ".join(noise) + _unicode_text()
+    key = get_pattern(name, unicode=ours).key
+    merges = naive_train_bpe(text, 300, [EOT], pattern=get_pattern(name, unicode=theirs))[1]
+    r = _cs336_verify(text, key, merges, 300)
+    if not _tells_apart(text, theirs, ours):
+        assert r["identical"] and r["cause"] is None
+        return
+    assert (r["cause"], r["variant"]) == ("unicode-version", "unicode-version")
+    assert theirs in _named_versions(r)
+    changed = set(unicode_tables.changed_code_points(r["unicode"], ours))
+    named = r["explanations"][0]
+    assert named["code_points"] and all(int(c[2:], 16) in changed for c in named["code_points"])
+    assert "Unicode %s" % r["unicode"] in r["explanation"]
+
+
+@settings(max_examples=examples(12), deadline=None)
+@given(
+    name=st.sampled_from(NAMED),
+    ours=st.sampled_from([LATEST, "16.0.0"]),
+    words=st.lists(st.text(st.sampled_from("ab c\u1c89\u0558\u088f\n"), min_size=1, max_size=5), max_size=30),
+)
+def test_verify_never_names_a_version_for_a_same_table_trainer_under_any_pattern(name, ours, words):
+    """rustbpe's trainer (another tie rule and id layout) on the reference's table is not a version."""
+    text = " ".join(words) + EOT
+    key = get_pattern(name, unicode=ours).key
+    merges = train_from_texts([text], 280, [EOT], profile="rustbpe", pattern=name, unicode=ours)[1]
+    r = _cs336_verify(text, key, merges, 280)
+    assert r["cause"] != "unicode-version" and "unicode" not in r
+    assert all(e.get("kind") != "variant" or e["name"] != "unicode-version" for e in r["explanations"])
+
+
+# (profile, their file's format, the pattern, the profile's default version)
+PROFILE_CASES = [
+    ("rustbpe", "tiktoken", "llama3", get_profile("rustbpe").default_unicode),
+    ("rustbpe", "tiktoken", "o200k_base", get_profile("rustbpe").default_unicode),
+    ("hf", "hf", "gpt2", get_profile("hf").default_unicode),
+    ("cs336", "json", "cl100k_base", LATEST),
+    ("cs336", "json", "o200k_base", LATEST),
+]
+
+
+def _cli_json(capsys, *argv):
+    import json
+
+    from support import run_main
+
+    status, out, err = run_main(capsys, *argv)
+    assert status in (0, 1), err
+    return status, json.loads(out)
+
+
+@settings(
+    max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    case=st.sampled_from(PROFILE_CASES),
+    theirs=st.sampled_from(UNICODE_VERSIONS),
+    explicit=st.sampled_from([None, "16.0.0", "17.0.0"]),
+    noise=_noise,
+)
+def test_verify_profile_names_the_version_of_their_trainer(
+    tmp_path_factory, capsys, case, theirs, explicit, noise
+):
+    """``verify --profile P`` (P's default version, or ``--unicode``) against P's trainer on
+    another version names that version and the code points; on the same version, identical."""
+    from refbpe.formats import write_model
+
+    profile, fmt, name, default = case
+    ours = explicit or default
+    d = tmp_path_factory.mktemp("profile")
+    text = " ".join(noise) + _unicode_text().replace(EOT, "\n")
+    corpus = d / "c.txt"
+    corpus.write_text(text, encoding="utf-8")
+    prefix = False if profile == "hf" else None  # as their tokenizer.json says
+    vocab, merges = train_from_texts(
+        [text],
+        300,
+        [],
+        profile=profile,
+        pattern=name,
+        unicode=theirs,
+        cut="documents",
+        add_prefix_space=prefix,
+    )
+    path = str(d / ("theirs." + fmt))
+    write_model(path, fmt, vocab, merges, [], pattern=name)
+    argv = ["verify", corpus, "--against", path, "--vocab-size", 300, "--profile", profile, "--json"]
+    argv += ["--pattern", name] if profile != "hf" else []
+    argv += ["--unicode", explicit] if explicit else []
+    status, r = _cli_json(capsys, *argv)
+    if not _tells_apart(text, theirs, ours):
+        assert (status, r["identical"], r["cause"]) == (0, True, None)
+        return
+    assert (status, r["cause"]) == (1, "unicode-version")
+    assert not _tells_apart(text, r["unicode"], theirs)  # theirs, or one that reads this text alike
+    changed = set(unicode_tables.changed_code_points(r["unicode"], ours))
+    assert r["code_points"] and all(int(c[2:], 16) in changed for c in r["code_points"])
+    assert "reading Unicode %s instead of %s" % (r["unicode"], ours) in r["explanation"]
+
+
+@pytest.mark.parametrize("profile", ["rustbpe", "hf"])
+def test_verify_profile_never_names_a_version_for_a_same_table_trainer(tmp_path, capsys, profile):
+    """The CS336 trainer (another tie rule) on the profile's own table is not a version."""
+    from refbpe.formats import write_model
+
+    text = _unicode_text().replace(EOT, "\n") + " ab ba ab ba cd dc"
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(text, encoding="utf-8")
+    key = get_pattern("llama3" if profile == "rustbpe" else "gpt2", unicode="16").key
+    vocab, merges = train_from_texts([text], 300, [], pattern=key)
+    assert merges != train_from_texts([text], 300, [], profile=profile, pattern=key, cut="documents")[1]
+    write_model(str(tmp_path / "theirs.json"), "json", vocab, merges, [])
+    status, r = _cli_json(
+        capsys,
+        "verify",
+        corpus,
+        "--against",
+        tmp_path / "theirs.json",
+        "--vocab-size",
+        300,
+        "--profile",
+        profile,
+        "--json",
+    )
+    assert status == 1 and r["cause"] != "unicode-version" and "unicode" not in r
+
+
+@settings(
+    max_examples=examples(6), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    name=st.sampled_from(NAMED),
+    ours=st.sampled_from([None, "16.0.0"]),
+    theirs=st.sampled_from(UNICODE_VERSIONS),
+    noise=_noise,
+)
+def test_verify_split_and_encode_name_the_version_of_their_pieces(
+    tmp_path_factory, capsys, name, ours, theirs, noise
+):
+    """``verify --split`` against pieces cut by another version, and ``verify --encode`` against
+    ids encoded with it, name that version; pieces and ids of the same version are identical."""
+    import json
+
+    from refbpe.formats import write_model
+
+    d = tmp_path_factory.mktemp("split")
+    text = " ".join(noise) + _unicode_text().replace(EOT, "\n")
+    corpus = d / "c.txt"
+    corpus.write_text(text, encoding="utf-8")
+    split = get_pattern(name, unicode=theirs)
+    (d / "pieces.jsonl").write_text(
+        "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in split.pretokenize_str(text)),
+        encoding="utf-8",
+    )
+    vocab, merges = train_from_texts([text], 290, [], pattern=name)
+    write_model(str(d / "m.json"), "json", vocab, merges, [])
+    ids = Tokenizer(vocab, merges, pattern=split).encode(text)
+    (d / "ids.json").write_text(json.dumps(ids), encoding="ascii")
+    version = ["--unicode", ours] if ours else []
+    mine = ours or LATEST
+    for extra in (["--split", d / "pieces.jsonl"], ["--encode", corpus, "--ids", d / "ids.json"]):
+        argv = ["verify", corpus, "--against", d / "m.json", "--pattern", name, "--json"] + version + extra
+        status, r = _cli_json(capsys, *argv)
+        if not _tells_apart(text, theirs, mine):
+            assert status == 0 and "cause" not in r
+            continue
+        if status == 0:  # this text's pieces (or ids) do not tell the two versions apart
+            assert extra[0] == "--encode"
+            continue
+        assert r["cause"] == "unicode-version", extra[0]
+        assert not _tells_apart(text, r["unicode"], theirs)
+        changed = set(unicode_tables.changed_code_points(r["unicode"], mine))
+        assert r["code_points"] and all(int(c[2:], 16) in changed for c in r["code_points"])

@@ -106,6 +106,13 @@ def register(sub):
     )
     f.add_argument("--seed", type=int, default=0, help="the same seed gives the same examples (default 0)")
     f.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        help="processes searching at once (default 1: this one); the classes are shared among them, each "
+        "with the whole --budget, and the first finding in class order is reported",
+    )
+    f.add_argument(
         "--timeout",
         type=positive_float,
         default=10.0,
@@ -190,7 +197,7 @@ def run(args):
         raise CliError("--profile is for --train and --train-py")
     os.makedirs(args.out, exist_ok=True)
     database = None if args.db == "none" else (args.db or os.path.join(args.out, ".hypothesis"))
-    settings = {"seed": args.seed, "profile": args.profile, "model": args.encoding}
+    settings = {"seed": args.seed, "profile": args.profile, "model": args.encoding, "workers": args.workers}
     with tempfile.TemporaryDirectory(prefix="refbpe-fuzz-") as workdir:
         model = path = tok = None
         if target.mode == "encode":
@@ -207,6 +214,7 @@ def run(args):
                 workdir,
                 args.pattern,
                 special_tokens=tok.special_tokens if tok else None,
+                workers=args.workers,
             )
         except TargetError as e:
             raise CliError(str(e))
@@ -229,6 +237,7 @@ def _clean(args, trial, runs):
             "mode": trial.mode,
             "target": trial.target.describe(),
             "seed": args.seed,
+            "workers": args.workers,
             "classes": runs,
             "finding": None,
         }

@@ -17,7 +17,7 @@ from ..formats.trace import read_trace
 from ..tokenizer import Tokenizer
 from ..train import train_from_counts
 from ..verify import verify_encoding, verify_merges
-from ..verify.pieces import compare_split, render_split_comparison
+from ..verify.pieces import compare_split, name_other_version, render_split_comparison
 from ..verify.profile_rules import profile_verdict
 from ..verify.traces import compare_traces, render_trace_comparison
 from ..verify.variants import Readings
@@ -195,11 +195,15 @@ def _run_encode(args, theirs):
     text = read_text_arg(args.encode)
     check_inputs([args.ids])
     try:
-        tokenizer = None
+        tokenizer = rebuild = None
         if theirs is None:
             # tiktoken's rule (the whole piece first, then ranks), with the encoding's own pattern.
             tokenizer = Tokenizer.from_tiktoken(args.against, pattern=args.pattern)
-        return verify_encoding(theirs, text, read_ids(args.ids), args.pattern, tokenizer)
+
+            def rebuild(version):
+                return Tokenizer.from_tiktoken(args.against, pattern=tokenizer.pattern, unicode=version)
+
+        return verify_encoding(theirs, text, read_ids(args.ids), args.pattern, tokenizer, rebuild)
     except (ValueError, OSError) as e:
         raise CliError(str(e))
 
@@ -219,12 +223,22 @@ def _their_pieces(path, as_hex):
 def _run_split(args):
     """``verify --split``: their pieces of CORPUS against the pattern's."""
     check_inputs(args.corpus + [args.split])
-    segments = (
-        (at, data)
-        for _, at, data in iter_segments(args.corpus, args.special_token, args.pattern, errors=args.errors)
-    )
+
+    def segments():
+        return (
+            (at, data)
+            for _, at, data in iter_segments(
+                args.corpus, args.special_token, args.pattern, errors=args.errors
+            )
+        )
+
+    def theirs():
+        return _their_pieces(args.split, args.hex)
+
     try:
-        report = compare_split(segments, _their_pieces(args.split, args.hex), args.pattern)
+        report = compare_split(segments(), theirs(), args.pattern)
+        if "-" not in args.corpus + [args.split]:  # read again under other Unicode versions
+            report = name_other_version(report, segments, theirs, args.pattern)
     except InputError as e:
         raise CliError(str(e))
     if args.json:

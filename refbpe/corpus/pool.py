@@ -42,6 +42,7 @@ from .units import run_chunk, run_spooled_chunk
 __all__ = [
     "WorkerError",
     "default_workers",
+    "default_start_method",
     "make_executor",
     "run_on_sample",
     "pool_session",

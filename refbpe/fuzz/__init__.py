@@ -5,7 +5,8 @@ Modules: ``target`` (their command or Python function, run in a child process
 with a timeout; their output read back), ``child`` (the child that calls a
 Python function), ``trial`` (one case: inputs written, theirs run, judged by
 ``verify.judge``), ``search`` (Hypothesis: batches of each class in rounds,
-the first failure shrunk), ``findings`` (the findings directory: the minimal
+the first failure shrunk), ``parallel`` (``--workers``: the classes shared
+among processes), ``findings`` (the findings directory: the minimal
 input, theirs, the expected answer, the report, ``repro.sh``) and ``pack``
 (the conformance pack: fixed cases written and checked without Hypothesis).
 The strategies are ``refbpe.testing.strategies``.  Hypothesis is optional

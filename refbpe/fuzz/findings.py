@@ -99,6 +99,7 @@ def finding_json(finding, trial, runs, out_dir, settings):
         "mode": trial.mode,
         "target": trial.target.describe(),
         "seed": settings.get("seed"),
+        "workers": settings.get("workers", 1),
         "classes": runs,
         "finding": None,
     }

@@ -21,6 +21,13 @@ Phases:
 Failing cases are saved in Hypothesis's example database (``database``: a
 directory) and replayed first on the next run, one database per mode and class.
 
+With ``workers`` > 1 the classes are shared among processes
+(``fuzz.parallel``), each running the rounds over its own classes; the
+finding taken is the first in (round, class) order, and the example counts
+are those of the rounds one process would have run until it: the same
+``seed`` gives the same report for every number of workers, as long as the
+time budget does not cut the search short (``max_examples`` bounds it).
+
 Cost: per example, one run of theirs and one reference training of a small
 case (``trial``); shrinking, typically 50-300 more runs.
 """
@@ -30,6 +37,7 @@ import tempfile
 import time
 
 from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, corpora, texts, word_counts
+from .parallel import search_in_workers
 from .trial import case_bytes
 
 try:
@@ -93,8 +101,9 @@ def case_strategy(mode, bug_class, pattern=None, special_tokens=None, tokens=Non
 
 
 class _State(object):
-    def __init__(self, deadline, shrink_budget):
+    def __init__(self, deadline, shrink_budget, on_first=None):
         self.deadline, self.shrink_budget = deadline, shrink_budget
+        self.on_first = on_first  # called at the first failure, before shrinking
         self.first_at = None
         self.smallest = None
         self.examples = 0
@@ -111,6 +120,8 @@ class _State(object):
         if self.first_at is None:
             self.first_at = time.time()
             self.examples_at_find = self.examples
+            if self.on_first is not None:
+                self.on_first()
         key = (case_bytes(case), case.get("vocab_size", 0), len(case.get("special_tokens", ())))
         if self.smallest is None or key < self.smallest[0]:
             self.smallest = (key, case, verdict)
@@ -166,31 +177,90 @@ def search_for_failure(
     pattern=None,
     shrink_budget=120.0,
     special_tokens=None,
+    workers=1,
 ):
-    """The first ``Finding`` (minimal), or None; and {class: examples run}."""
+    """The first ``Finding`` (minimal), or None; and {class: examples run}.
+
+    ``workers`` > 1 shares the classes among that many processes
+    (``fuzz.parallel``); the finding and the counts are those this process
+    alone would give for the same examples."""
     start = time.time()
-    deadline = start + budget
-    runs = dict.fromkeys(classes, 0)
-    tokens = model_tokens(trial.model) if trial.model is not None else None
-    strategies = {c: case_strategy(trial.mode, c, pattern, special_tokens, tokens) for c in classes}
-    order = {c: i for i, c in enumerate(CLASSES + COUNT_CLASSES + ENCODE_CLASSES)}
-    limit = max_examples if max_examples is not None else float("inf")
-    rnd = 0
-    while time.time() < deadline and any(runs[c] < limit for c in classes):
-        for c in classes:
-            n = int(min(BATCH, 2 ** (rnd + 1), limit - runs[c]))
-            if n <= 0 or time.time() >= deadline:
-                continue
-            state = _State(deadline, shrink_budget)
-            db = os.path.join(database, trial.mode, c) if database else None
-            class_seed = (seed * 1000 + rnd) * 100 + order.get(c, 99)
-            found = _batch(trial, strategies[c], n, class_seed, db, state, workdir)
-            runs[c] += state.examples
-            if found is not None:
-                case, verdict, flaky = found
-                find = state.first_at - start
-                shrink = time.time() - state.first_at
-                examples = sum(runs.values()) - state.examples + state.examples_at_find
-                return Finding(case, verdict, c, examples, find, shrink, flaky), runs
-        rnd += 1
-    return None, runs
+    search = Search(trial, classes, start + budget, max_examples, seed, database, workdir, shrink_budget)
+    search.strategies_for(pattern, special_tokens)
+    if workers > 1 and len(classes) > 1:
+        return first_finding(classes, search_in_workers(search, workers, start))
+    return first_finding(classes, [search.run(classes, start)])
+
+
+class Search(object):
+    """The settings of one search, shared by every worker: ``run(classes)`` searches some classes."""
+
+    def __init__(self, trial, classes, deadline, max_examples, seed, database, workdir, shrink_budget):
+        self.trial, self.classes, self.deadline = trial, list(classes), deadline
+        self.limit = max_examples if max_examples is not None else float("inf")
+        self.seed, self.database, self.workdir = seed, database, workdir
+        self.shrink_budget = shrink_budget
+        self.strategies, self.pattern, self.special_tokens = {}, None, None
+
+    def __getstate__(self):  # a worker started without fork rebuilds the strategies (lambdas)
+        return dict(self.__dict__, strategies={})
+
+    def strategies_for(self, pattern, special_tokens):
+        self.pattern, self.special_tokens = pattern, special_tokens
+        tokens = model_tokens(self.trial.model) if self.trial.model is not None else None
+        self.strategies = {
+            c: case_strategy(self.trial.mode, c, pattern, special_tokens, tokens) for c in self.classes
+        }
+
+    def run(self, classes, start, cap=None, on_find=None):
+        """(found, counts): ``found`` is (``Finding``, its round) or None, ``counts``
+        {class: [examples run in each round]}.  Rounds over ``classes`` (see the module
+        docstring) until the first failure; ``cap()`` (when given) is the last round to
+        start, ``on_find(round)`` is told of a failure before it is shrunk."""
+        if not self.strategies:
+            self.strategies_for(self.pattern, self.special_tokens)
+        counts = {c: [] for c in classes}
+        order = {c: i for i, c in enumerate(CLASSES + COUNT_CLASSES + ENCODE_CLASSES)}
+        rnd = 0
+        while time.time() < self.deadline and any(sum(counts[c]) < self.limit for c in classes):
+            if cap is not None and rnd > cap():
+                break
+            for c in classes:
+                n = int(min(BATCH, 2 ** (rnd + 1), self.limit - sum(counts[c])))
+                if n <= 0 or time.time() >= self.deadline:
+                    counts[c].append(0)
+                    continue
+                told = (lambda r=rnd: on_find(r)) if on_find is not None else None
+                state = _State(self.deadline, self.shrink_budget, told)
+                db = os.path.join(self.database, self.trial.mode, c) if self.database else None
+                class_seed = (self.seed * 1000 + rnd) * 100 + order.get(c, 99)
+                found = _batch(self.trial, self.strategies[c], n, class_seed, db, state, self.workdir)
+                counts[c].append(state.examples)
+                if found is not None:
+                    case, verdict, flaky = found
+                    shrink = time.time() - state.first_at
+                    finding = Finding(case, verdict, c, None, state.first_at - start, shrink, flaky)
+                    finding.batch = (state.examples, state.examples_at_find)
+                    return (finding, rnd), counts
+            rnd += 1
+        return None, counts
+
+
+def first_finding(classes, results):
+    """(``Finding`` or None, {class: examples run}) from the ``Search.run`` results of some
+    classes each: the failure found first in the order of one process running the rounds
+    over ``classes`` (round, then class), with the examples that process would have run."""
+    counts, found = {}, []
+    for f, c in results:
+        counts.update(c)
+        if f is not None:
+            found.append(f)
+    if not found:
+        return None, {c: sum(counts[c]) for c in classes}
+    index = {c: i for i, c in enumerate(classes)}
+    finding, rnd = min(found, key=lambda f: (f[1], index[f[0].bug_class]))
+    at = index[finding.bug_class]
+    runs = {c: sum(counts[c][: rnd + 1 if index[c] <= at else rnd]) for c in classes}
+    batch, at_find = finding.batch
+    finding.examples = sum(runs.values()) - batch + at_find
+    return finding, runs

@@ -17,7 +17,8 @@ A command template (``--train 'CMD ...'``) is split as a shell would
 A Python function (``--train-py MODULE:FUNC``) is called by ``refbpe.fuzz.child``
 in a fresh interpreter (this one, ``sys.executable``), so a crash or a hang of
 theirs cannot take the fuzzer down.  Every run has a timeout; the child gets
-its own session and the whole group is killed at the timeout.
+its own session and the whole group is killed at the timeout, or when the
+run is interrupted (Ctrl-C; a fuzz worker being stopped calls ``kill_running``).
 
 What a run produced is read back by mode (``read_output``): a model in any
 format refbpe reads, ids (``.npy``, a JSON list or whitespace-separated
@@ -47,6 +48,7 @@ __all__ = [
     "TargetError",
     "expand",
     "fault_of",
+    "kill_running",
     "read_output",
 ]
 
@@ -186,17 +188,37 @@ def run_with_timeout(argv, timeout):
     except OSError as e:
         raise TargetError("cannot run %s: %s" % (argv[0], e.strerror or e))
     timed_out = False
+    _RUNNING.add(p)
     try:
         _, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except OSError:
-            pass
+        _kill_group(p)
         _, err = p.communicate()
+    except BaseException:  # Ctrl-C: their process must not outlive us
+        _kill_group(p)
+        p.wait()
+        raise
+    finally:
+        _RUNNING.discard(p)
     stderr = err.decode("utf-8", "replace")[-_STDERR_KEPT:]
     return Run(p.returncode, stderr, time.time() - t0, timed_out)
+
+
+_RUNNING = set()  # the runs of theirs in progress in this process (``kill_running``)
+
+
+def kill_running():
+    """Kill the process group of every run of theirs in progress here (a fuzz worker being stopped)."""
+    for p in list(_RUNNING):
+        _kill_group(p)
+
+
+def _kill_group(p):
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except OSError:
+        pass
 
 
 def fault_of(run, timeout):

@@ -5,21 +5,30 @@ pattern's alternative that produced it, ``alternatives``), and the kind of
 difference is named: their ids end early, an id outside the vocab, a token
 that does not spell the text, one that crosses the pre-token's end
 (pre-tokenization differs) or one inside it (merges applied differently).
+
+When the ids differ, the same tokenizer with its pattern read by another
+Unicode version is tried, newest first, for each version that classes a code
+point of the text differently: the one that gives exactly their ids is named
+(cause ``unicode-version``, with the code points).  Cost: one encoding of
+the text per such version (and building the tokenizer again).
 """
 
 from ..pretokenize.alternatives import alternative
 from ..pretokenize.patterns import get_pattern
+from ..pretokenize.unicode_tables import UNICODE_VERSIONS, changed_code_points
 from ..specials import special_pattern, split_specials
 from ..tokenizer import Tokenizer
 from .display import show
+from .variants import versioned
 
 __all__ = ["verify_encoding"]
 
 
-def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None):
+def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None, rebuild=None):
     """Report comparing ``their_ids`` with refbpe's encoding of ``text`` under ``model``
     (split ``pattern``, GPT-2's by default), or under ``tokenizer`` when given
-    (``Tokenizer.from_tiktoken``: tiktoken's encodings)."""
+    (``Tokenizer.from_tiktoken``: tiktoken's encodings).  ``rebuild(version)``
+    makes the tokenizer again reading Unicode ``version`` (default: from ``model``)."""
     tok = tokenizer or Tokenizer(model.vocab, model.merges, model.special_tokens, pattern=pattern)
     split = get_pattern(tok.pattern, tok.unicode)
     pretokenize = split.pretokenize
@@ -143,5 +152,32 @@ def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None):
                 "(merge order or rank rule)"
             )
     report["divergence"] = div
+    if rebuild is None and model is not None:
+
+        def rebuild(version):
+            return Tokenizer(model.vocab, model.merges, model.special_tokens, pattern=split, unicode=version)
+
+    found = _other_version(tok, split, text, their_ids, rebuild) if rebuild is not None else None
+    if found is not None:
+        report["cause"], report["unicode"], report["code_points"] = "unicode-version", found[0], found[1]
+        lines.append(
+            "unicode-version: the %s pattern reading Unicode %s instead of %s gives exactly their ids "
+            "(it classes %s otherwise)" % (tok.pattern, found[0], tok.unicode, " ".join(found[1][:20]))
+        )
     report["explanation"] = "\n".join(lines)
     return report
+
+
+def _other_version(tok, split, text, their_ids, rebuild):
+    """(version, code points) of the newest other Unicode version under which
+    ``rebuild(version)`` encodes ``text`` to ``their_ids``, or None."""
+    if not versioned(split):
+        return None
+    present = set(map(ord, set(text)))
+    for version in reversed(UNICODE_VERSIONS):
+        if version == split.unicode:
+            continue
+        changed = sorted(present.intersection(changed_code_points(version, split.unicode)))
+        if changed and rebuild(version).encode(text) == list(their_ids):
+            return version, ["U+%04X" % cp for cp in changed]
+    return None

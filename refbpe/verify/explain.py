@@ -21,6 +21,7 @@ of their merges; otherwise it gives the first step the reference counts
 cannot explain, with the counts involved, and partial fits as partial fits.
 """
 
+from ..pretokenize.patterns import get_pattern
 from .replay import PairReplay
 from .ties import ORDER_FREE, TIE_RULES, FirstCounted, rule_choices
 from .variants import VARIANTS, make_overlays
@@ -149,6 +150,7 @@ def replay_hypotheses(
     probe=None,
     wanted=None,
     readings=None,
+    pattern=None,
 ):
     """Replay ``their_merges``; returns (reference Hypothesis, [variant Hypotheses],
     the probe at ``probe = (k, our pair k)``: counts at the first divergence).
@@ -163,12 +165,17 @@ def replay_hypotheses(
 
     A hypothesis is ``complete`` when it explains every one of their merges
     and their stopping there: ``wanted`` merges made, or no pair left.
+    ``pattern`` is the split the word counts were counted with (None: GPT-2's):
+    ``texts`` are re-read by GPT-2's scanner for the first-counted rule, so it is
+    tried only under GPT-2's pattern on the latest table (``make_overlays`` says
+    which variants each pattern gets).
     """
     ctx = _Context()
     ctx.their_ids, ctx.ref_ids = their_ids, ref_ids
     ref = ctx.ref = PairReplay(word_counts)
     pristine = ref.copy() if variants else None  # pass 2 starts from it instead of counting again
-    ctx.first = FirstCounted(texts, special_tokens, ref) if texts is not None else None
+    gpt2 = get_pattern(pattern).key == "gpt2"
+    ctx.first = FirstCounted(texts, special_tokens, ref) if texts is not None and gpt2 else None
     rules = ORDER_FREE + (["first-counted"] if ctx.first is not None else [])
     reference = Hypothesis("reference", ref, rules)
     n = len(their_merges)
@@ -203,7 +210,7 @@ def replay_hypotheses(
     reference.source = ctx.ref = ctx.first = ref = None
     ref = ctx.ref = pristine
     reference.source = ref
-    for o in make_overlays(ref, texts, special_tokens, readings=readings):
+    for o in make_overlays(ref, texts, special_tokens, readings=readings, pattern=pattern):
         others.append(Hypothesis(o.name, o, ORDER_FREE, o.detail))
         others[-1].aliases = o.aliases
     ref.observers = [h.source for h in others if h.source.observes]

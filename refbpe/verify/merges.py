@@ -26,7 +26,7 @@ from .explain import replay_hypotheses
 from .render import render_text
 from .setup_checks import SETUP_CODES, setup_warnings, warning
 from .ties import TIE_RULES, rule_choices
-from .variants import VARIANT_CAUSE, VARIANTS
+from .variants import VARIANT_CAUSE, VARIANTS, versioned
 
 __all__ = ["verify_merges", "CAUSES"]
 
@@ -116,7 +116,8 @@ def verify_merges(
     holds), ``their_size``, ``absent`` (given special tokens the corpus lacks).
     ``pattern`` names the split pattern ``word_counts`` were counted with: the
     reading variants and first-counted re-read the text with GPT-2's scanner
-    and its safe cuts, so under another pattern they are not tried.
+    and its safe cuts, so under another pattern they are not tried; the
+    Unicode versions are, under every named pattern (``variants.versioned``).
     ``readings`` (a ``variants.Readings`` of ``texts``) keeps their reading
     differences for the caller (``profile_rules`` derives word tables from them).
     """
@@ -124,7 +125,7 @@ def verify_merges(
         special_tokens = extend.with_specials(special_tokens)
     vocab_size, special_tokens = check_training_args(vocab_size, special_tokens)
     setup = dict(setup or {})
-    if get_pattern(pattern).key != "gpt2":
+    if not versioned(get_pattern(pattern)):
         texts = None
     # 1. The reference.
     wanted = vocab_size - 256 - len(special_tokens)
@@ -184,6 +185,7 @@ def verify_merges(
             probe=(k, ours[k] if k < len(ours) else None),
             wanted=wanted,
             readings=readings,
+            pattern=pattern,
         )
         report["fit"] = reference.fit
         _divergence(report, k, ours, their_merges, probe, reference, others)

@@ -8,6 +8,11 @@ and the code point where the two part, with its class in the pinned table.
 Cost: the scanner's over the text up to the difference, plus the reading of
 their file; memory: one chunk.
 
+``name_other_version``: when they differ, the same pattern read by another
+Unicode version that gives exactly their pieces (cause ``unicode-version``),
+tried only for the versions that class a code point of the first differing
+pieces differently: one more comparison each.
+
     >>> compare_split([(0, b"a b")], [b"a", b" ", b"b"])["difference"]["piece"]
     1
 """
@@ -17,9 +22,11 @@ import unicodedata
 from ..pretokenize.alternatives import alternative
 from ..pretokenize.gpt2 import CLASS_OF, LETTER, NUMBER, SPACE
 from ..pretokenize.patterns import get_pattern
+from ..pretokenize.unicode_tables import UNICODE_VERSIONS, changed_code_points
 from .display import show
+from .variants import versioned
 
-__all__ = ["compare_split", "render_split_comparison"]
+__all__ = ["compare_split", "render_split_comparison", "name_other_version"]
 
 _CLASS_NAMES = {LETTER: "letter (\\p{L})", NUMBER: "number (\\p{N})", SPACE: "whitespace (\\s)"}
 
@@ -53,6 +60,28 @@ def compare_split(segments, theirs, pattern=None):
             "difference": {"piece": n, "offset": end, "ours": None, "theirs": _text(extra)},
         }
     return {"identical": True, "pieces": n, "difference": None}
+
+
+def name_other_version(report, segments, theirs, pattern=None):
+    """``report`` (of ``compare_split``, different) concluded: the newest other Unicode
+    version whose classes give exactly their pieces, with the code points of the
+    first differing pieces the two versions class differently, or unchanged.
+
+    ``segments()`` and ``theirs()`` make the inputs of ``compare_split`` again."""
+    p = get_pattern(pattern)
+    d = report["difference"]
+    if report["identical"] or not versioned(p):
+        return report
+    near = set(map(ord, (d["ours"] or "") + (d["theirs"] or "")))
+    for version in reversed(UNICODE_VERSIONS):
+        if version == p.unicode:
+            continue
+        changed = sorted(near.intersection(changed_code_points(version, p.unicode)))
+        if changed and compare_split(segments(), theirs(), get_pattern(p, unicode=version))["identical"]:
+            out = dict(report, cause="unicode-version", unicode=version)
+            out["code_points"] = ["U+%04X" % cp for cp in changed]
+            return out
+    return report
 
 
 def _difference(name, data, start, ours, other, n, offset):
@@ -124,5 +153,10 @@ def render_split_comparison(report):
         lines.append(
             "  they part at byte %s: %s %s, %s"
             % (format(c["offset"], ","), c["code_point"], c["name"], c["class"])
+        )
+    if report.get("cause") == "unicode-version":
+        lines.append(
+            "  unicode-version: the pattern reading Unicode %s gives exactly their pieces (it classes %s "
+            "otherwise)" % (report["unicode"], " ".join(report["code_points"]))
         )
     return "\n".join(lines)

@@ -44,11 +44,12 @@ from ..corpus.sequences import count_texts_parallel
 from ..formats.gpt2_files import MANIFEST
 from ..merge import merges_possible
 from ..pretokenize.patterns import get_pattern
-from ..pretokenize.unicode_tables import LATEST, changed_code_points
+from ..pretokenize.unicode_tables import LATEST, UNICODE_VERSIONS, changed_code_points
 from ..profiles import ProfileLimit, get_profile, settings_pattern
 from .display import pair_json, show_pair
 from .replay import PairReplay
-from .variants import Readings
+from .setup_checks import SETUP_CODES
+from .variants import Readings, versioned
 
 __all__ = [
     "profile_verdict",
@@ -88,7 +89,7 @@ def profile_verdict(
     names = [profile] if profile else ["rustbpe", "hf"]
     tables = WordTables(word_counts, sources, special_tokens, pattern or "gpt2", texts, readings)
     checks = None if profile else SettingChecks(report, theirs, special_tokens, tables)
-    first = None
+    first, tried = None, []
     for name in names:
         for settings in candidate_settings(name, theirs, pattern):
             if checks is not None and checks.ruled_out(name, settings):
@@ -98,6 +99,7 @@ def profile_verdict(
                 result = {"profile": name, "settings": settings, "identical": True, "first_divergence": None}
                 result["explanation"] = "merges and ids identical (%d merges)" % n
                 return _identical(report, result, True)
+            tried.append(settings)
             explain = profile is not None and first is None  # only that result's divergence is shown
             result = compare_with_profile(
                 name, settings, theirs, vocab_size, special_tokens, tables, explain=explain
@@ -111,11 +113,19 @@ def profile_verdict(
         return report
     out = dict(report)
     out.update(first)
+    if profile != "cs336":  # the CS336 reference's cause is not P's: P's divergence is the evidence
+        setup = any(w["code"] in SETUP_CODES for w in out.get("warnings", ()))
+        out["cause"], out["variant"] = "setup" if setup else "unknown", None
+        out.pop("unicode", None)
     out["explanation"] = "different from profile %s (%s): %s" % (
         profile,
         _describe(first["settings"]),
         first["explanation"],
     )
+    for settings in tried:
+        version = _other_version(profile, settings, theirs, vocab_size, special_tokens, tables)
+        if version is not None:
+            return _reproduced_on(out, version)
     return out
 
 
@@ -229,6 +239,59 @@ def _identical(report, result, detected):
         return out
     out.update(result)
     out["explanation"] = text
+    out["cause"] = out["variant"] = None  # the CS336 reference's cause does not hold for profile P
+    out.pop("unicode", None)
+    return out
+
+
+def _other_version(name, settings, theirs, vocab_size, special_tokens, tables):
+    """The comparison under profile ``name`` with ``settings`` read by another Unicode
+    version that reproduces ``theirs`` exactly (newest first), with ``code_points``:
+    the corpus's code points the two versions class differently; or None.
+
+    A version is tried only when the corpus holds such a code point (otherwise
+    it counts alike): one word table and one training run each."""
+    ours = settings_pattern(settings)
+    split = get_pattern(ours)
+    if not versioned(split) or not tables.sources:
+        return None
+    present = tables.code_points()
+    for version in reversed(UNICODE_VERSIONS):
+        if version == split.unicode:
+            continue
+        changed = sorted(present.intersection(changed_code_points(version, split.unicode)))
+        if not changed:
+            continue
+        other = dict(settings, unicode=version)
+        result = compare_with_profile(name, other, theirs, vocab_size, special_tokens, tables)
+        if result["identical"]:
+            result["code_points"] = changed
+            return result
+    return None
+
+
+def _reproduced_on(out, result):
+    """``out`` (their model against profile P) concluded by ``result``: P reading another
+    Unicode version reproduces it; cause ``unicode-version``, still different (exit 1)."""
+    settings, changed = result["settings"], result["code_points"]
+    out["cause"] = out["variant"] = "unicode-version"
+    out["unicode"] = settings["unicode"]
+    out["code_points"] = ["U+%04X" % cp for cp in changed[:20]]
+    out["code_points_total"] = len(changed)
+    out["reproduced_by_settings"] = settings
+    out["explanation"] = (
+        "unicode-version: DIFFERENT - profile %s reading Unicode %s instead of %s reproduces their model "
+        "exactly (%s), at %s%s\n%s"
+        % (
+            result["profile"],
+            settings["unicode"],
+            out["settings"].get("unicode"),
+            _describe(settings),
+            " ".join(out["code_points"]),
+            " and %d more" % (len(changed) - 20) if len(changed) > 20 else "",
+            out["explanation"],
+        )
+    )
     return out
 
 
@@ -244,7 +307,9 @@ def _describe(settings):
 
 def candidate_settings(name, theirs, pattern=None):
     """The settings of profile ``name`` to try against ``theirs``, most likely first
-    (rustbpe: only ``pattern`` when one is given)."""
+    (rustbpe: only ``pattern`` when one is given; hf: its version only, as HF
+    splits with GPT-2's pattern; ``pattern`` may name only a Unicode version,
+    ``"@17.0.0"``, for the profile's own pattern)."""
     profile = get_profile(name)
     named = _their_manifest_settings(theirs)
     if named and named.get("profile") == name:
@@ -259,12 +324,14 @@ def candidate_settings(name, theirs, pattern=None):
         if prefixes[0] is None:
             prefixes = [True, False]
         alphabet = "bytelevel" if _has_every_byte(theirs) else None
+        if pattern and get_pattern(pattern).name != "gpt2":
+            pattern = None  # HF splits with ByteLevel's regex whatever pattern the reference counts with
         return [
-            profile.settings(cut=cut, add_prefix_space=prefix, initial_alphabet=alphabet)
+            profile.settings(pattern=pattern, cut=cut, add_prefix_space=prefix, initial_alphabet=alphabet)
             for prefix in prefixes
             for cut in ("documents", "lines")
         ]
-    return [profile.settings()]
+    return [profile.settings(pattern=pattern)]
 
 
 def compare_with_profile(name, settings, theirs, vocab_size, special_tokens, tables, explain=True):
@@ -358,6 +425,7 @@ class WordTables(object):
         if texts is not None and get_pattern(pattern).key == get_pattern("gpt2").key:
             self.readings = readings if readings and readings.serves(texts, special_tokens) else None
             self.readings = self.readings or Readings(texts, special_tokens)
+        self.chars = None
 
     def get(self, settings):
         key = (settings_pattern(settings), settings["sequences"], settings["add_prefix_space"])
@@ -371,13 +439,23 @@ class WordTables(object):
                     return table
             if not self.sources:
                 return None
-            if self.texts is None:
-                self.texts = [open(s, "rb").read().decode("utf-8", "replace") for s in self.sources]
+            self._read()
             cuts = self.special_tokens if key[1] == "documents" else ()
             big = sum(len(t) for t in self.texts) > SMALL_CORPUS
             workers = default_workers() if big else 1
             self.tables[key] = count_texts_parallel(self.texts, key[1], cuts, key[0], key[2], workers)
         return self.tables[key]
+
+    def code_points(self):
+        """The set of code points of the corpus text (read on first use)."""
+        if self.chars is None:
+            self._read()
+            self.chars = set(map(ord, set().union(*map(set, self.texts))))
+        return self.chars
+
+    def _read(self):
+        if self.texts is None:
+            self.texts = [open(s, "rb").read().decode("utf-8", "replace") for s in self.sources]
 
 
 def derived_table(reference, readings, settings):

@@ -14,8 +14,11 @@ Reading (cause "pre-tokenization"): other word counts.
 Reading by another Unicode version (cause "unicode-version"): a trainer
     whose tables are older (or newer) than the reference's classes some code
     points differently; the words around every such code point in the text
-    are recounted with that version's scanner (``unicode_delta``), one
-    variant per known version (``unicode_tables``), the newest first.
+    are recounted with that version's scanner of the reference's pattern
+    (``unicode_delta``), one variant per known version other than the
+    reference's (``unicode_tables``), the newest first.  Tried under every
+    named pattern (gpt2, cl100k_base, llama3, o200k_base) on any version; the
+    other reading variants only under GPT-2's on the latest table.
 Counting (cause "counts"): the same words and merges, other pair counts.
     once-per-pretoken (a pair counted once per pre-token occurrence);
     double-counted-equal-pairs (an incremental update that, when merging
@@ -38,8 +41,8 @@ reference's and the same difference (``profile_rules.derived_table``).
 import bisect
 import heapq
 
-from ..pretokenize.patterns import get_pattern
-from ..pretokenize.unicode_tables import LATEST, UNICODE_VERSIONS, changed_code_points
+from ..pretokenize.patterns import get_pattern, pattern_names
+from ..pretokenize.unicode_tables import UNICODE_VERSIONS, changed_code_points
 from ..specials import special_pattern, split_specials
 from .cutter import Cutter, is_space
 from .replay import SHIFT, merge_ids
@@ -52,6 +55,7 @@ __all__ = [
     "reading_delta",
     "make_overlays",
     "Readings",
+    "versioned",
 ]
 
 _GPT2 = get_pattern("gpt2")  # the counting variants are replayed on GPT-2's pieces
@@ -228,39 +232,47 @@ def reading_delta(
     return {w: n for w, n in delta.items() if n}
 
 
-def unicode_delta(texts, special_tokens, version, encoded=None, code_points=None):
-    """({bytes: signed count}, code points): the GPT-2 word counts under Unicode ``version``
-    minus the reference's (the latest table), and the code points of ``texts`` classed differently.
+def unicode_delta(texts, special_tokens, version, encoded=None, pattern=None, code_points=None):
+    """({bytes: signed count}, code points): the word counts of split ``pattern``
+    (None: GPT-2's; a name or key, on the version it names) read by Unicode
+    ``version`` instead, minus the reference's, and the code points of ``texts``
+    classed differently by the two versions.
 
-    Only the windows between safe cuts (``cuts``: whitespace, the same in
-    every version) around each such code point are recounted.  ``code_points``
-    (the set of those in ``texts``, when known) skips a text-free answer's scan."""
-    changed = set(changed_code_points(version, LATEST))
+    Only the windows between safe cuts around each such code point are
+    recounted: GPT-2's whitespace cuts (``cutter``), or for the GPT-4 family
+    the pattern's own rule (``Pattern.cut_points``, lone newlines between
+    ASCII non-spaces).  Both read only ASCII and whitespace, the same in every
+    version, so a cut safe for one version is safe for the other.
+    ``code_points`` (the set of those in ``texts``, when known) skips a
+    text-free answer's scan."""
+    ours = get_pattern(pattern)
+    changed = set(changed_code_points(version, ours.unicode))
     if code_points is not None and not changed.intersection(code_points):
         return {}, []
-    theirs = get_pattern("gpt2", unicode=version).pretokenize
-    pattern = special_pattern(special_tokens, as_bytes=True)
+    theirs = get_pattern(ours, unicode=version)
+    specials = special_pattern(special_tokens, as_bytes=True)
     if encoded is None:
-        encoded = encode_texts(texts, pattern)
+        encoded = encode_texts(texts, specials)
     delta, found = {}, set()
     for text, (data, cutter) in zip(texts, encoded):
         here = changed.intersection(map(ord, set(text)))
         if not here:
             continue
         found |= here
+        around = _GPT2Windows(cutter) if ours.name == "gpt2" else _RuleWindows(data, cutter, ours)
         windows, at = [], 0
         for ch in text:
             width = len(ch.encode("utf-8", "surrogatepass"))
             if ord(ch) in here:
-                a, q = cutter.before(at), cutter.after(at + width)
+                a, q = around.window(at, at + width)
                 if windows and a <= windows[-1][1]:
                     windows[-1][1] = max(windows[-1][1], q)
                 else:
                     windows.append([a, q])
             at += width
         for a, q in windows:
-            _add_count(delta, data[a:q], pattern, -1)
-            _add_count(delta, data[a:q], pattern, 1, theirs)
+            _add_count(delta, data[a:q], specials, -1, ours.pretokenize)
+            _add_count(delta, data[a:q], specials, 1, theirs.pretokenize)
     return {w: n for w, n in delta.items() if n}, sorted(found)
 
 
@@ -305,6 +317,37 @@ class Readings(object):
                 **options,
             )
         return self.deltas[key]
+
+
+class _GPT2Windows(object):
+    """The window of safe GPT-2 cuts (``cutter``) around bytes [s, e)."""
+
+    def __init__(self, cutter):
+        self.cutter = cutter
+
+    def window(self, s, e):
+        return self.cutter.before(s), self.cutter.after(e)
+
+
+class _RuleWindows(object):
+    """The window of safe cuts of ``pattern``'s rule around bytes [s, e): its
+    candidates outside special tokens, the special tokens' ends, the text's ends."""
+
+    def __init__(self, data, cutter, pattern):
+        cuts = {0, len(data)}
+        cuts.update(m.end() for m in pattern.cut_points.finditer(data))
+        cuts.update(cutter.starts)
+        cuts.update(cutter.ends)
+        self.cuts = sorted(c for c in cuts if not cutter.inside_special(c))
+
+    def window(self, s, e):
+        cuts = self.cuts
+        return cuts[bisect.bisect_right(cuts, s) - 1], cuts[bisect.bisect_left(cuts, e)]
+
+
+def versioned(pattern):
+    """Whether split ``pattern`` (a ``Pattern``) can read another Unicode version: the named ones."""
+    return pattern.name in pattern_names()
 
 
 def _line_cut_matters(data, s, n, special_starts):
@@ -567,13 +610,16 @@ def _adjacent(ids, z):
     return sum(1 for j in range(len(ids) - 1) if ids[j] == z and ids[j + 1] == z)
 
 
-def make_overlays(ref, texts, special_tokens, max_cuts=None, readings=None):
+def make_overlays(ref, texts, special_tokens, max_cuts=None, readings=None, pattern=None):
     """Every variant that differs from the reference on this input, as overlays of ``ref``.
 
     Reading variants need ``texts``; one whose difference is empty is left out,
-    and so is a chunk size whose difference equals a smaller one's.
-    ``readings`` (a ``Readings`` of the same texts) keeps the differences for
-    later users.
+    and so is a chunk size whose difference equals a smaller one's.  ``pattern``
+    (None: GPT-2's on the latest table) is the split the reference counted
+    with: the lines, chunks and specials-as-text readings are GPT-2's (latest),
+    so they are tried only under it; the Unicode versions, under any named
+    pattern on any version (``versioned``).  ``readings`` (a ``Readings`` of the
+    same texts) keeps the differences for later users.
     """
     overlays = [
         OncePerPretoken(ref),
@@ -585,6 +631,7 @@ def make_overlays(ref, texts, special_tokens, max_cuts=None, readings=None):
         for o in overlays:
             o.refresh(())
         return overlays
+    split = get_pattern(pattern)
     chars = sum(len(t) for t in texts)
     if readings is None or not readings.serves(texts, special_tokens):
         readings = Readings(texts, special_tokens)
@@ -597,7 +644,7 @@ def make_overlays(ref, texts, special_tokens, max_cuts=None, readings=None):
         ("lines+specials-as-text", dict(lines=True, specials_as_text=True), None),
     ]
     options += [("chunk-boundaries", dict(chunk=n), {"chunk_size": n}) for n in CHUNK_SIZES if n < chars]
-    for name, option, detail in options:
+    for name, option, detail in options if split.key == _GPT2.key else ():
         if name.endswith("specials-as-text") and not special_tokens:
             continue
         delta = readings.delta(max_cuts=max_cuts if detail else None, **option)
@@ -610,11 +657,11 @@ def make_overlays(ref, texts, special_tokens, max_cuts=None, readings=None):
         o = WordsOverlay(name, ref, extra=delta, detail=detail)
         seen.append((delta, o))
         overlays.append(o)
-    for version in reversed(UNICODE_VERSIONS):
-        if version == LATEST:
+    for version in reversed(UNICODE_VERSIONS) if versioned(split) else ():
+        if version == split.unicode:
             continue
         delta, code_points = unicode_delta(
-            texts, special_tokens, version, readings.encoded(), readings.code_points()
+            texts, special_tokens, version, readings.encoded(), split, readings.code_points()
         )
         if not delta:
             continue
