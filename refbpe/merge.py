@@ -246,8 +246,8 @@ def _replay_in_pieces(word_counts, inherited, ids, token_bytes, shift, skip_abse
     so the pieces see the same pairs, counts and left-to-right order, and so
     the same merges are applied or left out.  SuperBPE's stage-2 words are
     whole stretches of a line that repeat little, while their pieces are
-    about stage 1's words: measured by perf/superbpe.py, the replay of 8,000
-    merges on english_small took 1.6 s of CPU on the words, PyPy.
+    about stage 1's words: perf/superbpe.py's merge phase (english_small,
+    8,000 merges replayed) went from 4.8x the plain profile's to 3.0x.
 
     Cost: one pass over the words' bytes, then one merge step per inherited
     merge on the pieces, then the words' symbols rebuilt.
