@@ -21,12 +21,12 @@ from test_patterns import _comparable
 from refbpe.corpus.io import cut_points
 from refbpe.formats.bytemap import encode_token
 from refbpe.merge import learn_merges
-from refbpe.naive import naive_train_superbpe
+from refbpe.naive import naive_train_bpe_from_counts, naive_train_superbpe
 from refbpe.pretokenize.patterns import get_pattern, pattern_names
 from refbpe.pretokenize.superbpe import STAGE1_PATTERN, STAGE2_PATTERN
 from refbpe.profiles import ProfileLimit, SuperBPEProfile
 from refbpe.tokenizer import Tokenizer
-from refbpe.train import train_bpe, train_from_texts
+from refbpe.train import train_bpe, train_from_counts, train_from_texts
 
 WORDS = ["the", "of", "a", "cat", "sat", ":", "on", "mat", "12", "345", "!!", "by", "way", "x", "é"]
 lines = st.lists(st.sampled_from(WORDS), min_size=1, max_size=20).map(" ".join)
@@ -159,7 +159,8 @@ def test_cli_errors(tmp_path, capsys, args, message):
     assert code == 2 and message in err
 
 
-OFFICIAL = os.environ.get("REFBPE_SUPERBPE_PYTHON")
+OFFICIAL_PYTHON = os.environ.get("REFBPE_SUPERBPE_PYTHON")
+OFFICIAL_TRAINER = os.environ.get("REFBPE_SUPERBPE_TRAINER")
 
 # The official recipe (scripts/train_tokenizer.sh, scripts/extend_tokenizer.sh, utils.py):
 # stage 1 in an empty directory, stage 2 in one holding the first T merges as merges.txt.
@@ -169,7 +170,7 @@ from tokenizers import Tokenizer, pre_tokenizers, Regex
 from tokenizers.models import BPE
 from tokenizers.pre_tokenizers import ByteLevel, Split
 from tokenizers.trainers import BpeTrainer
-corpus, work, t, vocab_size, r1, r2 = sys.argv[1:7]
+corpus, work, t, vocab_size, r1, r2, unseen = sys.argv[1:8]
 def train(directory, size, pattern):
     os.makedirs(directory, exist_ok=True)
     os.chdir(directory)
@@ -180,40 +181,107 @@ def train(directory, size, pattern):
     tok.train([corpus], BpeTrainer(show_progress=False, vocab_size=size))
     tok.model.save(".")
     tok.save("tokenizer.json")
+    return tok
 train(os.path.join(work, "stage1"), int(vocab_size), r1)
 lines = open(os.path.join(work, "stage1", "merges.txt"), encoding="utf-8").read().split("\n")
 os.makedirs(os.path.join(work, "stage2"))
 with open(os.path.join(work, "stage2", "merges.txt"), "w", encoding="utf-8") as f:
     f.write("\n".join(lines[: int(t) + 1]) + "\n")
-train(os.path.join(work, "stage2"), int(vocab_size), r2)
+tok = train(os.path.join(work, "stage2"), int(vocab_size), r2)
+print(json.dumps(tok.encode(open(unseen, encoding="utf-8").read()).ids))
 """
 
 
-@pytest.mark.skipif(
-    not OFFICIAL,
-    reason="SuperBPE's official trainer (the tokenizers fork alisawuffles/tokenizers-superbpe) is not "
-    "installed: it is built from source with Rust and maturin, and its crates could not be fetched "
-    "where this suite last ran; set REFBPE_SUPERBPE_PYTHON to an interpreter that has it",
-)
-@pytest.mark.parametrize("vocab_size, transition", [(1000, 500), (3000, 1000), (5000, 4000)])
-def test_byte_for_byte_against_the_official_trainer(tmp_path, vocab_size, transition):
-    path = corpus_path("english_small.txt")
+def _slice(name, start, size):
+    """Whole lines of corpus ``name`` from byte ``start`` (None when the corpora are absent)."""
+    path = corpus_path(name + ".txt")
     if path is None:
+        return None
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(size)
+    if start:
+        data = data[data.index(b"\n") + 1 :]
+    return data[: data.rindex(b"\n") + 1]
+
+
+def _official(corpus, work, vocab_size, transition, unseen):
+    """(stage 2's tokenizer.json, ids of ``unseen``) from the official trainer: the fork's
+    Python bindings (REFBPE_SUPERBPE_PYTHON) or a Rust build of its recipe
+    (REFBPE_SUPERBPE_TRAINER: ``train OUT VOCAB T FILE`` writes OUT/stage2/tokenizer.json
+    after ``head -n T+1`` of stage 1's merges.txt; ``encode TOKENIZER_JSON FILE`` prints the ids)."""
+    if OFFICIAL_PYTHON:
+        out = subprocess.run(
+            [OFFICIAL_PYTHON, "-c", _OFFICIAL_SCRIPT, str(corpus), str(work), str(transition),
+             str(vocab_size), STAGE1_PATTERN, STAGE2_PATTERN, str(unseen)],
+            check=True, capture_output=True,
+        ).stdout  # fmt: skip
+    else:
+        run = [OFFICIAL_TRAINER, "train", str(work), str(vocab_size), str(transition), str(corpus)]
+        subprocess.run(run, check=True, capture_output=True)
+        encode = [OFFICIAL_TRAINER, "encode", str(work / "stage2" / "tokenizer.json"), str(unseen)]
+        out = subprocess.run(encode, check=True, capture_output=True).stdout
+    data = json.loads((work / "stage2" / "tokenizer.json").read_text(encoding="utf-8"))
+    return data, json.loads(out.decode("utf-8").strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(
+    not (OFFICIAL_PYTHON or OFFICIAL_TRAINER),
+    reason="SuperBPE's official trainer (the tokenizers fork alisawuffles/tokenizers-superbpe) is not "
+    "available: it is built from source (Rust; docs/superbpe.md says how it was built offline); set "
+    "REFBPE_SUPERBPE_TRAINER to the Rust build of its recipe or REFBPE_SUPERBPE_PYTHON to an "
+    "interpreter with the fork installed",
+)
+@pytest.mark.parametrize(
+    "name, vocab_size, transition",
+    [("english_small", 1000, 500), ("english_small", 3000, 1000), ("english_small", 5000, 4000),
+     ("english_small", 2000, 0), ("russian", 3000, 1500), ("python_code", 5000, 3000),
+     ("chinese", 5000, 2000)],
+)  # fmt: skip
+def test_byte_for_byte_against_the_official_trainer(tmp_path, name, vocab_size, transition):
+    """Merges, vocab and the ids of unseen text (the next 200 KB's lines whose bytes the
+    first MB holds: the vocab has the corpus's bytes only) equal the official trainer's."""
+    train_data = _slice(name, 0, 1000000)
+    if train_data is None:
         pytest.skip("shared corpora not found")
-    corpus = tmp_path / "corpus.txt"
-    with open(path, encoding="utf-8") as f:
-        corpus.write_text(f.read(1000000), encoding="utf-8")
-    subprocess.run(
-        [OFFICIAL, "-c", _OFFICIAL_SCRIPT, str(corpus), str(tmp_path / "w"), str(transition),
-         str(vocab_size), STAGE1_PATTERN, STAGE2_PATTERN],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    theirs = json.loads((tmp_path / "w" / "stage2" / "tokenizer.json").read_text(encoding="utf-8"))
+    seen = set(train_data)
+    unseen_lines = _slice(name, 1000000, 200000).splitlines(keepends=True)
+    corpus, unseen = tmp_path / "corpus.txt", tmp_path / "unseen.txt"
+    corpus.write_bytes(train_data)
+    unseen.write_bytes(b"".join(line for line in unseen_lines if set(line) <= seen))
+    theirs, their_ids = _official(corpus, tmp_path / "w", vocab_size, transition, unseen)
     vocab, merges = train_bpe(str(corpus), vocab_size, [], profile=SuperBPEProfile(transition=transition))
     assert [m if isinstance(m, str) else " ".join(m) for m in theirs["model"]["merges"]] == [
         encode_token(a) + " " + encode_token(b) for a, b in merges
     ]
     assert theirs["model"]["vocab"] == {encode_token(t): i for i, t in vocab.items()}
+    text = unseen.read_bytes().decode("utf-8")
+    assert len(text) > 10000 and Tokenizer(vocab, merges, pattern="superbpe-stage2").encode(text) == their_ids
+
+
+tables = st.dictionaries(
+    st.text(alphabet="ab :.c", min_size=1, max_size=8).map(str.encode),
+    st.integers(1, 4),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(first=tables, second=tables, transition=st.integers(0, 12), more=st.integers(0, 15))
+def test_stage2_replays_any_stage1(first, second, transition, more):
+    """Stage 1 learned on one table, replayed on another whose words hold pairs stage 1's
+    tokens span and pairs they do not (the engine replays on pieces cut between the
+    latter, ``merge._replay_in_pieces``), then stage 2: the naive oracle's result."""
+    profile = SuperBPEProfile(transition=transition)
+    first_alphabet = len(profile.layout(first, [], []))
+    _, stage1 = naive_train_bpe_from_counts(first, first_alphabet + transition, profile="hf")
+    vocab_size = len(profile.layout(second, [], [])) + len(stage1) + more
+    try:
+        ours = train_from_counts((first, second), vocab_size, profile=profile)
+    except ProfileLimit:
+        assume(False)
+    assert ours == naive_train_bpe_from_counts(second, vocab_size, profile="superbpe", extend=stage1)
 
 
 @settings(max_examples=examples(80), deadline=None)
