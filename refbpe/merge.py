@@ -37,12 +37,13 @@ Costs
     merge costs O(1) per slot listed for its pair, plus O(log H) per new pair
     pushed on the heap (H entries; only pairs at the floor or above are
     pushed, and each halving of the floor costs one pass over the pairs).
-    Every listed slot was recorded by an earlier change at that slot (the
-    word table, or a merge that made the pair there) and is visited at most
-    once (the list is dropped after its merge), so the whole run is O(total symbols + changed occurrences + pushes
-    * log H): a merge never pays for the length of the words holding it (it
-    used to: each listed word was scanned from its start, and ``del`` shifted
-    its tail), and a 20-million-symbol word costs what 20 million changes cost.
+    Every listed slot was recorded by an earlier change at that slot (the word
+    table, or a merge that made the pair there) and is visited at most once
+    (the list is dropped after its merge), so the whole run is O(total symbols
+    + changed occurrences + pushes * log H): a merge never pays for the length
+    of the words holding it (it used to: each listed word was scanned from its
+    start, and ``del`` shifted its tail), and a 20-million-symbol word costs
+    what 20 million changes cost.
     Memory: four ``array('i')`` entries per symbol (sym, nxt, prv, freq: 16 B)
     plus 4 B per listed slot; a list per word held 8 B per symbol under PyPy,
     plus the lists of words.
