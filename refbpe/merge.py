@@ -415,14 +415,17 @@ def _link_words(word_counts, ids):
     size = 1 + sum(len(w) + 1 for w, _ in words)
     code = _index_type(max(size, ids) + 1)
     freq_code = _index_type(max([n for _, n in words] or [0]))
-    sym = array(code, [SEP])
-    freq = array(freq_code, [0]) if freq_code else [0]
-    for w, n in words:
-        sym.extend(w)
-        sym.append(SEP)
-        freq.extend(array(freq_code, [n]) * len(w) if freq_code else [n] * len(w))
-        freq.append(0)
-    nxt, prv = _zeros(code, size), _zeros(code, size)
+    sym, nxt, prv = _zeros(code, size), _zeros(code, size), _zeros(code, size)
+    freq = _zeros(freq_code, size) if freq_code else [0] * size
+    sym[0] = SEP
+    i = 1
+    for w, n in words:  # filled in place: 1.7x as fast, cold (perf/micro.py merge-link-fill)
+        for byte in w:
+            sym[i] = byte
+            freq[i] = n
+            i += 1
+        sym[i] = SEP
+        i += 1
     for i in range(size):  # a fill loop: array(code, range(...)) took 4x as long under PyPy
         nxt[i] = i + 1
         prv[i] = i - 1
