@@ -492,11 +492,17 @@ def _refill(heap, counts, where, make_entry, floor=None):
     pairs without slots (refused by the rules) are left off.
     Cost: O(pairs in ``counts``), plus O(n) for the n entries heapified.
     """
-    for p in [p for p, c in counts.items() if c == 0]:
+    top, gone = 0, []
+    for p, c in counts.items():
+        if c > top:
+            top = c
+        elif c == 0:
+            gone.append(p)
+    for p in gone:
         del counts[p]
         where.pop(p, None)
     if floor is None:
-        floor = max(1, max(counts.values(), default=0) // 2)
+        floor = max(1, top // 2)
     heap[:] = [make_entry(c, p) for p, c in counts.items() if c >= floor and p in where]
     heapq.heapify(heap)
     return floor
