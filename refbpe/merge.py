@@ -98,10 +98,11 @@ A floor under the heap
     (``_pop_best`` returns None), ``_refill`` lowers the floor to half the
     greatest count and puts every pair at or above it on the heap: one pass
     over ``counts`` per halving, about 15 passes from the first merge to the
-    last.  Measured by ``perf/compare.py --before main merge`` under PyPy: the merge
-    phase of english_medium at 32,000 in 1.45 s CPU instead of 1.9 s (heap
-    pushes 52,000 instead of 273,000, the heap 14,000 entries at the end
-    instead of 240,000).  A trace reads the runner-up off the heap, so it keeps
+    last.  Measured by ``perf/compare.py --before main merge --vocab 32000``
+    under PyPy (CPU seconds, fastest of 3, a loaded machine), with the word
+    table filled in place (``_link_words``): the merge phase of english_medium
+    at 32,000 in 1.72 s instead of 2.23 s; the heap ends with 14,000 entries
+    instead of 240,000.  A trace reads the runner-up off the heap, so it keeps
     every pair there (floor 0).
 """
 
