@@ -9,9 +9,9 @@ Inputs: the word tables of shared corpora (``--corpora``, counted once with
 (``--long``: one word of 20 million ``a``, one of 5 million random letters over 4
 symbols) at vocab 1,000.  Every (input, tree) pair runs in a fresh process (``ru_maxrss``
 is a per-process peak) importing refbpe from its tree, round-robin over the trees,
-``--repeats`` times; printed: the fastest time, the peak RSS and, for two trees (``race``,
-as ``perf/compare.py merge`` calls it), after / before.  The merges of the trees are compared
-(they must be identical).
+``--repeats`` times; printed: the fastest wall and CPU times (CPU: steadier on a busy
+machine), the peak RSS and, for two trees (``race``, as ``perf/compare.py merge`` calls it),
+after / before.  The merges of the trees are compared (they must be identical).
 """
 
 import argparse
@@ -38,11 +38,11 @@ elif source == "long-rand4":
 else:
     with open(source, "rb") as f:
         counts = pickle.load(f)
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 merges = learn_merges(counts, vocab - 257)
-seconds = time.perf_counter() - t0
+seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
 digest = hashlib.sha256(repr(merges).encode()).hexdigest()[:12]
-print(seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, digest)
+print(seconds, cpu, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, digest)
 """
 
 
@@ -63,8 +63,9 @@ def race(engines, inputs, repeats, timeout, python, cwd=None):
     """Lines of the table: every input on every engine ``(label, tree)``, round-robin, the children
     started in ``cwd`` (not in another tree: ``-c`` puts the working directory first on ``sys.path``)."""
     lines = [
-        "MERGE PHASE (%s; fastest of %d, peak RSS of the process)" % (python, repeats),
-        "  %-16s %6s %-7s %9s %9s %s" % ("input", "vocab", "engine", "seconds", "peak MB", "merges"),
+        "MERGE PHASE (%s; fastest of %d, CPU seconds: fastest, peak RSS of the process)" % (python, repeats),
+        "  %-16s %6s %-7s %9s %9s %9s %s"
+        % ("input", "vocab", "engine", "seconds", "cpu s", "peak MB", "merges"),
     ]
     for name, source, vocab in inputs:
         best = {}
@@ -80,23 +81,30 @@ def race(engines, inputs, repeats, timeout, python, cwd=None):
                         cwd=cwd,
                     )
                 except subprocess.TimeoutExpired:
-                    best[label] = (None, None, "timeout > %d s" % timeout)
+                    best[label] = (None, None, None, "timeout > %d s" % timeout)
                     continue
-                seconds, peak, digest = out.decode().split()
+                seconds, cpu, peak, digest = out.decode().split()
                 old = best.get(label)
-                best[label] = (min(float(seconds), old[0]) if old else float(seconds), float(peak), digest)
+                fastest = (
+                    (min(float(seconds), old[0]), min(float(cpu), old[1]))
+                    if old
+                    else (float(seconds), float(cpu))
+                )
+                best[label] = fastest + (float(peak), digest)
         for label, _ in engines:
-            s, peak, digest = best[label]
+            s, cpu, peak, digest = best[label]
             if s is None:
-                lines.append("  %-16s %6d %-7s %9s %9s %s" % (name, vocab, label, "-", "-", digest))
+                lines.append("  %-16s %6d %-7s %9s %9s %9s %s" % (name, vocab, label, "-", "-", "-", digest))
             else:
-                lines.append("  %-16s %6d %-7s %9.2f %9.0f %s" % (name, vocab, label, s, peak, digest))
+                lines.append(
+                    "  %-16s %6d %-7s %9.2f %9.2f %9.0f %s" % (name, vocab, label, s, cpu, peak, digest)
+                )
         timings = [best[label] for label, _ in engines]
         if len(engines) == 2 and all(t[0] is not None for t in timings):
-            (b, a), same = timings, "identical" if timings[0][2] == timings[1][2] else "DIFFER"
+            (b, a), same = timings, "identical" if timings[0][3] == timings[1][3] else "DIFFER"
             lines.append(
-                "  %-16s %6s %-7s %8.2fx %8.2fx %s"
-                % (name, "", "after/before", a[0] / b[0], a[1] / b[1], same)
+                "  %-16s %6s %-7s %8.2fx %8.2fx %8.2fx %s"
+                % (name, "", "after/before", a[0] / b[0], a[1] / b[1], a[2] / b[2], same)
             )
     return lines
 

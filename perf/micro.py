@@ -542,6 +542,45 @@ def bench_merge_in_place(args):
     yield merge_runs(args, [("in place", {}), ("new list", {"apply": merge_new_list})])
 
 
+def link_by_extend(word_counts, ids):
+    """The alternative to merge._link_words' fill: extend the arrays word by word."""
+    from array import array
+
+    from refbpe.merge import SEP, _index_type, _zeros
+
+    words = [(w, n) for w, n in word_counts.items() if len(w) > 1 and n > 0]
+    size = 1 + sum(len(w) + 1 for w, _ in words)
+    code = _index_type(max(size, ids) + 1)
+    freq_code = _index_type(max([n for _, n in words] or [0]))
+    sym = array(code, [SEP])
+    freq = array(freq_code, [0])
+    for w, n in words:
+        sym.extend(w)
+        sym.append(SEP)
+        freq.extend(array(freq_code, [n]) * len(w))
+        freq.append(0)
+    nxt, prv = _zeros(code, size), _zeros(code, size)
+    for i in range(size):
+        nxt[i] = i + 1
+        prv[i] = i - 1
+    nxt[size - 1] = size - 1
+    prv[0] = 0
+    return sym, nxt, prv, freq
+
+
+@case("merge-link-fill", "merge.py _link_words, '2x' cold: arrays filled in place vs extended per word", 1, 0)
+def bench_merge_link_fill(args):
+    from refbpe.corpus.count import count_words
+    from refbpe.merge import _link_words
+
+    words = count_words([corpus_path("english_medium")], special_tokens=["<|endoftext|>"], workers=2)
+    runs = [
+        ("fill", lambda: _link_words(words, 32000)),
+        ("extend", lambda: link_by_extend(words, 32000)),
+    ]
+    yield runs, "english_medium's word table, first call of each (called once per run: the JIT is cold)"
+
+
 # --- pretokenize.py -----------------------------------------------------------------------------------
 
 

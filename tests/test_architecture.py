@@ -18,7 +18,7 @@ import pytest
 from import_graph import find_cycle, import_graph, modules
 
 # Imports that stay inside functions on purpose: optional or generator-only dependencies.
-OPTIONAL = {"regex", "distributed", "dask", "numpy"}
+OPTIONAL = {"regex", "distributed", "dask", "numpy", "hypothesis"}
 
 
 def test_no_import_cycle():

@@ -32,7 +32,7 @@ from refbpe.corpus.count import InputError, count_words
 from refbpe.corpus.countfile import read_counts, write_counts
 from refbpe.corpus.io import iter_chunks
 from refbpe.formats import decode_token
-from refbpe.naive import naive_train_bpe
+from refbpe.naive import naive_train_bpe, naive_train_bpe_from_counts
 from refbpe.pretokenize.gpt2 import CLASS_OF, SPACE
 from refbpe.pretokenize.patterns import get_pattern
 from refbpe.specials import special_pattern, split_specials
@@ -168,6 +168,25 @@ def test_engine_equals_naive_with_heavy_ties(text):
     vocab, merges = _engine_train(text, 256 + 1000, [])
     n_vocab, n_merges = naive_train_bpe(text, 256 + 1000, [])
     assert merges == n_merges and vocab == n_vocab
+
+
+_abc_words = st.binary(min_size=2, max_size=6).map(lambda b: bytes(97 + x % 3 for x in b))
+_spread_counts = st.one_of(st.integers(1, 10**6), st.sampled_from([1, 2, 3, 64, 1000]))
+
+
+@settings(max_examples=examples(25))
+@given(
+    st.dictionaries(_abc_words, _spread_counts, min_size=1, max_size=12),
+    st.sampled_from(["cs336", "rustbpe"]),
+)
+def test_engine_equals_naive_across_floors(word_counts, profile):
+    """Counts over six orders of magnitude, many equal: the heap's floor halves again and again
+    (``merge._refill``) with ties on both sides of it.  The merges equal the oracle's, and a traced
+    run's, which keeps every pair on the heap (floor 0)."""
+    vocab, merges = train_from_counts(word_counts, 256 + 40, profile=profile)
+    n_vocab, n_merges = naive_train_bpe_from_counts(word_counts, 256 + 40, profile=profile)
+    assert merges == n_merges and vocab == n_vocab
+    assert train_from_counts(word_counts, 256 + 40, profile=profile, trace=[])[1] == merges
 
 
 # -- counting / chunking invariance -------------------------------------------------------

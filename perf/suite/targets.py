@@ -7,9 +7,10 @@ and counting MB/s per worker.  Where several systems are named, the best of them
 refbpe on CPython with 1 or 2 workers; ties: the first named).
 
 Every target is set on one input (``TARGET_INPUTS``: english_medium, vocab 10,000 for
-training).  A full run on other inputs still judges it, with the input named after the
-target; a ``--quick`` run judges only the targets whose own input it measured and shows the
-rest as "n/a (quick run)": its inputs are small and its figures are not the targets.
+training; the ``train_32k`` targets at vocab 32,000, from the same train rows).  A full run on
+other inputs still judges it, with the input named after the target; a ``--quick`` run judges
+only the targets whose own input it measured and shows the rest as "n/a (quick run)": its
+inputs are small and its figures are not the targets.
 
 Cost: one pass over the result rows per section and input.
 """
@@ -22,9 +23,11 @@ Target = collections.namedtuple(
 )
 
 TRAIN_VOCAB = 10000
+TRAIN_VOCABS = {"train": TRAIN_VOCAB, "train_32k": 32000}  # the train rows each training section reads
 TRAIN_STAND_IN = "english_small"  # judged in its place, marked "not the target input"
 TARGET_INPUTS = {
     "train": "english_medium",  # at TRAIN_VOCAB
+    "train_32k": "english_medium",  # at 32,000
     "train_inprocess": "corpus.en@500",
     "encode": "english_medium",
     "count": "english_medium",
@@ -36,6 +39,19 @@ TARGETS = [
         "train PyPy 2w <= 1.0x rustbpe", "train", ("refbpe-pypy-w2",), "wall", "rustbpe", "<=", 1.0, "ratio s"
     ),
     Target("train PyPy 2w <= 0.4x HF", "train", ("refbpe-pypy-w2",), "wall", "hf", "<=", 0.4, "ratio s"),
+    Target(
+        "train PyPy 2w <= 0.8x rustbpe", "train", ("refbpe-pypy-w2",), "wall", "rustbpe", "<=", 0.8, "ratio s"
+    ),
+    Target(
+        "train PyPy 2w <= 0.8x rustbpe @32K",
+        "train_32k",
+        ("refbpe-pypy-w2",),
+        "wall",
+        "rustbpe",
+        "<=",
+        0.8,
+        "ratio s",
+    ),
     Target(
         "train CPython <= 1.5x HF",
         "train",
@@ -158,15 +174,20 @@ def _rows(rows, keep):
     return by
 
 
-def _train_inputs(res):
-    for corpus in (TARGET_INPUTS["train"], TRAIN_STAND_IN):
+def _train_inputs(res, section="train"):
+    vocab = TRAIN_VOCABS[section]
+    for corpus in (TARGET_INPUTS[section], TRAIN_STAND_IN):
         by = _rows(
             res.get("train", []),
-            lambda r, c=corpus: r.get("corpus") == c and r.get("vocab") == TRAIN_VOCAB and "wall" in r,
+            lambda r, c=corpus: r.get("corpus") == c and r.get("vocab") == vocab and "wall" in r,
         )
         if "refbpe-pypy-w2" in by:
-            return [(corpus, corpus == TARGET_INPUTS["train"], by)]
+            return [(corpus, corpus == TARGET_INPUTS[section], by)]
     return []
+
+
+def _train_32k_inputs(res):
+    return _train_inputs(res, "train_32k")
 
 
 def _inprocess_inputs(res):
@@ -203,6 +224,7 @@ def _memory_inputs(res):
 
 SECTION_INPUTS = [
     ("train", _train_inputs),
+    ("train_32k", _train_32k_inputs),
     ("train_inprocess", _inprocess_inputs),
     ("encode", _encode_inputs),
     ("count", _count_inputs),
@@ -237,9 +259,9 @@ def _name(t, section, label, on_target, copies, quick):
     if section == "memory":
         return t.name.format(input=TARGET_INPUTS["memory"] if quick else label, copies=copies)
     if quick:
-        wanted = TARGET_INPUTS[section] + ("@%d" % TRAIN_VOCAB if section == "train" else "")
+        wanted = TARGET_INPUTS[section] + ("@%d" % TRAIN_VOCABS[section] if section in TRAIN_VOCABS else "")
         return t.name + ("" if on_target else " [%s]" % wanted)
-    if section == "train":
+    if section in TRAIN_VOCABS:
         return t.name + ("" if on_target else " [%s, not the target input]" % label)
     if section in ("encode", "count"):
         return t.name + " [%s]" % label

@@ -40,14 +40,6 @@ from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, corpora
 from .parallel import search_in_workers
 from .trial import case_bytes
 
-try:
-    import hypothesis
-    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-    from hypothesis.database import DirectoryBasedExampleDatabase
-    from hypothesis.errors import Flaky
-except ImportError:  # the optional extra is not installed; ``strategies.require_hypothesis`` says so
-    hypothesis = None
-
 __all__ = ["search_for_failure"]
 
 BATCH = 20
@@ -129,6 +121,12 @@ class _State(object):
 
 def _batch(trial, strategy, n, seed, database, state, workdir):
     """Run up to ``n`` examples; (case, verdict, flaky) of a failure, or None."""
+    # Imported here, not with the module: ``refbpe train`` starts without loading Hypothesis
+    # (an optional extra; ``strategies.require_hypothesis`` has said whether it is installed).
+    import hypothesis
+    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+    from hypothesis.database import DirectoryBasedExampleDatabase
+    from hypothesis.errors import Flaky
 
     @settings(
         max_examples=n,

@@ -44,10 +44,7 @@ from .atoms import (
     WORDS_ANY_CASE,
 )
 
-try:
-    from hypothesis import strategies as st
-except ImportError:  # the optional extra is not installed
-    st = None
+st = None  # hypothesis.strategies once ``_load`` has imported it: the CLI starts without Hypothesis
 
 __all__ = [
     "CLASSES",
@@ -85,12 +82,24 @@ Corpus = namedtuple("Corpus", "text vocab_size special_tokens")
 
 def available():
     """True when Hypothesis is installed."""
-    return st is not None
+    return _load()
 
 
 def require_hypothesis():
-    if st is None:
+    if not _load():
         raise ImportError(MISSING)
+
+
+def _load():
+    """Import Hypothesis's strategies as ``st`` on first use; False when it is not installed."""
+    global st
+    if st is None:
+        try:
+            from hypothesis import strategies
+        except ImportError:  # the optional extra is not installed
+            return False
+        st = strategies
+    return True
 
 
 def _joined(atoms, max_size=12):
