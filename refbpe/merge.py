@@ -646,15 +646,17 @@ def _refill(heap, counts, where, make_entry, floor=None):
     (default: half the greatest count, at least 1); returns the floor.
 
     Pairs whose count fell to 0 are forgotten here (``counts``, ``where``);
-    pairs without slots (refused by the rules) are left off.
+    pairs without slots (refused by the rules) are left off and do not count
+    towards the greatest: so the heap gets at least the greatest live pair, or
+    the floor is 1 when none is left, and the merge loop ends.
     Cost: O(pairs in ``counts``), plus O(n) for the n entries heapified.
     """
     top, gone = 0, []
     for p, c in counts.items():
-        if c > top:
-            top = c
-        elif c == 0:
+        if c == 0:
             gone.append(p)
+        elif c > top and p in where:  # a refused pair (no slots) must not set the floor
+            top = c
     for p in gone:
         del counts[p]
         where.pop(p, None)
