@@ -32,7 +32,7 @@ from .corpus.countfile import sum_counts
 from .corpus.io import open_input
 from .corpus.pool import default_workers
 from .corpus.progress import Progress, peak_memory_mb
-from .corpus.sequences import count_texts, count_texts_parallel
+from .corpus.sequences import count_texts, count_texts_parallel, count_texts_per_pattern
 from .corpus.units import checked_utf8
 from .extend import Parent, load_parent
 from .formats.model import Model
@@ -225,10 +225,15 @@ def train_bpe(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
     sources = input_path if isinstance(input_path, (list, tuple)) else [input_path]
-    word_counts = _per_stage(profile, settings, lambda stage_settings: _count_as(
-        sources, special_tokens, stage_settings, workers, chunk_size, errors, executor, executor_data,
-        read_size, progress, report,
-    ), report)  # fmt: skip
+    if profile.stage_patterns and not _streamed(settings):  # every stage's table in one pass
+        word_counts = _count_in_process(
+            sources, special_tokens, settings, workers, errors, report, _stage_patterns(profile, settings)
+        )
+    else:
+        word_counts = _per_stage(profile, settings, lambda stage_settings: _count_as(
+            sources, special_tokens, stage_settings, workers, chunk_size, errors, executor, executor_data,
+            read_size, progress, report,
+        ), report)  # fmt: skip
     return _train_counted(
         word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
     )
@@ -266,7 +271,7 @@ def _count_as(
     sources, special_tokens, settings, workers, chunk_size, errors, executor, executor_data, read_size,
     progress, report,
 ):  # fmt: skip
-    if settings["sequences"] == "documents" and not settings["add_prefix_space"]:
+    if _streamed(settings):
         return count_corpus(
             sources,
             special_tokens,
@@ -281,6 +286,16 @@ def _count_as(
             report=report,
         )
     return _count_in_process(sources, special_tokens, settings, workers, errors, report)
+
+
+def _streamed(settings):
+    """True: refbpe's streaming reader (``count_corpus``) gives the table ``settings`` ask for."""
+    return settings["sequences"] == "documents" and not settings["add_prefix_space"]
+
+
+def _stage_patterns(profile, settings):
+    """The pattern keys of ``profile``'s stages (SuperBPE's two) under ``settings``."""
+    return [settings_pattern(dict(settings, pattern=pattern)) for pattern in profile.stage_patterns]
 
 
 def train_from_texts(
@@ -322,10 +337,12 @@ def train_from_texts(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
     cuts = special_tokens if settings["sequences"] == "documents" else ()
-    texts = list(texts) if profile.stage_patterns else texts  # read once per stage
-    word_counts = _per_stage(profile, settings, lambda stage: count_texts(
-        texts, stage["sequences"], cuts, settings_pattern(stage), stage["add_prefix_space"]
-    ))  # fmt: skip
+    cut, add_prefix_space = settings["sequences"], settings["add_prefix_space"]
+    if profile.stage_patterns:  # every stage's table in one pass
+        patterns = _stage_patterns(profile, settings)
+        word_counts = tuple(count_texts_per_pattern(texts, cut, cuts, patterns, add_prefix_space))
+    else:
+        word_counts = count_texts(texts, cut, cuts, settings_pattern(settings), add_prefix_space)
     return _train_counted(
         word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
     )
@@ -364,9 +381,12 @@ def _profile_settings(profile, pattern, cut, add_prefix_space, min_frequency, in
     return profile, settings
 
 
-def _count_in_process(sources, special_tokens, settings, workers, errors, report):
+def _count_in_process(sources, special_tokens, settings, workers, errors, report, stage_patterns=None):
     """The word table of ``sources``, each read whole and cut by ``settings``
-    (``sequences.count_texts_parallel``, ``workers`` processes)."""
+    (``sequences.count_texts_parallel``, ``workers`` processes).  Given
+    ``stage_patterns``, a tuple of tables instead, one per pattern, all counted
+    in the same pass (``sequences.count_texts_per_pattern``); ``report["count"]``
+    then lists each stage's pattern and unique words under ``stages``."""
     t0 = time.time()
     cut = settings["sequences"]
     cuts = special_tokens if cut == "documents" else ()
@@ -378,17 +398,23 @@ def _count_in_process(sources, special_tokens, settings, workers, errors, report
         total += len(data)
         texts.append(checked_utf8(data, 0, source, errors))  # the cuts and the scanners work on the bytes
         del data
-    counts = count_texts_parallel(
-        texts,
-        cut,
-        cuts,
-        settings_pattern(settings),
-        settings["add_prefix_space"],
-        workers or default_workers(),
+    workers = workers or default_workers()
+    if stage_patterns is None:
+        counts = count_texts_parallel(
+            texts, cut, cuts, settings_pattern(settings), settings["add_prefix_space"], workers
+        )
+        if report is not None:
+            report["count"] = _count_report(time.time() - t0, total, len(counts))
+        return counts
+    tables = tuple(
+        count_texts_per_pattern(texts, cut, cuts, stage_patterns, settings["add_prefix_space"], workers)
     )
     if report is not None:
-        report["count"] = _count_report(time.time() - t0, total, len(counts))
-    return counts
+        report["count"] = _count_report(time.time() - t0, total, len(tables[-1]))
+        report["count"]["stages"] = [
+            {"pattern": p, "unique_words": len(t)} for p, t in zip(stage_patterns, tables)
+        ]
+    return tables
 
 
 def count_corpus(

@@ -23,6 +23,9 @@ changes nothing: each is counted on its own) and counts the pieces as work
 units on refbpe's process pool (``pool.run_units``), as counting does;
 refbpe's streaming reader (``count.count_words``) is used instead wherever it
 gives the same table (documents, no prefix space).
+``count_texts_per_pattern`` counts several patterns' tables in the same pass
+(SuperBPE's two stages): the text is read, cut and sent to the workers once,
+and each sequence is scanned once per pattern.
 """
 
 from ..pretokenize.gpt2 import add_small_counts
@@ -32,7 +35,13 @@ from .count import pack_counts, unpack_counts, warm_up_scanner
 from .pool import run_units
 from .units import run_chunk
 
-__all__ = ["cut_sequences", "count_texts", "count_texts_parallel", "pieces_at_sequence_boundaries"]
+__all__ = [
+    "cut_sequences",
+    "count_texts",
+    "count_texts_parallel",
+    "count_texts_per_pattern",
+    "pieces_at_sequence_boundaries",
+]
 
 SEQUENCE_CUTS = ("documents", "lines", "items")
 
@@ -147,8 +156,49 @@ def count_texts_parallel(texts, cut, special_tokens=(), pattern=None, add_prefix
 
 def _piece_units(texts, params, parts):
     """The work units (``units.run_chunk``) of ``count_piece`` over each text's pieces."""
+    return _piece_units_of(count_piece, texts, params, parts)
+
+
+def count_texts_per_pattern(texts, cut, special_tokens=(), patterns=(None,), add_prefix_space=False, workers=1):
+    """``[count_texts_parallel(texts, ..., pattern, ...) for pattern in patterns]`` in one pass:
+    each piece is cut into sequences once and every pattern counts them."""
+    texts = list(texts)
+    tables = [({}, {}) for _ in patterns]
+    params = (cut, tuple(special_tokens), tuple(patterns), add_prefix_space)
+    parts = 3 * workers if workers > 1 else 1
+
+    def add(packed, covered):
+        size = len(packed) // len(tables)
+        for k, (small, counts) in enumerate(tables):
+            unpack_counts(packed[k * size : (k + 1) * size], small, counts)
+
+    run_units(
+        _piece_units_of(count_piece_per_pattern, texts, params, parts),
+        workers,
+        add,
+        what="a counting",
+        warm_up=lambda: [warm_up_scanner(pattern) for pattern in patterns],
+        preload=(__name__,),
+    )
+    return [add_small_counts(small, counts) for small, counts in tables]
+
+
+def count_piece_per_pattern(piece, cut, special_tokens, patterns, add_prefix_space):
+    """In a worker: the packed counts (``count.pack_counts``) of one piece's sequences (cut
+    once) under each pattern, end to end in one tuple (the spool carries a flat tuple of parts)."""
+    sequences = cut_sequences(piece, cut, special_tokens)
+    out = ()
+    for pattern in patterns:
+        small, counts = {}, {}
+        count_sequences(sequences, pattern, add_prefix_space, counts, small)
+        out += tuple(pack_counts(small, counts))
+    return out
+
+
+def _piece_units_of(work, texts, params, parts):
+    """The work units (``units.run_chunk``) of ``work`` over each text's pieces."""
     cut, special_tokens = params[:2]
     for text in texts:
         data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
         for piece in pieces_at_sequence_boundaries(data, cut, special_tokens, parts):
-            yield run_chunk, (count_piece, piece) + params, len(piece)
+            yield run_chunk, (work, piece) + params, len(piece)
