@@ -159,7 +159,9 @@ def _piece_units(texts, params, parts):
     return _piece_units_of(count_piece, texts, params, parts)
 
 
-def count_texts_per_pattern(texts, cut, special_tokens=(), patterns=(None,), add_prefix_space=False, workers=1):
+def count_texts_per_pattern(
+    texts, cut, special_tokens=(), patterns=(None,), add_prefix_space=False, workers=1
+):
     """``[count_texts_parallel(texts, ..., pattern, ...) for pattern in patterns]`` in one pass:
     each piece is cut into sequences once and every pattern counts them."""
     texts = list(texts)
