@@ -288,8 +288,8 @@ def _replay_in_pieces(word_counts, inherited, ids, token_bytes, shift, skip_abse
     words = []
     for pieces, n in word_pieces:
         out = []
-        for piece in pieces:
-            out.extend(symbols[piece])
+        for k in pieces:
+            out += symbols[k]
         words.append((out, n))
     return merges, words
 
@@ -307,8 +307,9 @@ def _spanned_bigrams(inherited):
 
 def _pieces(word_counts, spanned):
     """({piece: summed count}, [(word's pieces, count)]): the words that can hold a
-    pair cut wherever two neighbouring bytes are not ``spanned``."""
-    piece_counts, word_pieces = {}, []
+    pair cut wherever two neighbouring bytes are not ``spanned``; a word's pieces
+    are their places in the table's order (ints: the rebuild looks them up by place)."""
+    place, totals, word_pieces = {}, [], []
     for w, n in word_counts.items():
         if len(w) < 2 or n <= 0:
             continue
@@ -320,25 +321,32 @@ def _pieces(word_counts, spanned):
                 start = i
             left = right
         pieces.append(w[start:] if start else w)
+        places = []
         for piece in pieces:
-            piece_counts[piece] = piece_counts.get(piece, 0) + n
-        word_pieces.append((pieces, n))
-    return piece_counts, word_pieces
+            k = place.get(piece)
+            if k is None:
+                k = place[piece] = len(totals)
+                totals.append(n)
+            else:
+                totals[k] += n
+            places.append(k)
+        word_pieces.append((places, n))
+    return dict(zip(place, totals)), word_pieces
 
 
 def _symbols_of_pieces(piece_counts, sym, nxt):
-    """{piece: its symbols} read off the table ``_link_words`` laid out for
-    ``piece_counts`` (same order; a one-byte piece is not in the table)."""
-    symbols, i = {}, 1
+    """[each piece's symbols] in the order of ``piece_counts``, read off the table
+    ``_link_words`` laid out for it (same order; a one-byte piece is not in the table)."""
+    symbols, i = [], 1
     for piece, n in piece_counts.items():
         if len(piece) < 2 or n <= 0:
-            symbols[piece] = (piece[0],) if piece else ()
+            symbols.append([piece[0]] if piece else [])
             continue
         out, j = [], i
         while sym[j] != SEP:
             out.append(sym[j])
             j = nxt[j]
-        symbols[piece] = out
+        symbols.append(out)
         i += len(piece) + 1
     return symbols
 
@@ -603,8 +611,10 @@ def _count_pairs(sym, freq, shift):
 
 def _count_id_pairs(sym, freq, shift):
     """({pair: count}, {pair: array of slots, increasing}) of a freshly linked table
-    of any ids (``_count_pairs`` is for bytes): neighbours are neighbouring slots."""
-    counts, where = {}, {}
+    of any ids (``_count_pairs`` is for bytes): neighbours are neighbouring slots.
+    The counts are summed off the slot lists afterwards: one dict lookup per slot
+    instead of two."""
+    where = {}
     code = sym.typecode
     left = SEP
     for i in range(len(sym)):
@@ -614,11 +624,15 @@ def _count_id_pairs(sym, freq, shift):
             slots = where.get(p)
             if slots is None:
                 where[p] = array(code, [i - 1])
-                counts[p] = freq[i]
             else:
                 slots.append(i - 1)
-                counts[p] += freq[i]
         left = right
+    counts = {}
+    for p, slots in where.items():
+        c = 0
+        for i in slots:
+            c += freq[i]
+        counts[p] = c
     return counts, where
 
 
