@@ -19,6 +19,7 @@ from support import corpus_path, edge_text, examples, mixed_text, run_main
 from test_patterns import _comparable
 
 from refbpe.corpus.io import cut_points
+from refbpe.corpus.sequences import count_texts, count_texts_per_pattern
 from refbpe.formats.bytemap import encode_token
 from refbpe.merge import learn_merges
 from refbpe.naive import naive_train_bpe_from_counts, naive_train_superbpe
@@ -117,6 +118,18 @@ def test_superwords_appear_and_encode_across_spaces(model):
     assert any(b" " in vocab[i].strip(b" ") for i in ids)
 
 
+@pytest.mark.parametrize("cut", ["lines", "documents", "items"])
+@pytest.mark.parametrize("prefix", [False, True])
+def test_one_pass_counts_each_stage_as_counted_alone(cut, prefix):
+    eot = "<|endoftext|>"
+    text = "the cat, by the way!!\n  12345 x<|endoftext|>of the mat: \u00e9\n\n" * 40 + "tail 7"
+    stages = ["superbpe-stage1", "superbpe-stage2"]
+    alone = [count_texts([text, "z 12"], cut, [eot], stage, prefix) for stage in stages]
+    assert alone[0] != alone[1]
+    for workers in (1, 2):
+        assert count_texts_per_pattern([text, "z 12"], cut, [eot], stages, prefix, workers) == alone
+
+
 def test_cli_writes_what_the_official_tokenizer_loads(tmp_path, capsys):
     corpus = tmp_path / "c.txt"
     corpus.write_text("the cat sat on the mat, by the way.\nof the world: 12 345!!\n" * 30)
@@ -126,6 +139,7 @@ def test_cli_writes_what_the_official_tokenizer_loads(tmp_path, capsys):
     assert code == 0, err
     count = json.loads((tmp_path / "r.json").read_text())["count"]
     assert [s["pattern"] for s in count["stages"]] == ["superbpe-stage1", "superbpe-stage2"]
+    assert count["stages"][0]["unique_words"] != count["stages"][1]["unique_words"] == count["unique_words"]
     data = json.loads((tmp_path / "m" / "tokenizer.json").read_text())
     split, byte_level = data["pre_tokenizer"]["pretokenizers"]
     assert split["pattern"]["Regex"] == STAGE2_PATTERN and split["behavior"] == "Isolated"
