@@ -69,13 +69,15 @@ def main():
         phase(args.phase[0], args.phase[1], args.phase[2], args.vocab)
         return
     env = tree_env(args.tree)
+    here = os.path.abspath(args.tree)  # ``-m refbpe`` imports from the working directory first
     refbpe = [args.python, "-m", "refbpe"]
     load = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         counts, model = os.path.join(tmp, "c.counts.tsv"), os.path.join(tmp, "model")
         common = ["--counts", counts, "--vocab-size", str(args.vocab), "--special-token", EOT]
-        run_result(refbpe + ["count", args.corpus, "--special-token", EOT, "-o", counts, "--quiet"], env)
-        run_result(refbpe + ["train"] + common + ["-o", model, "--quiet"], env)
+        count = ["count", args.corpus, "--special-token", EOT, "-o", counts, "--quiet"]
+        run_result(refbpe + count, env, cwd=here)
+        run_result(refbpe + ["train"] + common + ["-o", model, "--quiet"], env, cwd=here)
         jobs = {
             "train": refbpe + ["train"] + common + ["-o", os.path.join(tmp, "t"), "--quiet"],
             "train --trace": refbpe
@@ -85,7 +87,7 @@ def main():
             "certify": refbpe + ["certify", model] + common,
             "phase train": [
                 args.python,
-                __file__,
+                os.path.abspath(__file__),
                 "--vocab",
                 str(args.vocab),
                 "--phase",
@@ -95,7 +97,7 @@ def main():
             ],
             "phase certify": [
                 args.python,
-                __file__,
+                os.path.abspath(__file__),
                 "--vocab",
                 str(args.vocab),
                 "--phase",
@@ -107,7 +109,7 @@ def main():
         runs = {k: [] for k in jobs}
         for _ in range(args.repeats):
             for name, cmd in jobs.items():
-                r = run_result(cmd, env)
+                r = run_result(cmd, env, cwd=here)
                 if name.startswith("phase") and not r["result"]["ok"]:
                     raise SystemExit("%s: the model was not certified" % name)
                 runs[name].append(r)

@@ -706,6 +706,35 @@ def bench_pretokenize_int_keys(args):
         )
 
 
+# --- formats/trace.py ----------------------------------------------------------------------------------
+
+
+def written(write, *args):
+    """The bytes ``write(path, *args)`` leaves in a scratch file."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "t.jsonl")
+        write(path, *args)
+        with open(path, "rb") as f:
+            return f.read()
+
+
+@case("trace-write", "trace.py write_training_trace, '13 ms instead of 34' cold: template vs records", 1, 0)
+def bench_trace_write(args):
+    from refbpe.corpus.count import count_words
+    from refbpe.formats.trace import trace_records, write_trace, write_training_trace
+    from refbpe.train import train_from_counts
+
+    words = count_words([corpus_path("english_small")], special_tokens=["<|endoftext|>"], workers=2)
+    trace = []
+    vocab, merges = train_from_counts(words, 257 + args.merges, ["<|endoftext|>"], trace=trace)
+    runs = [
+        ("template", lambda: written(write_training_trace, merges, trace, vocab)),
+        ("records", lambda: written(lambda path: write_trace(path, trace_records(merges, trace, vocab)))),
+    ]
+    note = "english_small's %d-merge trace, first call of each (once per run: the JIT is cold)"
+    yield runs, note % len(merges)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("cases", nargs="*", metavar="NAME", help="cases to run (default: all)")

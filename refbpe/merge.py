@@ -102,8 +102,10 @@ A floor under the heap
     under PyPy (CPU seconds, fastest of 3, a loaded machine), with the word
     table filled in place (``_link_words``): the merge phase of english_medium
     at 32,000 in 1.72 s instead of 2.23 s; the heap ends with 14,000 entries
-    instead of 240,000.  A trace reads the runner-up off the heap, so it keeps
-    every pair there (floor 0).
+    instead of 240,000.  A traced run keeps the floor too: the runner-up is
+    the heap's next entry, or, when none is left at the floor, the greatest
+    count below it, which the refill the next step would make anyway finds
+    (``_TracedTables.observe``).
 """
 
 import heapq
@@ -191,7 +193,9 @@ def learn_merges(
     ``trace``, a list, receives ``(count, ties, runner_up)`` per merge: the
     merged pair's count, how many pairs had that count (it included), and the
     greatest count among the other pairs (``_TracedTables``: two comparisons
-    per changed pair and the heap's next entry per merge, only when tracing).
+    per changed pair and the heap's next entry per merge, only when tracing;
+    ``train --trace`` costs 1-3% more CPU than ``train`` under PyPy on
+    english_medium at vocab 10,000 and 32,000, perf/certify_cost.py).
 
     >>> learn_merges({b"abab": 2, b"ab": 1}, 2)
     [(b'a', b'b'), (b'ab', b'ab')]
@@ -224,10 +228,9 @@ def learn_merges(
     heap = []
     if trace is None:
         step = _StepTables(256 + num_merges, sym.typecode)
-        floor = _refill(heap, counts, where, make_entry)
-    else:  # the trace reads the runner-up off the heap: every pair stays on it
+    else:
         step = _TracedTables(256 + num_merges, sym.typecode)
-        floor = _refill(heap, counts, where, make_entry, 0)
+    floor = _refill(heap, counts, where, make_entry)
 
     refuse = rules.refuse if rules is not None else None
     while len(merges) < num_merges:
@@ -241,7 +244,7 @@ def learn_merges(
             where.pop(best, None)  # never offered again (``_refill`` skips it): it gains no occurrence
             continue
         if trace is not None:
-            step.observe(best, heap, counts, where)
+            floor = step.observe(best, heap, counts, where, floor, make_entry, len(merges) + 1 == num_merges)
         a, b = best >> shift, best & mask
         z = len(token_bytes)
         token_bytes.append(token_bytes[a] + token_bytes[b])
@@ -791,25 +794,27 @@ class _CheckTables(_StepTables):
         del self.left_touched[:], self.right_touched[:]
 
 
-def _peek_best(heap, counts, where):
-    """The greatest current count on the heap without taking it (0 when empty)."""
+def _peek_best(heap, counts, where, floor):
+    """The greatest current count on the heap without taking it, or 0 when the heap
+    has no pair at ``floor`` or above left (``_pop_best``'s, the pair left on)."""
     while heap:
         entry = heap[0]
         current = counts.get(entry.pair, 0)
         if current == entry.count:
             return current
-        if current > 0:
+        if current > 0 and current >= floor:
             entry.count = current
             heapq.heapreplace(heap, entry)
         else:
             heapq.heappop(heap)
-            where.pop(entry.pair, None)
+            if current == 0:
+                where.pop(entry.pair, None)
     return 0
 
 
 class _TracedTables(_StepTables):
     """``_StepTables`` that also record the trace: per merge its count, the
-    runner-up (the heap's next entry, read before the merge) and ``change``
+    runner-up (read before the merge, ``observe``) and ``change``
     (pairs reaching the merged count less those leaving it, ``collect``'s).
 
     ``ties``, how many pairs had the merged count (it included), is worked out
@@ -826,11 +831,28 @@ class _TracedTables(_StepTables):
         # Per merge, in flat lists of ints (no object per merge under PyPy).
         self.merged_counts, self.runner_ups, self.changes = [], [], []
 
-    def observe(self, best, heap, counts, where):
-        """Note ``best``, just popped, before it is merged."""
+    def observe(self, best, heap, counts, where, floor, make_entry, last):
+        """Note ``best``, just popped, before it is merged; returns the heap's floor.
+
+        The runner-up is the heap's next entry when one is at ``floor`` or
+        above.  Otherwise it is below the floor, and the greatest count of the
+        pairs off the heap: the heap is refilled now, with ``best`` left out
+        (its slots set aside), which the next step would have done anyway, and
+        the floor lowered; at the ``last`` merge, one pass over the counts.
+        """
         self.level = counts[best]
         self.merged_counts.append(self.level)
-        self.runner_ups.append(_peek_best(heap, counts, where))
+        runner_up = _peek_best(heap, counts, where, floor)
+        if runner_up == 0 and floor > 1:
+            slots = where.pop(best)
+            if last:
+                runner_up = max([c for p, c in counts.items() if p in where] or [0])
+            else:
+                floor = _refill(heap, counts, where, make_entry)
+                runner_up = heap[0].count if heap else 0
+            where[best] = slots
+        self.runner_ups.append(runner_up)
+        return floor
 
     def collect(self, counts, where, a, b, z, shift):
         fresh = _StepTables.collect(self, counts, where, a, b, z, shift)

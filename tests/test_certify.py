@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from support import IS_PYPY, corpus_path, cs336_path, examples, run_main
 
 from refbpe.formats import read_model
-from refbpe.formats.trace import read_trace, trace_records, write_trace
+from refbpe.formats.trace import read_trace, trace_records, write_trace, write_training_trace
 from refbpe.merge import learn_merges
 from refbpe.naive import naive_step_checks, naive_trace
 from refbpe.train import count_with_profile, train_from_counts
@@ -164,6 +164,41 @@ def test_the_engine_trace_equals_the_naive_trace(counts, tie):
     assert trace == naive_trace(counts, merges)
 
 
+_abc_words = st.binary(min_size=2, max_size=6).map(lambda b: bytes(97 + x % 3 for x in b))
+_spread_counts = st.one_of(st.integers(1, 10**6), st.sampled_from([1, 2, 3, 64, 1000]))
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    st.dictionaries(_abc_words, _spread_counts, min_size=1, max_size=10),
+    st.sampled_from(["cs336", "rustbpe", "hf"]),
+    st.integers(1, 60),
+)
+def test_the_trace_equals_the_naive_trace_across_floors(counts, profile, wanted):
+    """Counts over six orders of magnitude, many equal, a few letters: the heap runs dry above
+    its floor again and again, and the runner-up is then found below it (``_TracedTables.observe``),
+    at the last merge too; ``wanted`` often exceeds the merges the words allow."""
+    trace = []
+    merges = train_from_counts(counts, 256 + wanted, profile=profile, trace=trace)[1]
+    assert trace == naive_trace(counts, merges)
+
+
+@pytest.mark.parametrize(
+    "counts, wanted, expected",
+    [
+        # After (a, b) the heap holds nothing at its floor (500): the runner-up 3 is below it.
+        ({b"ab": 1000, b"cd": 3, b"ef": 1}, 3, [(1000, 1, 3), (3, 1, 1), (1, 1, 0)]),
+        # The same at the last merge wanted, and with ties below the floor.
+        ({b"ab": 1000, b"cd": 3, b"ef": 3}, 1, [(1000, 1, 3)]),
+        ({b"abab": 40, b"cd": 7}, 9, [(80, 1, 40), (40, 1, 7), (7, 1, 0)]),
+    ],
+)
+def test_a_runner_up_below_the_heap_floor(counts, wanted, expected):
+    trace = []
+    merges = learn_merges(counts, wanted, trace=trace)
+    assert trace == naive_trace(counts, merges) == expected
+
+
 def test_trace_files_round_trip(tmp_path):
     counts = {b"hello": 3, b"help": 2, b"world": 1}
     engine = []
@@ -174,6 +209,19 @@ def test_trace_files_round_trip(tmp_path):
     assert [r["pair"] for r in back] == merges
     assert [(r["count"], r["ties"], r["runner_up"]) for r in back] == engine
     assert [r["id"] for r in back] == list(range(256, 256 + len(merges)))
+
+
+def test_a_training_trace_is_written_as_its_records_are(tmp_path):
+    counts = {b"hello": 3, b"help": 2, b"world": 1}
+    engine = []
+    vocab, merges = train_from_counts(counts, 262, trace=engine)
+    merges, engine = merges + [(b"\x00", b"\xff")], engine + [(2**70, 3, 2**70)]  # no id; a huge count
+    direct, via_records = str(tmp_path / "direct.jsonl"), str(tmp_path / "records.jsonl")
+    write_training_trace(direct, merges, engine, vocab)
+    write_trace(via_records, trace_records(merges, engine, vocab))
+    with open(direct, "rb") as f, open(via_records, "rb") as g:
+        text = f.read()
+        assert text == g.read() and text.count(b"\n") == len(merges) and b'"id": null' in text
 
 
 def test_trace_lines_are_the_json_text_of_their_records(tmp_path):

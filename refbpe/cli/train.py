@@ -21,7 +21,7 @@ from ..formats import (
 from ..formats.gpt2_files import write_gpt2_dir_any_ids
 from ..formats.model import special_ids
 from ..formats.peers import PEER_FORMATS, write_peer_model
-from ..formats.trace import trace_records, write_trace
+from ..formats.trace import write_training_trace
 from ..pretokenize.patterns import get_pattern, pattern_key
 from ..profiles import SuperBPEProfile, get_profile, settings_pattern
 from ..train import check_training_args, train_bpe, train_from_count_files
@@ -331,7 +331,7 @@ def run(args):
     else:  # HF's ids in another format: the generic writers keep any id layout
         write_model_file_in_dir(args.out, fmt, vocab, merges, specials, pattern)
     if args.trace:
-        write_trace(args.trace, trace_records(merges, trace, vocab))
+        write_training_trace(args.trace, merges, trace, vocab)
     if pattern != "gpt2":
         report["pattern"] = pattern
     report["write"] = {"seconds": round(time.time() - t1, 3), "directory": args.out}

@@ -17,7 +17,7 @@ import json
 
 from ..atomic import atomic_write
 
-__all__ = ["trace_records", "write_trace", "read_trace"]
+__all__ = ["trace_records", "write_trace", "write_training_trace", "read_trace"]
 
 TRACE_KEYS = ("step", "left", "right", "id", "count", "ties", "runner_up")
 
@@ -45,6 +45,22 @@ def trace_records(merges, trace, vocab):
 def write_trace(path, records):
     """``records`` as JSON lines at ``path``, written atomically."""
     lines = [_line(r) for r in records]
+    atomic_write(path, ("\n".join(lines) + "\n" if lines else "").encode("utf-8"))
+
+
+def write_training_trace(path, merges, trace, vocab):
+    """``write_trace(path, trace_records(merges, trace, vocab))``, the lines made by
+    the template straight from the tuples: every such record is plain (``_plain``;
+    an empty part's ``""`` is JSON text too).  Cold under PyPy, 9,743 merges: 13 ms
+    instead of 34 ms (perf/micro.py trace-write), of a ``train --trace`` of 1.4 s."""
+    id_of = {b: i for i, b in vocab.items()}
+    lines = []
+    for step in range(len(trace)):
+        a, b = merges[step]
+        count, ties, runner_up = trace[step]
+        ident = id_of.get(a + b)
+        ident = "null" if ident is None else "%d" % ident
+        lines.append(_LINE % (step, a.hex(), b.hex(), ident, count, ties, runner_up))
     atomic_write(path, ("\n".join(lines) + "\n" if lines else "").encode("utf-8"))
 
 
