@@ -446,6 +446,7 @@ def summarise(runs):
         "runs": len(ok),
         "wall": statistics.median(r["wall"] for r in ok),
         "wall_all": [round(r["wall"], 3) for r in ok],
+        "cpu": statistics.median(r["cpu_seconds"] for r in ok),
         "peak_tree_mb": statistics.median(r["peak_tree_mb"] for r in ok),
         "max_process_mb": statistics.median(r["max_process_mb"] for r in ok),
         "foreign_cpu_max": max(r["foreign_cpu"] for r in ok),
