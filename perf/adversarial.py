@@ -23,7 +23,8 @@ Training: vocab 1,000 with ``<|endoftext|>`` (as perf/run.py: rustbpe gets 999, 
 whole process: start-up, reading, counting, merging, writing the model), refbpe's
 write phase from its ``--report`` and its wall time without it (the rustbpe runner
 writes no model, and a one-letter run's tokens are megabytes long: the model files
-hold them several times over), peak MB, refbpe / peer ratios, and growth =
+hold them several times over), CPU seconds (user + system of the process and its
+waited-for children: what a loaded machine does not inflate), peak MB, refbpe / peer ratios, and growth =
 time(size) / time(size / 2).  A peer that does not finish in
 ``--timeout`` seconds is shown as ``>T``; its larger sizes are then skipped.
 
@@ -228,6 +229,8 @@ TRAIN_HEADER = [
     ("no-wr", "%6s"),
     ("rustbpe", "%8s"),
     ("hf", "%8s"),
+    ("ref cpu", "%7s"),
+    ("rus cpu", "%7s"),
     ("ref MB", "%7s"),
     ("rust MB", "%7s"),
     ("hf MB", "%7s"),
@@ -243,7 +246,8 @@ def table_train(res, timeout):
     lines = [
         "TRAIN vocab %d: wall s of the whole process; write = refbpe writing the model files (its --report);"
         % VOCAB,
-        "  no-wr = refbpe wall - write (the rustbpe runner writes nothing); peak MB of the process tree;",
+        "  no-wr = refbpe wall - write (the rustbpe runner writes nothing); cpu = user + system s of the",
+        "  process tree (its waited-for children); peak MB of the process tree;",
         "  grow = t / t(half size); >T: did not finish in T s",
         "  " + " ".join(f % h for h, f in TRAIN_HEADER),
     ]
@@ -259,6 +263,9 @@ def table_train(res, timeout):
             def mb(sy, r=r):
                 return "%7.0f" % _secs(r[sy], "peak_tree_mb") if _secs(r[sy]) is not None else "%7s" % "-"
 
+            def cpu(sy, r=r):
+                return "%7.2f" % _secs(r[sy], "cpu") if _secs(r[sy], "cpu") is not None else "%7s" % "-"
+
             cells = [
                 "%-7s" % family,
                 "%6.1f" % (size / MB),
@@ -267,6 +274,8 @@ def table_train(res, timeout):
                 "%6.2f" % nw if nw is not None else "%6s" % "-",
                 _fmt(rust, timeout),
                 _fmt(hf, timeout),
+                cpu("refbpe-pypy"),
+                cpu("rustbpe"),
                 mb("refbpe-pypy"),
                 mb("rustbpe"),
                 mb("hf"),

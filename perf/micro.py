@@ -581,6 +581,30 @@ def bench_merge_link_fill(args):
     yield runs, "english_medium's word table, first call of each (called once per run: the JIT is cold)"
 
 
+# --- atomic.py -----------------------------------------------------------------------------------------
+
+
+def write_pieces(pieces, write):
+    """Write ``pieces`` to a fresh temporary file with ``write(f, piece)``; the bytes written."""
+    with tempfile.TemporaryFile() as f:
+        for piece in pieces:
+            write(f, piece)
+        f.flush()
+        return f.tell()
+
+
+@case("write-large", "atomic.py _write_piece: 20 MB pieces written raw vs through the buffered file", 5, 1)
+def bench_write_large(args):
+    from refbpe.atomic import _write_piece
+
+    pieces = [bytes([97 + k]) * (20 * MB) for k in range(8)]
+    runs = [
+        ("raw", lambda: write_pieces(pieces, _write_piece)),
+        ("buffered", lambda: write_pieces(pieces, lambda f, piece: f.write(piece))),
+    ]
+    yield runs, "160 MB in 8 pieces (a one-letter run's model holds tokens this long); CPU counts system time"
+
+
 # --- pretokenize.py -----------------------------------------------------------------------------------
 
 

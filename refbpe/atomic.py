@@ -5,7 +5,9 @@ directory, so the rename cannot cross a filesystem), flushed and fsynced, then
 renamed over the target with ``os.replace``.  Several files written together
 are renamed only once all of them are on disk, so a failure part-way (a full
 disk, an interrupt) leaves every previous output as it was and no temporary
-file behind.
+file behind.  A piece of 64 KB or more goes straight to the raw file, uncopied
+(``_write_piece``): a model of megabyte-long tokens is written at the speed of the
+page cache.
 """
 
 import contextlib
@@ -58,10 +60,10 @@ def _write_temporary(path, data):
     try:
         with os.fdopen(fd, "wb") as f:
             if isinstance(data, (bytes, bytearray, memoryview)):
-                f.write(data)
+                _write_piece(f, data)
             else:
                 for chunk in data:
-                    f.write(chunk)
+                    _write_piece(f, chunk)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
@@ -69,6 +71,23 @@ def _write_temporary(path, data):
         os.unlink(tmp)
         raise
     return tmp
+
+
+# Pieces this large go to the raw file: PyPy's buffered ``write`` copies its argument
+# into fresh memory first, a page fault every 4 KB (perf/micro.py write-large: 160 MB in
+# 20 MB pieces, 0.04 s of CPU written raw against 0.13 s buffered; CPython the same both ways).
+_RAW_PIECE = 1 << 16
+
+
+def _write_piece(f, data):
+    """``f.write(data)``, a large ``data`` written past the buffer, uncopied."""
+    if len(data) < _RAW_PIECE:
+        f.write(data)
+        return
+    f.flush()
+    done = f.raw.write(data)
+    while done < len(data):  # a short write (a full disk raises instead): the rest
+        done += f.raw.write(memoryview(data)[done:])
 
 
 @contextlib.contextmanager

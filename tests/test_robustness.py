@@ -728,6 +728,43 @@ def test_failed_write_leaves_no_new_directory_and_old_files_intact(tmp_path, mon
     assert sorted(os.listdir(old)) == ["merges.txt", "refbpe.json", "vocab.json"]
 
 
+def test_large_pieces_are_written_in_order_and_in_full_after_short_writes(tmp_path, monkeypatch):
+    from refbpe import atomic
+
+    big = atomic._RAW_PIECE
+    pieces = [b"a", b"b" * big, b"c" * 10, b"d" * (3 * big + 1), b"e"]
+    path = str(tmp_path / "f")
+    atomic.atomic_write(path, iter(pieces))
+    with open(path, "rb") as f:
+        assert f.read() == b"".join(pieces)
+
+    class ShortWrites(object):  # the file, its raw part taking at most 1000 bytes per call
+        def __init__(self, f):
+            self.f, self.raw = f, self
+            self.write, self.flush, self.fileno = f.write, f.flush, f.fileno
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write_raw(self, data):
+            return self.f.raw.write(bytes(data[:1000]))
+
+    opened = os.fdopen
+
+    def fdopen(fd, mode):
+        short = ShortWrites(opened(fd, mode))
+        short.raw = type("Raw", (), {"write": staticmethod(short.write_raw)})()
+        return short
+
+    monkeypatch.setattr(atomic.os, "fdopen", fdopen)
+    atomic.atomic_write(path, pieces)
+    with open(path, "rb") as f:
+        assert f.read() == b"".join(pieces)
+
+
 def test_other_outputs_are_checked_before_work(tmp_path, capsys, monkeypatch, model_dir):
     monkeypatch.chdir(tmp_path)
     os.mkdir("adir")

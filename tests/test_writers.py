@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from support import corpus_path, cs336_path, examples, shared_data_path
 
 from refbpe.formats import FormatError, read_model, write_model
-from refbpe.formats.bytemap import encode_token
+from refbpe.formats.bytemap import MappedText, encode_token
 from refbpe.formats.model import special_ids, with_specials
 from refbpe.formats.tiktoken import merges_from_ranks, read_ranks
 from refbpe.train import train_from_texts
@@ -130,6 +130,24 @@ def test_megabyte_tokens(tmp_path, run):
     for a, b in merges:
         vocab[len(vocab)] = a + b
     check_model(tmp_path, vocab, merges, [EOT])
+
+
+def test_mapped_text_keys_a_merges_result_by_the_vocabs_own_token():
+    merges = [(b"a", b"a"), (b"aa", b"aa"), (b" ", b"aaaa"), (b'"', b"a")]
+    vocab = {i: bytes([i]) for i in range(256)}
+    for a, b in merges:
+        vocab[len(vocab)] = a + b
+    plain = MappedText(merges)
+    text = MappedText(merges, vocab)
+    for i in range(256, 256 + len(merges)):
+        assert (text(vocab[i]), text.json(vocab[i])) == (plain(vocab[i]), plain.json(vocab[i]))
+    assert text(vocab[257]) is vocab[257]  # printable ASCII: its own text, the vocab's object
+    # another layout (merge k is not id 256 + k): the texts are joined as without a vocab
+    shifted = {i: bytes([i]) for i in range(256)}
+    shifted.update({256: b"zz", 257: b"aa", 258: b"aaa", 259: b"aaaa"})
+    other = MappedText(merges, shifted)
+    for a, b in merges:
+        assert (other(a + b), other.json(a + b)) == (plain(a + b), plain.json(a + b))
 
 
 _tokens = st.binary(min_size=1, max_size=6) | st.sampled_from([b'"', b"\\", b'\\"', b" ", b"\n", b"\x7f\xad"])

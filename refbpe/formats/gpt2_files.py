@@ -90,7 +90,7 @@ def _merge_line_pieces(merges, text):
 
 
 def _model_files(directory, vocab, merges, skip, manifest):
-    text = MappedText(merges)
+    text = MappedText(merges, vocab)
     return {
         os.path.join(directory, "vocab.json"): gpt2_vocab_json_chunks(vocab, skip, text),
         os.path.join(directory, "merges.txt"): gpt2_merges_txt_chunks(merges, text),
@@ -101,7 +101,7 @@ def _model_files(directory, vocab, merges, skip, manifest):
 
 
 def write_gpt2(vocab, merges, vocab_path, merges_path):
-    text = MappedText(merges)
+    text = MappedText(merges, vocab)
     atomic_write_many(
         {
             vocab_path: gpt2_vocab_json_chunks(vocab, (), text),

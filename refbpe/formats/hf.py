@@ -62,7 +62,7 @@ def hf_tokenizer_json_chunks(vocab, merges, special_tokens, pattern_regex=None):
     head, rest = text.split(json.dumps(_VOCAB_SLOT))
     middle, tail = rest.split(json.dumps(_MERGES_SLOT))
     indent = head[head.rindex("\n") + 1 :].index('"')
-    mapped = MappedText(merges)
+    mapped = MappedText(merges, vocab)
     pieces = [head.encode("utf-8")]
     pieces += _json_block(b"{", b"}", indent, _vocab_items(entries, mapped))
     pieces.append(middle.encode("utf-8"))
