@@ -53,8 +53,8 @@ def parse_size_text(text):
 
 
 def _nursery_bytes():
-    """This PyPy's nursery size in bytes (None under CPython, or if PyPy does not say)."""
-    if platform.python_implementation() != "PyPy":
+    """This PyPy's nursery size in bytes (None under CPython, outside POSIX, or if PyPy does not say)."""
+    if platform.python_implementation() != "PyPy" or os.name != "posix":  # execv replaces the process
         return None
     return parse_size_text(str(getattr(gc.get_stats(), "nursery_size", "")))
 
