@@ -20,6 +20,18 @@ num_threads=K)`` plus ``numpy.save`` of the ids joined by ``<|endoftext|>``
 (the same array); the two ``.npy`` files must be byte-identical.  ``--times10``
 adds english_medium repeated 10 times (built in a temporary directory, removed
 afterwards; refbpe only).
+
+The memory figure to quote is the summed RSS: each process's resident pages,
+a page that a forked worker still shares with its parent counted in both (so
+it never understates); PSS beside it splits such a page between them.  The
+refbpe tree's bytecode is compiled first (``compileall``), as an installed
+package's is: where ``PYTHONDONTWRITEBYTECODE`` is set, as on the machine
+behind docs/performance.md, a tree without ``__pycache__`` is otherwise
+compiled from source by every run: importing ``refbpe.cli.encode`` under PyPy
+then peaked at 338 MB instead of 183 MB.  ``--pypy-gc-env NAME=VALUE,...`` runs refbpe with
+those PyPy GC variables set (``PYPY_GC_NURSERY=240MB``: the nursery PyPy
+picked here by itself, so ``refbpe encode`` does not restart with a small one,
+``refbpe/cli/pypy_gc.py``): the before and after of that change in one run.
 """
 
 import argparse
@@ -28,11 +40,12 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 
-from harness import GPT2_FILES, INTERPRETERS, corpus, read_text, run_result, tree_env
+from harness import GPT2_FILES, INTERPRETERS, ROOT, corpus, read_text, run_result, tree_env
 from harness import SPECIAL as EOT
 
 PYPY, CPYTHON = INTERPRETERS["pypy"], INTERPRETERS["cpython"]
@@ -91,9 +104,14 @@ def child_tiktoken_whole(path, out, workers):
 # -- driver --------------------------------------------------------------------------
 
 
-def _measure(cmd):
+def _measure(cmd, **env):
     """``harness.measure`` of a command that must succeed: wall time, peak tree RSS and PSS."""
-    return run_result(cmd, tree_env(), pss=True)
+    return run_result(cmd, tree_env(**env), pss=True)
+
+
+def compile_tree():
+    """Write the refbpe tree's PyPy bytecode, as installing the package does (module docstring)."""
+    subprocess.run([PYPY, "-m", "compileall", "-q", os.path.join(ROOT, "refbpe")], check=True)
 
 
 def run_single(corpora, repeat):
@@ -143,7 +161,8 @@ def refbpe_encode_cmd(path, out, workers, chunk_size=None):
     ] + (["--chunk-size", chunk_size] if chunk_size else [])  # fmt: skip
 
 
-def run_whole(corpora, workers_list, times10, repeat, chunk_size=None):
+def run_whole(corpora, workers_list, times10, repeat, chunk_size=None, gc_env=None):
+    compile_tree()
     work = tempfile.mkdtemp(prefix="refbpe-perf-encode-")
     try:
         inputs = [(name, corpus(name)) for name in corpora]
@@ -168,7 +187,7 @@ def run_whole(corpora, workers_list, times10, repeat, chunk_size=None):
                 same = None
                 for _ in range(repeat):
                     a, b = os.path.join(work, "refbpe.npy"), os.path.join(work, "tiktoken.npy")
-                    ours.append(_measure(refbpe_encode_cmd(path, a, workers, chunk_size)))
+                    ours.append(_measure(refbpe_encode_cmd(path, a, workers, chunk_size), **(gc_env or {})))
                     if peer:
                         cmd = [CPYTHON, __file__, "child-tiktoken-whole", path, b, str(workers)]
                         theirs.append(_measure(cmd))
@@ -226,6 +245,7 @@ def main(argv):
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--times10", action="store_true")
     p.add_argument("--chunk-size", default=None, help="refbpe encode's --chunk-size (default: its own)")
+    p.add_argument("--pypy-gc-env", default=None, help="NAME=VALUE,... PyPy GC variables for refbpe's runs")
     args = p.parse_args(argv)
     if args.section == "single":
         run_single((args.corpora or ",".join(SINGLE_CORPORA)).split(","), args.repeat)
@@ -236,6 +256,7 @@ def main(argv):
             args.times10,
             args.repeat,
             args.chunk_size,
+            dict(kv.split("=", 1) for kv in args.pypy_gc_env.split(",")) if args.pypy_gc_env else None,
         )
 
 

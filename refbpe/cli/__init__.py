@@ -6,7 +6,8 @@ errors), ``model_argument`` the MODEL argument and ``reference`` what verify
 and certify read (their model, the reference word counts); each subcommand is
 one module with ``register(subparsers)`` and ``run(args)``: ``train``,
 ``count``, ``encode``, ``decode``, ``stats``, ``show``, ``split``, ``convert``,
-``verify``, ``certify``, ``fuzz``, ``conformance``.
+``verify``, ``certify``, ``fuzz``, ``conformance``; ``pypy_gc`` restarts a
+long ``encode`` under PyPy with a small nursery.
 
 Exit status: 0 success; 1 a run that failed for another reason than its
 input (a counting worker died, out of memory; for ``verify``: different);
@@ -20,6 +21,7 @@ interrupted run leaves no file behind and the previous outputs intact.
 """
 
 import signal
+import sys
 
 from .. import __version__
 from ..corpus.pool import WorkerError
@@ -55,6 +57,7 @@ def main(argv=None):
     if not getattr(args, "command", None):
         parser.print_help()
         return EXIT_BAD_INPUT
+    args.command_line = sys.argv if argv is None else None  # a command may re-execute itself (``pypy_gc``)
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
         return args.func(args)

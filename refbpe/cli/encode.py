@@ -9,7 +9,8 @@ be a token of the model or declared with ``--special-token``, and a declared
 token the model lacks gets a new id, which the summary line and ``--report``
 name with the vocab size the ids then need).  The
 encoding is ``encode_corpus.encode_to_file``: parallel, streaming, written
-atomically.
+atomically.  Under PyPy a long run first restarts itself with a small
+nursery (``pypy_gc``), which keeps each process's memory to its working set.
 """
 
 import sys
@@ -17,6 +18,7 @@ import sys
 from ..corpus.encode import encode_to_file
 from ..corpus.idfile import DTYPES, file_kind
 from ..corpus.progress import peak_memory_figures
+from ..corpus.units import input_spans, total_bytes
 from ..quoting import quote
 from .common import (
     CliError,
@@ -27,6 +29,7 @@ from .common import (
     write_report,
 )
 from .model_argument import add_model_argument, load_tokenizer
+from .pypy_gc import restart_with_small_nursery
 
 __all__ = ["register", "run"]
 
@@ -81,6 +84,7 @@ def run(args):
         check_output_file(args.out, "-o")
     if args.report:
         check_output_file(args.report, "--report")
+    restart_with_small_nursery(getattr(args, "command_line", None), total_bytes(input_spans(args.inputs)))
     added = {}
     tok = load_tokenizer(args.model, args.format, args.special_token, args.pattern, added, args.separator)
     progress = make_progress(args)

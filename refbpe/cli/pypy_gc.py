@@ -1,0 +1,101 @@
+"""Under PyPy, ``refbpe encode`` restarts itself with a small nursery when PyPy chose a huge one.
+
+PyPy allocates new objects in a nursery whose size, unless ``PYPY_GC_NURSERY``
+sets it, is half the cache size that ``/proc/cpuinfo`` reports, and it leaves
+the old generation alone until the heap reaches 8 nurseries (the default of
+``PYPY_GC_MIN``).  Some virtual machines report the host's whole last-level
+cache: 480 MiB on the machine behind the figures below, hence a 240 MB
+nursery, and every process of an encoding grew past 500 MB although it keeps
+about 50 MB alive.  The nursery is fixed when the interpreter starts, so the
+command executes itself again (``os.execv``: the same process id, arguments
+and standard streams; nothing has been read or written yet) with
+``PYPY_GC_NURSERY=4MB`` and ``PYPY_GC_MAJOR_COLLECT=1.5`` (a major collection
+once the heap is 1.5 times what the previous one kept, instead of 1.82: a
+unit's text and ids are large objects that only a major collection frees).
+The pool's workers are forked from it and keep both settings.
+
+Measured by ``perf/encode_corpus.py whole --workers 2`` (english_medium,
+GPT-2 vocab, PyPy 3.9): the process tree's peak summed RSS went from 1,088 MB
+to about 290 MB, CPU seconds the same within the noise of a shared machine
+(docs/performance.md has the table).
+
+Only when it pays: PyPy with a nursery above 4 MB, neither variable set (a
+user's setting wins; the restarted process sees them set, so it never loops),
+the process's own command line (``sys.argv``, not ``main([...])`` called from
+Python), and inputs of at least ``RESTART_FROM`` bytes or of unknown size:
+the second start-up (importing refbpe again, about 0.2 CPU seconds) would
+cost a small run more than the memory is worth.
+"""
+
+import gc
+import os
+import platform
+import re
+import subprocess
+import sys
+
+__all__ = ["RESTART_FROM", "GC_SETTINGS", "restart_command", "parse_size_text", "restart_with_small_nursery"]
+
+RESTART_FROM = 16 << 20  # input bytes; as ``corpus/encode.py``'s _POOL_FROM, where a second process starts
+GC_SETTINGS = {"PYPY_GC_NURSERY": "4MB", "PYPY_GC_MAJOR_COLLECT": "1.5"}
+_LARGEST_NURSERY = 4 << 20
+_UNITS = {"B": 1, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
+
+
+def parse_size_text(text):
+    """Bytes of a size as PyPy's ``gc.get_stats()`` prints it (``'240.0MB'``); None if unreadable.
+
+    >>> parse_size_text("240.0MB") == 240 << 20, parse_size_text("?")
+    (True, None)
+    """
+    m = re.match(r"^\s*([0-9.]+)\s*(B|kB|MB|GB)\s*$", text)
+    return int(float(m.group(1)) * _UNITS[m.group(2)]) if m else None
+
+
+def _nursery_bytes():
+    """This PyPy's nursery size in bytes (None under CPython, outside POSIX, or if PyPy does not say)."""
+    if platform.python_implementation() != "PyPy" or os.name != "posix":  # execv replaces the process
+        return None
+    return parse_size_text(str(getattr(gc.get_stats(), "nursery_size", "")))
+
+
+def restart_command(argv, executable, flags, main_path):
+    """The command that runs ``argv`` (a ``sys.argv``) again, or None when it cannot be rebuilt.
+
+    ``flags``: the interpreter's options (``subprocess._args_from_interpreter_flags()``);
+    ``main_path``: ``refbpe/__main__.py``, which ``argv[0]`` is under ``python -m refbpe``.
+
+    >>> main = "/r/refbpe/__main__.py"
+    >>> restart_command([main, "encode", "m"], "/bin/pypy3", ["-B"], main)
+    ['/bin/pypy3', '-B', '-m', 'refbpe', 'encode', 'm']
+    >>> restart_command(["-c", "encode", "m"], "/bin/pypy3", [], main) is None
+    True
+    """
+    if not argv or not executable:
+        return None
+    if os.path.abspath(argv[0]) == os.path.abspath(main_path):
+        return [executable] + list(flags) + ["-m", "refbpe"] + list(argv[1:])
+    if os.path.isfile(argv[0]):  # a console script or another Python file
+        return [executable] + list(flags) + list(argv)
+    return None  # ``-c``, an embedded interpreter: no way back to the same entry point
+
+
+def restart_with_small_nursery(argv, input_bytes):
+    """Execute this command again with ``GC_SETTINGS`` when the module docstring's
+    conditions hold (``argv``: ``sys.argv``, or None when ``main`` was given its
+    arguments; ``input_bytes``: the inputs' total, None when one is a stream).
+    Returns only when it does not restart."""
+    if argv is None or any(name in os.environ for name in GC_SETTINGS):
+        return
+    if input_bytes is not None and input_bytes < RESTART_FROM:
+        return
+    nursery = _nursery_bytes()
+    if nursery is None or nursery <= _LARGEST_NURSERY:
+        return
+    main_path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "__main__.py")
+    command = restart_command(argv, sys.executable, subprocess._args_from_interpreter_flags(), main_path)
+    if command is None:
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(command[0], command, dict(os.environ, **GC_SETTINGS))
