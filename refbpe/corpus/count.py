@@ -246,10 +246,15 @@ def count_words(
 
     def count_here(chunk, offset, source, *params):
         # Into fresh tables, then added: counting into the large tables directly was 7%
-        # slower (perf/micro.py count-here).
+        # slower.  The first tables are kept as they are: adding them to empty ones made
+        # six units counted here 3-6% slower (both perf/micro.py count-here).
+        nonlocal small, counts
         unit_small, unit_counts = {}, {}
         add_chunk_counts(chunk, offset, source, *params, unit_small, unit_counts)
-        add_tables(unit_small, unit_counts, small, counts)
+        if small or counts:
+            add_tables(unit_small, unit_counts, small, counts)
+        else:
+            small, counts = unit_small, unit_counts
 
     def add(packed, covered):
         if packed is not None:  # None: counted here, into the tables (``count_here``)
