@@ -232,6 +232,7 @@ def count_words(
         read_size,
         pattern,
         ship_bytes=executor_data == "chunk",
+        taper=workers if workers > 1 else 0,
     )
     single = total is not None and total <= chunk_size
     if executor is None and workers > 1 and not single:
