@@ -1,7 +1,8 @@
 """Pre-tokenize and count, in parallel: chunks in, one word table out.
 
 Work units are byte ranges of the inputs (``units.work_units``), about three
-per worker (``_unit_size``).  For a regular file the main process finds the
+per worker (``_unit_size``), a file's last ones smaller with more than one
+worker so that the processes end together (``taper``).  For a regular file the main process finds the
 safe cuts (``io.find_cut_in_file``: a small read near each offset) and a
 worker gets only ``(path, start, end)`` and reads its own bytes; stdin and
 gzip streams are read and cut by the main process (``io.iter_chunks``) and
