@@ -1,6 +1,7 @@
 """Work units (``refbpe.corpus.units``): one producer for counting and encoding, three ways in."""
 
 import gzip
+import itertools
 import os
 
 import pytest
@@ -128,3 +129,14 @@ def test_tapered_units_shrink_at_the_end_and_cover_the_file(tmp_path):
     assert sizes[len(full)] <= (8000 - sum(full)) // 2 + 8 and sizes[-1] < 1000
     starts = [args[2] for _, args, _ in tapered]
     assert starts == [sum(sizes[:i]) for i in range(len(sizes))]  # contiguous, in order
+
+
+@pytest.mark.parametrize("data", [b"a", b"ab", b"a b c d\n", b"\n\n\n\n"])
+@pytest.mark.parametrize("chunk_size", [1, 2, 3])
+def test_tapered_units_of_a_few_bytes_end(tmp_path, data, chunk_size):
+    path = str(tmp_path / "c.txt")
+    with open(path, "wb") as f:
+        f.write(data)
+    units = list(itertools.islice(work_units(input_spans([path]), chunk_size, [], where, (), taper=3), 20))
+    sizes = [covered for _, _, covered in units]
+    assert sum(sizes) == len(data) and all(covered > 0 for covered in sizes)

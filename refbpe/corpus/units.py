@@ -146,7 +146,7 @@ def _unit_step(chunk_size, remaining, taper):
     """
     if not taper:
         return chunk_size
-    return max(chunk_size // 3, min(chunk_size, remaining // taper))
+    return max(1, chunk_size // 3, min(chunk_size, remaining // taper))  # 0 would cut nothing, forever
 
 
 def checked_utf8(chunk, offset, source, errors):
