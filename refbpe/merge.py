@@ -250,9 +250,8 @@ def learn_merges(
         token_bytes.append(token_bytes[a] + token_bytes[b])
         merges.append((token_bytes[a], token_bytes[b]))
         _apply_merge(sym, nxt, prv, freq, where.pop(best), a, b, z, step)
-        fresh = step.collect(counts, where, a, b, z, shift)
+        step.collect_pushing(counts, where, a, b, z, shift, heap, floor, make_entry)
         del counts[best]
-        _push_fresh(heap, fresh, floor, make_entry)
         if progress is not None and len(merges) % 100 == 0:
             progress(len(merges), num_merges)
     if progress is not None:
@@ -752,6 +751,33 @@ class _StepTables(object):
         self.change = change
         return fresh
 
+    def collect_pushing(self, counts, where, a, b, z, shift, heap, floor, make_entry):
+        """``collect``, each new pair that reaches ``floor`` pushed on ``heap`` as it is made
+        (``_push_fresh``'s rule) and no ``change``: the untraced loop's.  No list of new
+        pairs, no second pass over them: the merge phase of english_medium at 32,000 took
+        5% less CPU (perf/compare.py --before main merge --vocab 32000)."""
+        left_count, left_at = self.left_count, self.left_at
+        for x in self.left_touched:
+            c = left_count[x]
+            counts[((b if x == z else x) << shift) | a] -= c
+            p = (x << shift) | z
+            counts[p] = c
+            where[p] = left_at[x]
+            left_at[x] = None
+            if c >= floor:
+                heapq.heappush(heap, make_entry(c, p))
+        right_count, right_at = self.right_count, self.right_at
+        for y in self.right_touched:
+            c = right_count[y]
+            counts[(b << shift) | y] -= c
+            p = (z << shift) | y
+            counts[p] = c
+            where[p] = right_at[y]
+            right_at[y] = None
+            if c >= floor:
+                heapq.heappush(heap, make_entry(c, p))
+        del self.left_touched[:], self.right_touched[:]
+
 
 class _CheckTables(_StepTables):
     """``_StepTables`` for ``MergeCheck``: the new pairs go straight into its
@@ -858,6 +884,9 @@ class _TracedTables(_StepTables):
         fresh = _StepTables.collect(self, counts, where, a, b, z, shift)
         self.changes.append(self.change)
         return fresh
+
+    def collect_pushing(self, counts, where, a, b, z, shift, heap, floor, make_entry):
+        _push_fresh(heap, self.collect(counts, where, a, b, z, shift), floor, make_entry)
 
     def records(self, counts):
         """``(count, ties, runner_up)`` per merge, ``counts`` the pairs' counts at the end."""

@@ -1,6 +1,7 @@
 """Work units (``refbpe.corpus.units``): one producer for counting and encoding, three ways in."""
 
 import gzip
+import itertools
 import os
 
 import pytest
@@ -111,3 +112,31 @@ def test_auto_chunk_size_bounds():
     assert auto_chunk_size(100 * mib, 200, **encoding) == 100 * mib // 600 + 1
     assert auto_chunk_size(100 * mib, 2, **encoding) == 256 << 10
     assert auto_chunk_size(100 * mib, 2000, **encoding) == 64 << 10
+
+
+def test_tapered_units_shrink_at_the_end_and_cover_the_file(tmp_path):
+    path = str(tmp_path / "c.txt")
+    with open(path, "wb") as f:
+        f.write(b"one two\n" * 1000)  # 8000 bytes, a safe cut after every space and newline
+    plain = [covered for _, _, covered in work_units(input_spans([path]), 1000, [], where, ("tag",))]
+    tapered = list(work_units(input_spans([path]), 1000, [], where, ("tag",), taper=2))
+    sizes = [covered for _, _, covered in tapered]
+    assert sum(sizes) == sum(plain) == 8000 and max(plain[:-1]) >= 1000
+    # Full units while 2 or more remain, then half of what remains, down to a third of a unit.
+    full = [s for s in sizes if s >= 1000]
+    assert sizes[: len(full)] == full and sum(full) >= 8000 - 2000
+    assert len(tapered) > len(plain) and all(333 <= s < 1000 for s in sizes[len(full) : -1])
+    assert sizes[len(full)] <= (8000 - sum(full)) // 2 + 8 and sizes[-1] < 1000
+    starts = [args[2] for _, args, _ in tapered]
+    assert starts == [sum(sizes[:i]) for i in range(len(sizes))]  # contiguous, in order
+
+
+@pytest.mark.parametrize("data", [b"a", b"ab", b"a b c d\n", b"\n\n\n\n"])
+@pytest.mark.parametrize("chunk_size", [1, 2, 3])
+def test_tapered_units_of_a_few_bytes_end(tmp_path, data, chunk_size):
+    path = str(tmp_path / "c.txt")
+    with open(path, "wb") as f:
+        f.write(data)
+    units = list(itertools.islice(work_units(input_spans([path]), chunk_size, [], where, (), taper=3), 20))
+    sizes = [covered for _, _, covered in units]
+    assert sum(sizes) == len(data) and all(covered > 0 for covered in sizes)

@@ -1,7 +1,8 @@
 """Pre-tokenize and count, in parallel: chunks in, one word table out.
 
 Work units are byte ranges of the inputs (``units.work_units``), about three
-per worker (``_unit_size``).  For a regular file the main process finds the
+per worker (``_unit_size``), a file's last ones smaller with more than one
+worker so that the processes end together (``taper``).  For a regular file the main process finds the
 safe cuts (``io.find_cut_in_file``: a small read near each offset) and a
 worker gets only ``(path, start, end)`` and reads its own bytes; stdin and
 gzip streams are read and cut by the main process (``io.iter_chunks``) and
@@ -232,6 +233,7 @@ def count_words(
         read_size,
         pattern,
         ship_bytes=executor_data == "chunk",
+        taper=workers if workers > 1 else 0,
     )
     single = total is not None and total <= chunk_size
     if executor is None and workers > 1 and not single:
@@ -246,10 +248,15 @@ def count_words(
 
     def count_here(chunk, offset, source, *params):
         # Into fresh tables, then added: counting into the large tables directly was 7%
-        # slower (perf/micro.py count-here).
+        # slower.  The first tables are kept as they are: adding them to empty ones made
+        # six units counted here 3-6% slower (both perf/micro.py count-here).
+        nonlocal small, counts
         unit_small, unit_counts = {}, {}
         add_chunk_counts(chunk, offset, source, *params, unit_small, unit_counts)
-        add_tables(unit_small, unit_counts, small, counts)
+        if small or counts:
+            add_tables(unit_small, unit_counts, small, counts)
+        else:
+            small, counts = unit_small, unit_counts
 
     def add(packed, covered):
         if packed is not None:  # None: counted here, into the tables (``count_here``)

@@ -81,14 +81,25 @@ def total_bytes(spans):
 
 
 def work_units(
-    spans, chunk_size, specials, work, params=(), read_size=None, pattern=None, ship_bytes=False, ends=False
+    spans,
+    chunk_size,
+    specials,
+    work,
+    params=(),
+    read_size=None,
+    pattern=None,
+    ship_bytes=False,
+    ends=False,
+    taper=0,
 ):
     """``(function, args, bytes covered)`` for every unit of ``spans``, in input order.
 
     Each runs ``work(chunk, offset, source, *params)``.  ``specials``: the
     special tokens as bytes (no cut splits one); ``pattern``: the split
     pattern's name (its cut rule); ``ship_bytes``: file ranges are read here
-    and shipped as bytes; ``ends``: ``END`` follows each span's units.
+    and shipped as bytes; ``ends``: ``END`` follows each span's units;
+    ``taper``: the number of processes sharing the units, whose last units of
+    each file range then shrink (``_unit_end``).
     """
     cuts = cut_points(pattern)
     for source, first, last in spans:
@@ -98,14 +109,14 @@ def work_units(
         else:
             block = read_size or (1 << 16)
             for unit in _range_units(
-                source, first, last, chunk_size, specials, block, cuts, work, params, ship_bytes
+                source, first, last, chunk_size, specials, block, cuts, work, params, ship_bytes, taper
             ):
                 yield unit
         if ends:
             yield END
 
 
-def _range_units(source, first, last, chunk_size, specials, block, cuts, work, params, ship_bytes):
+def _range_units(source, first, last, chunk_size, specials, block, cuts, work, params, ship_bytes, taper=0):
     """The units of bytes ``[first, last)`` of the regular file ``source``."""
     path = os.path.abspath(source)  # for workers with another directory
     with open(source, "rb") as f:
@@ -113,14 +124,29 @@ def _range_units(source, first, last, chunk_size, specials, block, cuts, work, p
         start = first
         while start < last:
             end = last
-            if start + chunk_size < last:
-                end = min(last, find_cut_in_file(f, start + chunk_size, size, specials, block, cuts))
+            step = _unit_step(chunk_size, last - start, taper)
+            if start + step < last:
+                end = min(last, find_cut_in_file(f, start + step, size, specials, block, cuts))
             if ship_bytes:
                 f.seek(start)
                 yield run_chunk, (work, f.read(end - start), start, source) + params, end - start
             else:
                 yield run_range, (work, path, start, end, source) + params, end - start
             start = end
+
+
+def _unit_step(chunk_size, remaining, taper):
+    """The size of the next unit: ``chunk_size``, or with ``taper`` processes, once
+    fewer than ``taper`` full units remain, a ``taper``-th of what remains, down to
+    a third of ``chunk_size``.  Small last units let the processes end together:
+    counting english_medium with 2 workers (six 12 MiB units, or eight tapered) took
+    the main process, which also adds up the tables, 1.92 CPU seconds against the
+    worker's 1.68, and tapered 1.83 against 1.81; the 1 -> 2 worker speed-up a quiet
+    machine allows went from 1.55x to 1.70x (perf/count_workers.py, medians of 3).
+    """
+    if not taper:
+        return chunk_size
+    return max(1, chunk_size // 3, min(chunk_size, remaining // taper))  # 0 would cut nothing, forever
 
 
 def checked_utf8(chunk, offset, source, errors):
