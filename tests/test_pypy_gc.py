@@ -1,4 +1,4 @@
-"""refbpe encode's restart under PyPy with a small nursery (refbpe/cli/pypy_gc.py): when, and how."""
+"""encode's and train's restart under PyPy with a small nursery (refbpe/cli/pypy_gc.py): when, how."""
 
 import doctest
 import os
@@ -7,7 +7,9 @@ import sys
 import pytest
 from support import IS_PYPY, cs336_path, other_interpreter, run_cli
 
+from refbpe.cli import main as cli_main
 from refbpe.cli import pypy_gc
+from refbpe.cli import train as train_cli
 from refbpe.corpus.idfile import read_npy
 from refbpe.tokenizer import Tokenizer
 
@@ -71,6 +73,24 @@ def test_no_restart_unless_every_condition_holds(execs, monkeypatch):
         pypy_gc.restart_with_small_nursery([MAIN, "encode"], None)
         monkeypatch.delenv(name)
     assert execs == []
+
+
+def test_train_restarts_with_its_own_settings_unless_the_nursery_is_that_small(execs, monkeypatch):
+    train = pypy_gc.TRAIN_GC_SETTINGS
+    pypy_gc.restart_with_small_nursery([MAIN, "train", "big.txt"], pypy_gc.RESTART_FROM, train)
+    assert len(execs) == 1 and all(execs[0][2][name] == value for name, value in train.items())
+    monkeypatch.setattr(pypy_gc, "_nursery_bytes", lambda: pypy_gc.parse_size_text(train["PYPY_GC_NURSERY"]))
+    pypy_gc.restart_with_small_nursery([MAIN, "train", "big.txt"], pypy_gc.RESTART_FROM, train)
+    assert len(execs) == 1
+
+
+def test_the_train_command_asks_for_a_restart_with_its_inputs_size(tmp_path, monkeypatch):
+    asked = []
+    monkeypatch.setattr(train_cli, "restart_with_small_nursery", lambda *a: asked.append(a))
+    corpus = tmp_path / "c.txt"
+    corpus.write_bytes(b"low lower lowest " * 100)
+    assert cli_main(["train", str(corpus), "--vocab-size", "260", "-o", str(tmp_path / "m")]) == 0
+    assert asked == [(None, corpus.stat().st_size, pypy_gc.TRAIN_GC_SETTINGS)]
 
 
 def _pypy():

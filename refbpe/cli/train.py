@@ -9,6 +9,7 @@ import time
 from ..corpus.count import InputError
 from ..corpus.countfile import read_counts_pattern
 from ..corpus.progress import peak_memory_figures
+from ..corpus.units import input_spans, total_bytes
 from ..extend import load_parent
 from ..formats import (
     FORMATS,
@@ -41,6 +42,7 @@ from .common import (
     positive_int,
     write_report,
 )
+from .pypy_gc import TRAIN_GC_SETTINGS, restart_with_small_nursery
 
 __all__ = ["register", "run", "stdlib_sources"]
 
@@ -261,6 +263,10 @@ def run(args):
     if args.counts and args.executor:
         raise CliError("--executor counts a corpus; with --counts there is nothing to count")
     check_inputs(args.counts or sources)
+    if sources:
+        restart_with_small_nursery(
+            getattr(args, "command_line", None), total_bytes(input_spans(sources)), TRAIN_GC_SETTINGS
+        )
     check_special_tokens(args.special_token)
     if args.counts and args.pattern is None:
         args.pattern = _recorded_pattern(args.counts)
