@@ -31,6 +31,8 @@ from support import (
     write_file,
 )
 
+from refbpe.cli import train as train_cli
+
 EOT = "<|endoftext|>"
 
 
@@ -819,3 +821,12 @@ def test_out_of_memory_is_one_line(tmp_path, capsys, monkeypatch):
     assert status == 1
     assert err == "refbpe: error: out of memory; nothing was written\n"
     assert not os.path.exists(str(tmp_path / "m"))
+
+
+def test_stdlib_sources_leave_out_modules_that_are_not_utf8(tmp_path, monkeypatch):
+    (tmp_path / "plain.py").write_bytes("x = 'é'\n".encode("utf-8"))
+    (tmp_path / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\nx = '\xe9'\n")  # as PyPy's _md5.py
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_bytes(b"y = 1\n")
+    monkeypatch.setattr(train_cli.sysconfig, "get_paths", lambda: {"stdlib": str(tmp_path)})
+    assert train_cli.stdlib_sources() == [str(tmp_path / "pkg" / "mod.py"), str(tmp_path / "plain.py")]

@@ -230,14 +230,26 @@ def _written(report):
 
 
 def stdlib_sources():
-    """The running interpreter's standard-library ``.py`` files, sorted."""
+    """The running interpreter's standard-library ``.py`` files that are UTF-8, sorted (a
+    module may declare another coding: PyPy 3.9's ``_md5.py`` is Latin-1)."""
     root = sysconfig.get_paths()["stdlib"]
     files = sorted(glob.glob(os.path.join(root, "*.py")) + glob.glob(os.path.join(root, "*", "*.py")))
     return [
         f
         for f in files
-        if "site-packages" not in f and "test" not in os.path.relpath(f, root).split(os.sep)[0]
+        if "site-packages" not in f
+        and "test" not in os.path.relpath(f, root).split(os.sep)[0]
+        and _is_utf8(f)
     ]
+
+
+def _is_utf8(path):
+    with open(path, "rb") as f:
+        try:
+            f.read().decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+    return True
 
 
 def _recorded_pattern(paths):
