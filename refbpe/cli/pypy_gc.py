@@ -20,10 +20,12 @@ to about 290 MB, CPU seconds the same within the noise of a shared machine
 (docs/performance.md has the table).
 
 ``train`` restarts with ``TRAIN_GC_SETTINGS`` (a 16 MB nursery; its tables
-live long, so fewer minor collections pay): english_medium at vocab 32,000
-with 2 workers took 3.20 s of wall instead of 3.34 s, and 276 MB instead of
-578 MB (medians of 3, alternating, ``/usr/bin/time``, load 1; a 16 MB nursery
-from the start, without the second start-up, took 2.95 s).
+live long, and 4 MB was slower): english_medium, vocab 32,000, 2 workers,
+the process tree's peak went from 1,016 MB to 441 MB and the wall time
+stayed level (3.31 s before, 3.32 s after, ``perf/run.py --only train``,
+medians of 5, load 1: counting gained 0.4 s, the merge phase lost 0.07 s
+and the second start-up cost 0.19 s; with the nursery set before the first
+start, /usr/bin/time gave 2.95 s against 3.34 s).
 
 Only when it pays: PyPy with a nursery above 4 MB, neither variable set (a
 user's setting wins; the restarted process sees them set, so it never loops),
