@@ -90,7 +90,7 @@ def test_the_train_command_asks_for_a_restart_with_its_inputs_size(tmp_path, mon
     corpus = tmp_path / "c.txt"
     corpus.write_bytes(b"low lower lowest " * 100)
     assert cli_main(["train", str(corpus), "--vocab-size", "260", "-o", str(tmp_path / "m")]) == 0
-    assert asked == [(None, corpus.stat().st_size, pypy_gc.TRAIN_GC_SETTINGS)]
+    assert asked == [(None, corpus.stat().st_size, pypy_gc.TRAIN_GC_SETTINGS, pypy_gc.TRAIN_RESTART_FROM)]
 
 
 def _pypy():

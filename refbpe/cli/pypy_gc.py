@@ -25,12 +25,16 @@ the process tree's peak went from 1,016 MB to 441 MB and the wall time
 stayed level (3.31 s before, 3.32 s after, ``perf/run.py --only train``,
 medians of 5, load 1: counting gained 0.4 s, the merge phase lost 0.07 s
 and the second start-up cost 0.19 s; with the nursery set before the first
-start, /usr/bin/time gave 2.95 s against 3.34 s).
+start, /usr/bin/time gave 2.95 s against 3.34 s).  On english_small (4 MB)
+the hf profile went from 1.56 s to 1.32 s: the big nursery's first touch costs
+every process even on small inputs, so ``train`` restarts from
+``TRAIN_RESTART_FROM`` (1 MiB).
 
-Only when it pays: PyPy with a nursery above 4 MB, neither variable set (a
+Only when it pays: PyPy with a nursery above the one asked for, neither variable set (a
 user's setting wins; the restarted process sees them set, so it never loops),
 the process's own command line (``sys.argv``, not ``main([...])`` called from
-Python), and inputs of at least ``RESTART_FROM`` bytes or of unknown size:
+Python), and inputs of at least ``RESTART_FROM`` bytes (encode) or
+``TRAIN_RESTART_FROM`` (train), or of unknown size:
 the second start-up (importing refbpe again, about 0.2 CPU seconds) would
 cost a small run more than the memory is worth.
 """
@@ -46,6 +50,7 @@ __all__ = [
     "RESTART_FROM",
     "GC_SETTINGS",
     "TRAIN_GC_SETTINGS",
+    "TRAIN_RESTART_FROM",
     "restart_command",
     "parse_size_text",
     "restart_with_small_nursery",
@@ -55,6 +60,10 @@ RESTART_FROM = 16 << 20  # input bytes; as ``corpus/encode.py``'s _POOL_FROM, wh
 GC_SETTINGS = {"PYPY_GC_NURSERY": "4MB", "PYPY_GC_MAJOR_COLLECT": "1.5"}
 # ``train``'s: its word and pair tables live long, so fewer, larger minor collections pay.
 TRAIN_GC_SETTINGS = {"PYPY_GC_NURSERY": "16MB", "PYPY_GC_MAJOR_COLLECT": "1.82"}
+# From this many input bytes a restart pays for ``train`` (its second start-up, 0.19 s, against
+# the first touch of a 240 MB nursery in each process): hf profile, vocab 10,000, 2 workers,
+# /usr/bin/time, wall before/after: 250 KB 0.98/0.98 s, 1 MB 1.16/1.04 s, 4 MB 1.56/1.32 s.
+TRAIN_RESTART_FROM = 1 << 20
 _UNITS = {"B": 1, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
 
 
@@ -96,14 +105,14 @@ def restart_command(argv, executable, flags, main_path):
     return None  # ``-c``, an embedded interpreter: no way back to the same entry point
 
 
-def restart_with_small_nursery(argv, input_bytes, settings=GC_SETTINGS):
+def restart_with_small_nursery(argv, input_bytes, settings=GC_SETTINGS, restart_from=RESTART_FROM):
     """Execute this command again with ``settings`` (``GC_SETTINGS`` or
     ``TRAIN_GC_SETTINGS``) when the module docstring's conditions hold (``argv``:
     ``sys.argv``, or None when ``main`` was given its arguments; ``input_bytes``:
     the inputs' total, None when one is a stream).  Returns only when it does not restart."""
     if argv is None or any(name in os.environ for name in settings):
         return
-    if input_bytes is not None and input_bytes < RESTART_FROM:
+    if input_bytes is not None and input_bytes < restart_from:
         return
     nursery = _nursery_bytes()
     if nursery is None or nursery <= parse_size_text(settings["PYPY_GC_NURSERY"]):

@@ -42,7 +42,7 @@ from .common import (
     positive_int,
     write_report,
 )
-from .pypy_gc import TRAIN_GC_SETTINGS, restart_with_small_nursery
+from .pypy_gc import TRAIN_GC_SETTINGS, TRAIN_RESTART_FROM, restart_with_small_nursery
 
 __all__ = ["register", "run", "stdlib_sources"]
 
@@ -277,7 +277,10 @@ def run(args):
     check_inputs(args.counts or sources)
     if sources:
         restart_with_small_nursery(
-            getattr(args, "command_line", None), total_bytes(input_spans(sources)), TRAIN_GC_SETTINGS
+            getattr(args, "command_line", None),
+            total_bytes(input_spans(sources)),
+            TRAIN_GC_SETTINGS,
+            TRAIN_RESTART_FROM,
         )
     check_special_tokens(args.special_token)
     if args.counts and args.pattern is None:
