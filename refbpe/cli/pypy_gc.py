@@ -26,9 +26,9 @@ stayed level (3.31 s before, 3.32 s after, ``perf/run.py --only train``,
 medians of 5, load 1: counting gained 0.4 s, the merge phase lost 0.07 s
 and the second start-up cost 0.19 s; with the nursery set before the first
 start, /usr/bin/time gave 2.95 s against 3.34 s).  On english_small (4 MB)
-the hf profile went from 1.56 s to 1.32 s: the big nursery's first touch costs
-every process even on small inputs, so ``train`` restarts from
-``TRAIN_RESTART_FROM`` (1 MiB).
+the hf profile went from 1.56 s to 1.32 s, but a one-piece input's merge phase
+is slower with the small nursery, so ``train`` restarts only from
+``TRAIN_RESTART_FROM`` (16 MiB; the figures are beside it).
 
 Only when it pays: PyPy with a nursery above the one asked for, neither variable set (a
 user's setting wins; the restarted process sees them set, so it never loops),
@@ -60,10 +60,13 @@ RESTART_FROM = 16 << 20  # input bytes; as ``corpus/encode.py``'s _POOL_FROM, wh
 GC_SETTINGS = {"PYPY_GC_NURSERY": "4MB", "PYPY_GC_MAJOR_COLLECT": "1.5"}
 # ``train``'s: its word and pair tables live long, so fewer, larger minor collections pay.
 TRAIN_GC_SETTINGS = {"PYPY_GC_NURSERY": "16MB", "PYPY_GC_MAJOR_COLLECT": "1.82"}
-# From this many input bytes a restart pays for ``train`` (its second start-up, 0.19 s, against
-# the first touch of a 240 MB nursery in each process): hf profile, vocab 10,000, 2 workers,
-# /usr/bin/time, wall before/after: 250 KB 0.98/0.98 s, 1 MB 1.16/1.04 s, 4 MB 1.56/1.32 s.
-TRAIN_RESTART_FROM = 1 << 20
+# ``train`` restarts from this many input bytes.  Its second start-up costs 0.19 s; the small
+# nursery saves the first touch of a 240 MB one in each process, which pays on ordinary text
+# (hf profile, vocab 10,000, 2 workers, /usr/bin/time: english_small's 4 MB 1.56 -> 1.32 s),
+# but one huge pre-token's merge phase runs slower with it (perf/adversarial.py --only train:
+# 10 MB of one letter 1.63 -> 1.93 s, 2 MB of random Han 0.76 -> 0.93 s).  From 16 MiB
+# both are level or better in wall time and the process tree's memory halves.
+TRAIN_RESTART_FROM = 16 << 20
 _UNITS = {"B": 1, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
 
 
