@@ -19,8 +19,9 @@ smallest ids in refbpe's layout or in theirs), the merge engine's own state
 does (``merge.MergeCheck``): their pair is applied whether or not it is the
 rule's choice, which is read from buckets of pairs by count (a new pair costs
 an append, not a heap push; only the buckets above their pair's count are
-read), and a certified run costs the engine's merge steps without its heap:
-0.88 of ``train``'s merge phase (``perf/certify_cost.py``).  Otherwise (any
+read), and a certified run costs the engine's merge steps without its heap,
+about what ``train`` costs from the same counts (0.99 of the whole command,
+``perf/certify_cost.py``; docs/evidence.md says why half is out of reach).  Otherwise (any
 other order-free rule, a merge list that spells a token twice) a
 ``PairReplay`` does, with the rule's order on a lazily cleaned heap
 beside it: O(length) per word holding each pair.  The tied set and the
