@@ -7,7 +7,7 @@ the old generation alone until the heap reaches 8 nurseries (the default of
 cache: 480 MiB on the machine behind the figures below, hence a 240 MB
 nursery, and every process of an encoding grew past 500 MB although it keeps
 about 50 MB alive.  The nursery is fixed when the interpreter starts, so the
-command executes itself again (``os.execv``: the same process id, arguments
+command executes itself again (``os.execve``: the same process id, arguments
 and standard streams; nothing has been read or written yet) with
 ``PYPY_GC_NURSERY=4MB`` and ``PYPY_GC_MAJOR_COLLECT=1.3`` (a major collection
 once the heap is 1.3 times what the previous one kept, instead of 1.82: a
@@ -84,7 +84,7 @@ def parse_size_text(text):
 
 def _nursery_bytes():
     """This PyPy's nursery size in bytes (None under CPython, outside POSIX, or if PyPy does not say)."""
-    if platform.python_implementation() != "PyPy" or os.name != "posix":  # execv replaces the process
+    if platform.python_implementation() != "PyPy" or os.name != "posix":  # execve replaces the process
         return None
     return parse_size_text(str(getattr(gc.get_stats(), "nursery_size", "")))
 

@@ -3,6 +3,7 @@
 import argparse
 import glob
 import os
+import re
 import sysconfig
 import time
 
@@ -230,8 +231,8 @@ def _written(report):
 
 
 def stdlib_sources():
-    """The running interpreter's standard-library ``.py`` files that are UTF-8, sorted (a
-    module may declare another coding: PyPy 3.9's ``_md5.py`` is Latin-1)."""
+    """The running interpreter's standard-library ``.py`` files, sorted, leaving out those
+    that declare another coding than UTF-8 (PyPy 3.9's ``_md5.py`` is Latin-1)."""
     root = sysconfig.get_paths()["stdlib"]
     files = sorted(glob.glob(os.path.join(root, "*.py")) + glob.glob(os.path.join(root, "*", "*.py")))
     return [
@@ -239,17 +240,22 @@ def stdlib_sources():
         for f in files
         if "site-packages" not in f
         and "test" not in os.path.relpath(f, root).split(os.sep)[0]
-        and _is_utf8(f)
+        and _declared_coding(f) in ("utf-8", "utf8")
     ]
 
 
-def _is_utf8(path):
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def _declared_coding(path):
+    """The source coding a Python file declares in its first two lines (PEP 263), lowercased;
+    'utf-8' when it declares none.  Two lines are read, not the file."""
     with open(path, "rb") as f:
-        try:
-            f.read().decode("utf-8")
-        except UnicodeDecodeError:
-            return False
-    return True
+        for line in (f.readline(), f.readline()):
+            m = _CODING.match(line)
+            if m:
+                return m.group(1).decode("ascii").lower().replace("_", "-")
+    return "utf-8"
 
 
 def _recorded_pattern(paths):
