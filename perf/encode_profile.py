@@ -8,7 +8,8 @@ Each (encoding, text) runs as its own PyPy process:
 - load: ``import refbpe`` and ``Tokenizer.from_tiktoken(NAME)``, and apart the
   parts of the latter: reading the ranks file (``formats.tiktoken.read_ranks``),
   rebuilding the merge list from it (``merges_from_ranks``, which
-  ``from_tiktoken`` also does) and building the engine (``Tokenizer.from_ranks``);
+  ``from_tiktoken`` leaves until ``Tokenizer.merges`` is asked for: not part of
+  the load column) and building the engine (``Tokenizer.from_ranks``);
 - first / warm: ``encode_utf8_ordinary`` of the first ``--mb`` MB of the text
   (empty caches, JIT warm-up), then of the next ``--mb`` MB;
 - of the warm call: the scan alone (``_piece_ends``), the pieces, the piece-cache

@@ -77,6 +77,7 @@ from typing import (
 
 from .formats.gpt2_files import MANIFEST, read_gpt2, read_manifest_pattern, read_model_dir
 from .formats.registry import load_tiktoken
+from .formats.tiktoken import merges_from_ranks
 from .pretokenize.patterns import Pattern, get_pattern, pattern_key
 from .specials import special_pattern, split_specials
 
@@ -168,12 +169,30 @@ class Tokenizer(object):
         known encoding's; ``unicode`` the Unicode version of its split (default
         tiktoken's, ``registry.TIKTOKEN_UNICODE``, for a known encoding).
         Ids equal tiktoken's (see the module docstring)."""
-        vocab, merges, specials, pattern = load_tiktoken(path_or_name, special_tokens, pattern)
+        vocab, merges, specials, pattern = load_tiktoken(path_or_name, special_tokens, pattern, merges=False)
         special_ids = set(specials.values())
         ranks = {t: i for i, t in vocab.items() if i not in special_ids}
         tok = cls.from_ranks(ranks, specials, pattern=pattern, unicode=unicode)
-        tok.merges = merges
+        tok._merges = merges  # None: rebuilt from the ranks when first asked for (``merges``)
         return tok
+
+    @property
+    def merges(self) -> List[Tuple[bytes, bytes]]:
+        """The merge list [(bytes, bytes)] in rank order.
+
+        Of a ranks file (``from_tiktoken``) it is rebuilt from the ranks when
+        first asked for (``formats.tiktoken.merges_from_ranks``; FormatError if a
+        token is not the merge of two lower-ranked ones): encoding by ranks does
+        not use it, and rebuilding it was half of o200k_base's load time
+        (perf/encode_profile.py, its merges column: 1.36 of 2.64 CPU seconds).
+        """
+        if self._merges is None:
+            self._merges = merges_from_ranks(self._rank_of)
+        return self._merges
+
+    @merges.setter
+    def merges(self, merges: List[Tuple[bytes, bytes]]) -> None:
+        self._merges = merges
 
     @classmethod
     def from_ranks(
@@ -189,7 +208,7 @@ class Tokenizer(object):
 
         ``pattern``: a name or a ``Pattern``, ``unicode`` the Unicode version of its split
         (``Tokenizer``'s arguments).  No merge list is rebuilt (``merges``
-        is empty; ``from_tiktoken`` rebuilds it).  O(total token length) to build."""
+        is empty; ``from_tiktoken``'s is rebuilt when first asked for).  O(total token length) to build."""
         specials = dict(special_tokens or {})
         vocab = {r: t for t, r in mergeable_ranks.items()}
         if len(vocab) != len(mergeable_ranks):

@@ -30,7 +30,9 @@ Anything not a name is taken as a path; a ranks file that ``refbpe train
 --format tiktoken`` wrote has its special tokens and pattern in the
 ``refbpe.json`` manifest beside it, and they are read from there.  Reading goes
 through ``formats.tiktoken.read_tiktoken``, which also checks that every token
-is the merge of two lower-ranked ones.
+is the merge of two lower-ranked ones; ``load_tiktoken(..., merges=False)``
+reads the ranks alone (``read_ranks``) and leaves the merges, and that check,
+to whoever asks for them.
 """
 
 import json
@@ -39,7 +41,8 @@ import os
 from ..pretokenize.patterns import REGEX_PREFIX, Pattern, pattern_key
 from .cache import TIKTOKEN_HOST, cached_file
 from .gpt2_files import read_gpt2
-from .tiktoken import read_tiktoken
+from .model import FormatError
+from .tiktoken import read_ranks, read_tiktoken
 
 __all__ = [
     "KNOWN_ENCODINGS",
@@ -207,7 +210,7 @@ def _manifest_beside(path):
     return {"pattern": pattern or "gpt2", "unicode": manifest.get("unicode"), "special_tokens": specials}
 
 
-def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
+def load_tiktoken(path_or_name, special_tokens=None, pattern=None, *, merges=True):
     """``(vocab {id: bytes}, merges, {special token: id}, pattern name)`` of an encoding.
 
     ``path_or_name``: a known name (``KNOWN_ENCODINGS``; its files found or
@@ -217,21 +220,22 @@ def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
     manifest's, any other file none and the default pattern (``gpt2``).
     ``special_tokens`` ({token: id}) and ``pattern`` replace those.  The
     pattern comes back as a key (``patterns.pattern_key``): a known
-    encoding's reads ``TIKTOKEN_UNICODE``.
+    encoding's reads ``TIKTOKEN_UNICODE``.  With ``merges=False`` the merges of a
+    ranks file are not rebuilt (``merges_from_ranks``, half the load time of
+    o200k_base) and None comes back in their place; a GPT-2 pair of files still
+    gives its merge list, which costs nothing more.
     """
     path = os.fspath(path_or_name)
     if is_encoding_name(path):
         known = KNOWN_ENCODINGS[path]
         files = encoding_files(path)
         if "ranks" in files:
-            model = read_tiktoken(files["ranks"])
-            vocab, merges = dict(model.vocab), model.merges
+            vocab, merges_list = _ranks_vocab(files["ranks"], merges)
         else:
-            vocab, merges = read_gpt2(files["vocab"], files["merges"])
+            vocab, merges_list = read_gpt2(files["vocab"], files["merges"])
     else:
         known = _manifest_beside(path) or KNOWN_ENCODINGS.get(os.path.splitext(os.path.basename(path))[0], {})
-        model = read_tiktoken(path)
-        vocab, merges = dict(model.vocab), model.merges
+        vocab, merges_list = _ranks_vocab(path, merges)
     specials = dict(known.get("special_tokens", {}) if special_tokens is None else special_tokens)
     recorded = known.get("pattern") or "gpt2"
     if known.get("unicode") and not recorded.startswith(REGEX_PREFIX):
@@ -242,4 +246,16 @@ def load_tiktoken(path_or_name, special_tokens=None, pattern=None):
         if i in ordinary and ordinary[i] != token.encode("utf-8"):
             raise ValueError("special token %r: id %d is already the token %r" % (token, i, ordinary[i]))
         vocab.setdefault(i, token.encode("utf-8"))  # two special tokens may share an id (o200k_harmony)
-    return vocab, merges, specials, pattern
+    return vocab, merges_list, specials, pattern
+
+
+def _ranks_vocab(path, with_merges):
+    """(vocab {rank: bytes}, merges or None) of a ranks file."""
+    if with_merges:
+        model = read_tiktoken(path)
+        return dict(model.vocab), model.merges
+    ranks = read_ranks(path)
+    vocab = {r: t for t, r in ranks.items()}
+    if len(vocab) != len(ranks):
+        raise FormatError("%s: two tokens share a rank" % path)
+    return vocab, None
