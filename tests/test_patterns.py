@@ -92,6 +92,16 @@ HAND_CASES = {
         ("e\u0301t\u00e9", ["e\u0301t\u00e9"]),
         ("\u0301HELLO ", ["\u0301", "HELLO", " "]),
         ("x\n  ", ["x", "\n", "  "]),
+        # ASCII runs that a non-ASCII character continues or ends (the scanner's a-z shortcut)
+        ("ABC\u00e9 x", ["ABC\u00e9", " x"]),
+        ("abc\u00c0x", ["abc", "\u00c0x"]),
+        ("A\u02b0b", ["A\u02b0b"]),
+        ("Hi\u0301!", ["Hi\u0301", "!"]),
+        ("na\u00efve's", ["na\u00efve's"]),
+        (".\u00c9t\u00e9", [".\u00c9t\u00e9"]),
+        ("\u00c0B c", ["\u00c0B", " c"]),
+        ("ABC\u00c0\u00c9", ["ABC\u00c0\u00c9"]),
+        ("(\u0301a", ["(\u0301a"]),
     ],
 }
 
