@@ -37,6 +37,15 @@ Python), and inputs of at least ``RESTART_FROM`` bytes (encode) or
 ``TRAIN_RESTART_FROM`` (train), or of unknown size:
 the second start-up (importing refbpe again, about 0.2 CPU seconds) would
 cost a small run more than the memory is worth.
+
+``train`` decides before anything of refbpe is imported (``restart_train_early``,
+called by ``refbpe.cli.main``): its CORPUS arguments are read off the command
+line with the table of its options (``TRAIN_VALUE_OPTIONS``, ``TRAIN_FLAGS``,
+held to the parser by tests/test_pypy_gc.py) and sized as ``corpus/io.py``'s
+``input_size`` does, so the first process pays only for the interpreter's start.
+Where the command line cannot be read that way (an option the table lacks,
+``--stdlib``, ``--counts``, a missing file), ``train``'s ``run`` decides as
+before, after parsing.
 """
 
 import gc
@@ -54,6 +63,10 @@ __all__ = [
     "restart_command",
     "parse_size_text",
     "restart_with_small_nursery",
+    "restart_train_early",
+    "train_corpus",
+    "TRAIN_VALUE_OPTIONS",
+    "TRAIN_FLAGS",
 ]
 
 RESTART_FROM = 16 << 20  # input bytes; as ``corpus/encode.py``'s _POOL_FROM, where a second process starts
@@ -69,6 +82,15 @@ TRAIN_GC_SETTINGS = {"PYPY_GC_NURSERY": "16MB", "PYPY_GC_MAJOR_COLLECT": "1.82"}
 # 10 MB of one letter 1.63 -> 1.93 s, 2 MB of random Han 0.76 -> 0.93 s).  From 16 MiB
 # both are level or better in wall time and the process tree's memory halves.
 TRAIN_RESTART_FROM = 16 << 20
+# ``refbpe train``'s options that take one value, and those that take none.  Left out, so that
+# ``train_corpus`` gives up on them: ``--counts`` and ``--stdlib`` (inputs that are not CORPUS
+# arguments) and ``-h``/``--help``.
+TRAIN_VALUE_OPTIONS = frozenset(
+    "--vocab-size --special-token -o --out --format --profile --min-frequency --sequences "
+    "--initial-alphabet --transition --extend --inherit-merges --trace --pattern-regex --pattern "
+    "--unicode --workers --chunk-size --errors --executor --executor-data --report".split()
+)
+TRAIN_FLAGS = frozenset("--add-prefix-space --no-add-prefix-space --progress --quiet".split())
 _UNITS = {"B": 1, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
 
 
@@ -129,3 +151,48 @@ def restart_with_small_nursery(argv, input_bytes, settings=GC_SETTINGS, restart_
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(command[0], command, dict(os.environ, **settings))
+
+
+def train_corpus(args):
+    """The CORPUS arguments of ``refbpe train ARGS``, or None when telling them needs the parser.
+
+    >>> train_corpus(["a.txt", "--vocab-size", "32000", "--special-token=<|e|>", "--quiet", "-", "b.gz"])
+    ['a.txt', '-', 'b.gz']
+    >>> train_corpus(["--stdlib", "--vocab-size", "500", "-o", "m"]) is None
+    True
+    """
+    corpus = []
+    rest = iter(args)
+    for arg in rest:
+        if arg == "--":
+            corpus.extend(rest)
+        elif arg == "-" or not arg.startswith("-"):
+            corpus.append(arg)
+        elif arg in TRAIN_VALUE_OPTIONS:
+            if next(rest, None) is None:
+                return None
+        elif arg in TRAIN_FLAGS or (arg.startswith("--") and arg.split("=", 1)[0] in TRAIN_VALUE_OPTIONS):
+            continue
+        else:  # ``--counts``, ``--stdlib``, ``--help``, ``-oDIR``, an option the table lacks
+            return None
+    return corpus
+
+
+def _input_bytes(paths):
+    """The inputs' total as ``total_bytes(input_spans(paths))`` counts it: None when one is
+    stdin or gzip, whose size is unknown."""
+    if any(p == "-" or p.endswith(".gz") for p in paths):
+        return None
+    return sum(os.path.getsize(p) for p in paths)
+
+
+def restart_train_early(argv):
+    """``restart_with_small_nursery`` for ``refbpe train`` from ``argv`` (``sys.argv``) alone,
+    before refbpe's modules are imported; returns when it does not restart, or when the
+    command line cannot be read without the parser (``train``'s ``run`` then decides)."""
+    if len(argv) < 2 or argv[1] != "train" or _nursery_bytes() is None:
+        return
+    corpus = train_corpus(argv[2:])
+    if not corpus or not all(p == "-" or os.path.isfile(p) for p in corpus):
+        return
+    restart_with_small_nursery(argv, _input_bytes(corpus), TRAIN_GC_SETTINGS, TRAIN_RESTART_FROM)
