@@ -24,8 +24,9 @@ live long, and 4 MB was slower): english_medium, vocab 32,000, 2 workers,
 the process tree's peak went from 1,016 MB to 441 MB and the wall time
 stayed level (3.31 s before, 3.32 s after, ``perf/run.py --only train``,
 medians of 5, load 1: counting gained 0.4 s, the merge phase lost 0.07 s
-and the second start-up cost 0.19 s; with the nursery set before the first
-start, /usr/bin/time gave 2.95 s against 3.34 s).  On english_small (4 MB)
+and the second start-up cost 0.19 s, which ``restart_train_early`` below
+now saves; with the nursery set before the first start, /usr/bin/time gave
+2.95 s against 3.34 s).  On english_small (4 MB)
 the hf profile went from 1.56 s to 1.32 s, but a one-piece input's merge phase
 is slower with the small nursery, so ``train`` restarts only from
 ``TRAIN_RESTART_FROM`` (16 MiB; the figures are beside it).
@@ -35,14 +36,17 @@ user's setting wins; the restarted process sees them set, so it never loops),
 the process's own command line (``sys.argv``, not ``main([...])`` called from
 Python), and inputs of at least ``RESTART_FROM`` bytes (encode) or
 ``TRAIN_RESTART_FROM`` (train), or of unknown size:
-the second start-up (importing refbpe again, about 0.2 CPU seconds) would
-cost a small run more than the memory is worth.
+the second start-up (for ``encode``, importing refbpe again, about 0.2 CPU
+seconds) would cost a small run more than the memory is worth.
 
 ``train`` decides before anything of refbpe is imported (``restart_train_early``,
 called by ``refbpe.cli.main``): its CORPUS arguments are read off the command
 line with the table of its options (``TRAIN_VALUE_OPTIONS``, ``TRAIN_FLAGS``,
 held to the parser by tests/test_pypy_gc.py) and sized as ``corpus/io.py``'s
-``input_size`` does, so the first process pays only for the interpreter's start.
+``input_size`` does, so the first process pays only for the interpreter's start:
+under PyPy ``import refbpe.cli`` costs what a bare interpreter does, 0.06 CPU
+seconds, against 0.25 s for ``refbpe.cli.commands`` (every subcommand and the
+library; ``perf/startup.py --interpreters pypy``, load average 5).
 Where the command line cannot be read that way (an option the table lacks,
 ``--stdlib``, ``--counts``, a missing file), ``train``'s ``run`` decides as
 before, after parsing.
@@ -75,7 +79,8 @@ RESTART_FROM = 16 << 20  # input bytes; as ``corpus/encode.py``'s _POOL_FROM, wh
 GC_SETTINGS = {"PYPY_GC_NURSERY": "4MB", "PYPY_GC_MAJOR_COLLECT": "1.3"}
 # ``train``'s: its word and pair tables live long, so fewer, larger minor collections pay.
 TRAIN_GC_SETTINGS = {"PYPY_GC_NURSERY": "16MB", "PYPY_GC_MAJOR_COLLECT": "1.82"}
-# ``train`` restarts from this many input bytes.  Its second start-up costs 0.19 s; the small
+# ``train`` restarts from this many input bytes.  Its second start-up cost 0.19 s then (now the
+# interpreter's start, ``restart_train_early``; the threshold is not measured again); the small
 # nursery saves the first touch of a 240 MB one in each process, which pays on ordinary text
 # (hf profile, vocab 10,000, 2 workers, /usr/bin/time: english_small's 4 MB 1.56 -> 1.32 s),
 # but one huge pre-token's merge phase runs slower with it (perf/adversarial.py --only train:
