@@ -17,8 +17,9 @@ alike; ``--interpreter`` (default pypy) runs the children.  Each mode prints bot
 (fastest, for ``encode-inline`` and ``merge``) and the ratio after / before, and checks that
 both trees give the same output:
 
-- ``train``: ``python -m refbpe train`` per corpus (``--vocab``, ``--workers``): wall seconds,
-  the count and merge phases of its ``--report``, peak MB of the process tree; merges compared.
+- ``train``: ``python -m refbpe train`` per corpus (``--vocab``, ``--workers``): wall and CPU
+  seconds (the process tree's), the count and merge phases of its ``--report``, peak MB of the
+  process tree; merges compared.
 - ``encode``: ``perf/peers/encode_refbpe.py`` per tree, one process per run: a cold call on the
   first 8 MB of each corpus and a warm one on the next 8 MB (GPT-2 vocab); ids compared.
 - ``encode-inline``: both trees' ``refbpe.tokenizer`` in one process (each imported afresh);
@@ -100,8 +101,8 @@ def mode_train(args, trees, work):
     lines = [
         "TRAIN %s, vocab %d, %d workers, %d repeats (medians; after/before)"
         % (args.interpreter, args.vocab, args.workers, args.repeats),
-        "  %-16s %-7s %8s %8s %8s %8s %s"
-        % ("corpus", "tree", "wall s", "count s", "merge s", "peak MB", "merges"),
+        "  %-16s %-7s %8s %8s %8s %8s %8s %s"
+        % ("corpus", "tree", "wall s", "cpu s", "count s", "merge s", "peak MB", "merges"),
     ]
     for corpus in filter(None, args.corpora.split(",")):
         merges = {}
@@ -116,16 +117,18 @@ def mode_train(args, trees, work):
             with open(os.path.join(out, "merges.txt"), "rb") as f:
                 merges[name] = f.read()
             sys.stderr.write("  %s %s %.2fs\n" % (corpus, name, r["wall"]))
-            return r["wall"], rep["count"]["seconds"], rep["merge"]["seconds"], r["peak_tree_mb"]
+            phases = rep["count"]["seconds"], rep["merge"]["seconds"]
+            return (r["wall"], r["cpu_seconds"]) + phases + (r["peak_tree_mb"],)
 
-        med = medians(round_robin(args, trees, one), 4)
+        med = medians(round_robin(args, trees, one), 5)
         same = "identical" if merges["before"] == merges["after"] else "DIFFER"
         for name in TREES:
             lines.append(
-                "  %-16s %-7s %8.2f %8.2f %8.2f %8.0f %s" % ((corpus, name) + tuple(med[name]) + (same,))
+                "  %-16s %-7s %8.2f %8.2f %8.2f %8.2f %8.0f %s"
+                % ((corpus, name) + tuple(med[name]) + (same,))
             )
         lines.append(
-            "  %-16s %-7s %7.2fx %7.2fx %7.2fx %7.2fx"
+            "  %-16s %-7s %7.2fx %7.2fx %7.2fx %7.2fx %7.2fx"
             % ((corpus, "ratio") + ratios(med["before"], med["after"]))
         )
     return lines

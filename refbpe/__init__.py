@@ -29,16 +29,28 @@ The tree is the pipeline:
 
 ``__all__`` is the public API, described in ``docs/api.md``: the trainers, counting
 and word-count files, ``Tokenizer``, the split patterns, and model files.
+
+Importing the package is cheap: each name is imported from its module on first use
+(PEP 562's module ``__getattr__``), so ``refbpe train`` can restart under PyPy
+(``cli/pypy_gc.py``) before paying for the modules, about 0.2 CPU seconds there
+(``perf/startup.py``).  ``refbpe.formats``, ``refbpe.tokenizer`` and the other
+modules load on first attribute access as well, as they did when this file imported them.
 """
 
-from .corpus.count import count_words
-from .corpus.countfile import read_counts, write_counts
-from .encoding_models import encoding_for_model, encoding_name_for_model
-from .formats import FORMATS, Model, read_model, write_model
-from .pretokenize import Pattern, get_pattern, pattern_names
-from .tiktoken_api import Encoding, get_encoding, list_encoding_names
-from .tokenizer import Tokenizer
-from .train import train_bpe, train_from_count_files, train_from_counts, train_from_texts
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # for type checkers and readers: where each name lives
+    from .corpus.count import count_words
+    from .corpus.countfile import read_counts, write_counts
+    from .encoding_models import encoding_for_model, encoding_name_for_model
+    from .formats import FORMATS, Model, read_model, write_model
+    from .pretokenize import Pattern, get_pattern, pattern_names
+    from .tiktoken_api import Encoding, get_encoding, list_encoding_names
+    from .tokenizer import Tokenizer
+    from .train import train_bpe, train_from_count_files, train_from_counts, train_from_texts
 
 __version__ = "0.1.0"
 
@@ -65,3 +77,46 @@ __all__ = [
     "encoding_name_for_model",
     "list_encoding_names",
 ]
+
+# name -> the module that defines it, as in the block above
+_HOMES = {
+    "count_words": ".corpus.count",
+    "read_counts": ".corpus.countfile",
+    "write_counts": ".corpus.countfile",
+    "encoding_for_model": ".encoding_models",
+    "encoding_name_for_model": ".encoding_models",
+    "FORMATS": ".formats",
+    "Model": ".formats",
+    "read_model": ".formats",
+    "write_model": ".formats",
+    "Pattern": ".pretokenize",
+    "get_pattern": ".pretokenize",
+    "pattern_names": ".pretokenize",
+    "Encoding": ".tiktoken_api",
+    "get_encoding": ".tiktoken_api",
+    "list_encoding_names": ".tiktoken_api",
+    "Tokenizer": ".tokenizer",
+    "train_bpe": ".train",
+    "train_from_count_files": ".train",
+    "train_from_counts": ".train",
+    "train_from_texts": ".train",
+}
+
+
+def __getattr__(name):
+    """A public name, imported from its module and kept here; else a submodule (``refbpe.formats``)."""
+    if name in _HOMES:
+        value = getattr(importlib.import_module(_HOMES[name], __name__), name)
+    else:
+        try:
+            value = importlib.import_module("." + name, __name__)
+        except ModuleNotFoundError as e:
+            if e.name != __name__ + "." + name:
+                raise
+            raise AttributeError("module %r has no attribute %r" % (__name__, name)) from None
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -35,7 +35,7 @@ from .corpus.progress import Progress, peak_memory_mb
 from .corpus.sequences import count_texts, count_texts_parallel, count_texts_per_pattern
 from .corpus.units import checked_utf8
 from .extend import Parent, load_parent
-from .formats.model import Model
+from .formats.model import Model, build_vocab
 from .pretokenize.patterns import pattern_key
 from .profiles import Profile, get_profile, settings_pattern
 
@@ -73,16 +73,6 @@ def check_training_args(
             % (vocab_size, minimum, len(specials))
         )
     return vocab_size, specials
-
-
-def build_vocab(merges: Iterable[Tuple[bytes, bytes]], special_tokens: Iterable[str]) -> Dict[int, bytes]:
-    """{id: bytes} in the refbpe id layout."""
-    vocab = {i: bytes([i]) for i in range(256)}
-    for a, b in merges:
-        vocab[len(vocab)] = a + b
-    for t in special_tokens:
-        vocab[len(vocab)] = t.encode("utf-8")
-    return vocab
 
 
 def train_from_counts(

@@ -2,15 +2,18 @@
 
 import doctest
 import os
+import subprocess
 import sys
 
 import pytest
-from support import IS_PYPY, cs336_path, other_interpreter, run_cli
+from support import IS_PYPY, cli_env, cs336_path, other_interpreter, run_cli
 
+import refbpe.cli as refbpe_cli
+from refbpe.cli import build_parser, pypy_gc
 from refbpe.cli import main as cli_main
-from refbpe.cli import pypy_gc
 from refbpe.cli import train as train_cli
 from refbpe.corpus.idfile import read_npy
+from refbpe.corpus.units import input_spans, total_bytes
 from refbpe.tokenizer import Tokenizer
 
 MAIN = os.path.join(os.path.dirname(pypy_gc.__file__), os.pardir, "__main__.py")
@@ -110,3 +113,113 @@ def test_a_restarted_encoding_reads_stdin_and_writes_the_same_ids(tmp_path):
     assert r.returncode == 0, r.stderr.decode()
     tok = Tokenizer.from_files(model, cs336_path("gpt2_merges.txt"))
     assert list(read_npy(str(out))) == tok.encode(text.decode("utf-8"))
+
+
+def _train_parser_options():
+    """{option string: nargs} of ``refbpe train``'s parser."""
+    sub = build_parser()._subparsers._group_actions[0].choices["train"]
+    return {s: a.nargs for a in sub._actions for s in a.option_strings}
+
+
+def test_the_early_restarts_option_table_is_the_train_parsers():
+    """Each option of ``refbpe train`` is in ``TRAIN_VALUE_OPTIONS`` (one value), in
+    ``TRAIN_FLAGS`` (none), or one of those ``train_corpus`` gives up on."""
+    options = _train_parser_options()
+    assert pypy_gc.TRAIN_VALUE_OPTIONS == {s for s, nargs in options.items() if nargs is None}
+    assert pypy_gc.TRAIN_FLAGS == {s for s, nargs in options.items() if nargs == 0} - {
+        "-h",
+        "--help",
+        "--stdlib",
+    }
+    left_out = set(options) - pypy_gc.TRAIN_VALUE_OPTIONS - pypy_gc.TRAIN_FLAGS
+    assert left_out == {"-h", "--help", "--stdlib", "--counts"}
+    assert all(pypy_gc.train_corpus(["a.txt", s, "x"]) is None for s in left_out)
+
+
+def test_train_corpus_reads_the_corpus_arguments_as_the_parser_does(tmp_path):
+    args = ["a.txt", "b.txt", "--vocab-size", "500", "-o", "m", "--pattern=gpt2", "--progress"]
+    dashes = ["--vocab-size", "500", "--out", "m", "--", "-n.txt", "--quiet"]
+    assert pypy_gc.train_corpus(args) == ["a.txt", "b.txt"]
+    assert pypy_gc.train_corpus(dashes) == ["-n.txt", "--quiet"]
+    assert pypy_gc.train_corpus(["a.txt", "--vocab-size"]) is None  # the parser's error, after parsing
+    assert pypy_gc.train_corpus(["a.txt", "-om"]) is None  # a joined short option: left to the parser
+    assert pypy_gc.train_corpus(["a.txt", "--quiet=1"]) is None
+    assert pypy_gc.train_corpus(["a.txt", "--vocab-sise", "500"]) is None  # a typo: the parser says so
+    parser = build_parser()
+    for argv in (["train"] + args, ["train"] + dashes):
+        assert parser.parse_args(argv).corpus == pypy_gc.train_corpus(argv[1:])
+
+
+def test_the_early_restart_sizes_the_inputs_as_train_does(tmp_path):
+    small, gz = tmp_path / "s.txt", tmp_path / "t.txt.gz"
+    small.write_bytes(b"x" * 1000)
+    gz.write_bytes(b"")
+    for paths in ([str(small)], [str(small), str(small)], [str(small), "-"], [str(gz)]):
+        assert pypy_gc._input_bytes(paths) == total_bytes(input_spans(paths))
+
+
+def test_train_restarts_from_its_command_line_alone(execs, tmp_path):
+    big, small = tmp_path / "big.txt", tmp_path / "small.txt"
+    with open(big, "wb") as f:
+        f.truncate(pypy_gc.TRAIN_RESTART_FROM)
+    small.write_bytes(b"low lower")
+    train = [MAIN, "train", "--vocab-size", "1000", "-o", str(tmp_path / "m")]
+    pypy_gc.restart_train_early(train + [str(small)])  # a short run
+    pypy_gc.restart_train_early(train + [str(small), str(tmp_path / "missing.txt")])  # train's error
+    pypy_gc.restart_train_early(train + ["--stdlib"])  # decided by ``run``, after parsing
+    pypy_gc.restart_train_early(train + ["--counts", str(big)])  # counts: never restarts
+    pypy_gc.restart_train_early([MAIN, "encode", "m", str(big)])  # encode decides in ``run``
+    pypy_gc.restart_train_early([MAIN])
+    assert execs == []
+    pypy_gc.restart_train_early(train + [str(big)])
+    pypy_gc.restart_train_early(train + ["-"])  # a stream: size unknown
+    expected = [["refbpe"] + train[1:] + [str(big)], ["refbpe"] + train[1:] + ["-"]]
+    assert [argv[-len(train) - 1 :] for _, argv, _ in execs] == expected
+    assert all(env[name] == value for _, _, env in execs for name, value in pypy_gc.TRAIN_GC_SETTINGS.items())
+
+
+def test_the_command_line_entry_decides_before_importing_the_rest(tmp_path):
+    """``refbpe.cli.main`` restarts ``train`` with only ``refbpe``, ``refbpe.cli`` and ``pypy_gc``
+    imported: the restarted process is the first to pay for the rest."""
+    code = (
+        "import sys\n"
+        "import refbpe.cli\n"
+        "from refbpe.cli import pypy_gc\n"
+        "pypy_gc._nursery_bytes = lambda: 240 << 20\n"
+        "def execve(exe, argv, env):\n"
+        "    print(' '.join(sorted(m for m in sys.modules if m.startswith('refbpe'))))\n"
+        "    sys.exit(0)\n"
+        "pypy_gc.os.execve = execve\n"
+        "sys.argv = [%r, 'train', '-', '--vocab-size', '300', '-o', %r]\n"
+        "refbpe.cli.main()\n"
+        "print('no restart')\n" % (MAIN, str(tmp_path / "m"))
+    )
+    env = {k: v for k, v in cli_env().items() if k not in pypy_gc.TRAIN_GC_SETTINGS}
+    r = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout.decode().split() == ["refbpe", "refbpe.cli", "refbpe.cli.pypy_gc"]
+
+
+def test_the_entry_passes_its_own_command_line_to_the_early_restart(tmp_path, monkeypatch):
+    asked = []
+    monkeypatch.setattr(refbpe_cli, "restart_train_early", asked.append)
+    corpus = tmp_path / "c.txt"
+    corpus.write_bytes(b"low lower lowest " * 100)
+    argv = [MAIN, "train", str(corpus), "--vocab-size", "260", "-o", str(tmp_path / "m"), "--quiet"]
+    monkeypatch.setattr(sys, "argv", argv)
+    assert cli_main() == 0 and asked == [argv]
+    assert cli_main(argv[1:]) == 0 and asked == [argv]  # ``main([...])`` from Python: never
+
+
+def test_a_restarted_training_reads_stdin_and_writes_the_same_model(tmp_path):
+    """Under PyPy, ``train -`` restarts before reading (where PyPy's nursery is above 16 MB); the
+    model equals the one trained on the same text from a file in this process."""
+    text = ("The cat sat on the mat. Привет, мир! 中文 12345\n" * 300).encode("utf-8")
+    corpus = tmp_path / "c.txt"
+    corpus.write_bytes(text)
+    args = ["--vocab-size", "300", "--special-token", "<|endoftext|>", "--quiet"]
+    r = run_cli(["train", "-", "-o", tmp_path / "piped"] + args, python=_pypy(), input=text)
+    assert r.returncode == 0, r.stderr.decode()
+    assert cli_main(["train", str(corpus), "-o", str(tmp_path / "here")] + args) == 0
+    for name in ("vocab.json", "merges.txt", "refbpe.json"):
+        assert (tmp_path / "piped" / name).read_bytes() == (tmp_path / "here" / name).read_bytes()

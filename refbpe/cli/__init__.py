@@ -1,80 +1,42 @@
 """Command line: ``refbpe COMMAND`` (also ``python -m refbpe``).
 
-A layer on top of the library: the library never imports it.  ``common``
-holds what every subcommand shares (argument types, option groups, checks,
-errors), ``model_argument`` the MODEL argument and ``reference`` what verify
-and certify read (their model, the reference word counts); each subcommand is
-one module with ``register(subparsers)`` and ``run(args)``: ``train``,
-``count``, ``encode``, ``decode``, ``stats``, ``show``, ``split``, ``convert``,
-``verify``, ``certify``, ``fuzz``, ``conformance``; ``pypy_gc`` restarts a
-long ``encode`` under PyPy with a small nursery.
+A layer on top of the library: the library never imports it.  ``commands``
+holds the parser and runs a subcommand (and lists the exit statuses);
+``common`` holds what every subcommand shares (argument types, option groups,
+checks, errors), ``model_argument`` the MODEL argument and ``reference`` what
+verify and certify read (their model, the reference word counts); each
+subcommand is one module with ``register(subparsers)`` and ``run(args)``:
+``train``, ``count``, ``encode``, ``decode``, ``stats``, ``show``, ``split``,
+``convert``, ``verify``, ``certify``, ``fuzz``, ``conformance``; ``pypy_gc``
+restarts a long ``encode`` or ``train`` under PyPy with a small nursery.
 
-Exit status: 0 success; 1 a run that failed for another reason than its
-input (a counting worker died, out of memory; for ``verify``: different);
-2 bad input or an unreadable or unwritable file; 130 on Ctrl-C (SIGINT); 143
-on SIGTERM; 141, silently, when the reader of stdout goes away
-(``refbpe encode ... | head``), as other Unix tools do.  Errors are one line
-on stderr (``refbpe: error: ...``), never a traceback.  Inputs and outputs are
-checked before any work starts, and outputs are written to temporary files
-and renamed into place only when all of them are complete, so a failed or
-interrupted run leaves no file behind and the previous outputs intact.
+This file imports only ``pypy_gc`` (the standard library's modules): ``main``
+lets it restart a long ``train`` from the command line alone, and imports
+``commands``, every subcommand and the library behind them, only afterwards,
+so that only the restarted process pays for them (about 0.2 CPU seconds under
+PyPy, ``perf/startup.py``).
 """
 
-import signal
+import importlib
 import sys
 
-from .. import __version__
-from ..corpus.pool import WorkerError
-from . import certify, conformance, convert, count, decode, encode, fuzz, show, split, stats, train, verify
-from .common import EXIT_BAD_INPUT, EXIT_FAILED, CliError, Parser, Terminated, fail, silence_stdout
+from .pypy_gc import restart_train_early
 
 __all__ = ["build_parser", "main"]
 
-# In the order ``refbpe --help`` lists them.
-SUBCOMMANDS = (train, count, encode, decode, stats, show, split, convert, verify, certify, fuzz, conformance)
-
 
 def build_parser():
-    parser = Parser(
-        prog="refbpe",
-        description="Reference byte-level BPE (CS336 semantics). Run 'refbpe COMMAND --help' for a command's "
-        "options.",
-    )
-    parser.add_argument("--version", action="version", version="refbpe " + __version__)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-    for module in SUBCOMMANDS:
-        module.register(sub).set_defaults(func=module.run)
-    return parser
-
-
-def _raise_terminated(signum, frame):
-    raise Terminated()
+    """The ``refbpe`` parser, every subcommand registered (``commands.build_parser``)."""
+    return _commands().build_parser()
 
 
 def main(argv=None):
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "command", None):
-        parser.print_help()
-        return EXIT_BAD_INPUT
-    args.command_line = sys.argv if argv is None else None  # a command may re-execute itself (``pypy_gc``)
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
-    try:
-        return args.func(args)
-    except CliError as e:
-        return fail("refbpe: error: %s" % e, EXIT_BAD_INPUT)
-    except BrokenPipeError:  # the reader went away (``refbpe encode ... | head``): stop quietly
-        silence_stdout()
-        return 128 + signal.SIGPIPE
-    except MemoryError:
-        return fail("refbpe: error: out of memory; nothing was written", EXIT_FAILED)
-    except (OSError, ValueError) as e:  # InputError, ModelFileError, a failed read or write
-        return fail("refbpe: error: %s" % e, EXIT_BAD_INPUT)
-    except WorkerError as e:
-        return fail("refbpe: error: %s; nothing was written" % e, EXIT_FAILED)
-    except KeyboardInterrupt:
-        return fail("refbpe: interrupted", 128 + signal.SIGINT)
-    except Terminated:
-        return fail("refbpe: terminated", 128 + signal.SIGTERM)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    """Run ``refbpe`` on ``argv`` (None: this process's own command line); returns the exit status."""
+    if argv is None:
+        restart_train_early(sys.argv)
+    return _commands().main(argv)
+
+
+def _commands():
+    """``refbpe.cli.commands``, imported on first use: after ``restart_train_early``."""
+    return importlib.import_module(".commands", __name__)

@@ -24,8 +24,9 @@ live long, and 4 MB was slower): english_medium, vocab 32,000, 2 workers,
 the process tree's peak went from 1,016 MB to 441 MB and the wall time
 stayed level (3.31 s before, 3.32 s after, ``perf/run.py --only train``,
 medians of 5, load 1: counting gained 0.4 s, the merge phase lost 0.07 s
-and the second start-up cost 0.19 s; with the nursery set before the first
-start, /usr/bin/time gave 2.95 s against 3.34 s).  On english_small (4 MB)
+and the second start-up cost 0.19 s, which ``restart_train_early`` below
+now saves; with the nursery set before the first start, /usr/bin/time gave
+2.95 s against 3.34 s).  On english_small (4 MB)
 the hf profile went from 1.56 s to 1.32 s, but a one-piece input's merge phase
 is slower with the small nursery, so ``train`` restarts only from
 ``TRAIN_RESTART_FROM`` (16 MiB; the figures are beside it).
@@ -35,8 +36,20 @@ user's setting wins; the restarted process sees them set, so it never loops),
 the process's own command line (``sys.argv``, not ``main([...])`` called from
 Python), and inputs of at least ``RESTART_FROM`` bytes (encode) or
 ``TRAIN_RESTART_FROM`` (train), or of unknown size:
-the second start-up (importing refbpe again, about 0.2 CPU seconds) would
-cost a small run more than the memory is worth.
+the second start-up (for ``encode``, importing refbpe again, about 0.2 CPU
+seconds) would cost a small run more than the memory is worth.
+
+``train`` decides before anything of refbpe is imported (``restart_train_early``,
+called by ``refbpe.cli.main``): its CORPUS arguments are read off the command
+line with the table of its options (``TRAIN_VALUE_OPTIONS``, ``TRAIN_FLAGS``,
+held to the parser by tests/test_pypy_gc.py) and sized as ``corpus/io.py``'s
+``input_size`` does, so the first process pays only for the interpreter's start:
+under PyPy ``import refbpe.cli`` costs what a bare interpreter does, 0.06 CPU
+seconds, against 0.25 s for ``refbpe.cli.commands`` (every subcommand and the
+library; ``perf/startup.py --interpreters pypy``, load average 5).
+Where the command line cannot be read that way (an option the table lacks,
+``--stdlib``, ``--counts``, a missing file), ``train``'s ``run`` decides as
+before, after parsing.
 """
 
 import gc
@@ -54,6 +67,10 @@ __all__ = [
     "restart_command",
     "parse_size_text",
     "restart_with_small_nursery",
+    "restart_train_early",
+    "train_corpus",
+    "TRAIN_VALUE_OPTIONS",
+    "TRAIN_FLAGS",
 ]
 
 RESTART_FROM = 16 << 20  # input bytes; as ``corpus/encode.py``'s _POOL_FROM, where a second process starts
@@ -62,13 +79,23 @@ RESTART_FROM = 16 << 20  # input bytes; as ``corpus/encode.py``'s _POOL_FROM, wh
 GC_SETTINGS = {"PYPY_GC_NURSERY": "4MB", "PYPY_GC_MAJOR_COLLECT": "1.3"}
 # ``train``'s: its word and pair tables live long, so fewer, larger minor collections pay.
 TRAIN_GC_SETTINGS = {"PYPY_GC_NURSERY": "16MB", "PYPY_GC_MAJOR_COLLECT": "1.82"}
-# ``train`` restarts from this many input bytes.  Its second start-up costs 0.19 s; the small
+# ``train`` restarts from this many input bytes.  Its second start-up cost 0.19 s then (now the
+# interpreter's start, ``restart_train_early``; the threshold is not measured again); the small
 # nursery saves the first touch of a 240 MB one in each process, which pays on ordinary text
 # (hf profile, vocab 10,000, 2 workers, /usr/bin/time: english_small's 4 MB 1.56 -> 1.32 s),
 # but one huge pre-token's merge phase runs slower with it (perf/adversarial.py --only train:
 # 10 MB of one letter 1.63 -> 1.93 s, 2 MB of random Han 0.76 -> 0.93 s).  From 16 MiB
 # both are level or better in wall time and the process tree's memory halves.
 TRAIN_RESTART_FROM = 16 << 20
+# ``refbpe train``'s options that take one value, and those that take none.  Left out, so that
+# ``train_corpus`` gives up on them: ``--counts`` and ``--stdlib`` (inputs that are not CORPUS
+# arguments) and ``-h``/``--help``.
+TRAIN_VALUE_OPTIONS = frozenset(
+    "--vocab-size --special-token -o --out --format --profile --min-frequency --sequences "
+    "--initial-alphabet --transition --extend --inherit-merges --trace --pattern-regex --pattern "
+    "--unicode --workers --chunk-size --errors --executor --executor-data --report".split()
+)
+TRAIN_FLAGS = frozenset("--add-prefix-space --no-add-prefix-space --progress --quiet".split())
 _UNITS = {"B": 1, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
 
 
@@ -129,3 +156,48 @@ def restart_with_small_nursery(argv, input_bytes, settings=GC_SETTINGS, restart_
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(command[0], command, dict(os.environ, **settings))
+
+
+def train_corpus(args):
+    """The CORPUS arguments of ``refbpe train ARGS``, or None when telling them needs the parser.
+
+    >>> train_corpus(["a.txt", "--vocab-size", "32000", "--special-token=<|e|>", "--quiet", "-", "b.gz"])
+    ['a.txt', '-', 'b.gz']
+    >>> train_corpus(["--stdlib", "--vocab-size", "500", "-o", "m"]) is None
+    True
+    """
+    corpus = []
+    rest = iter(args)
+    for arg in rest:
+        if arg == "--":
+            corpus.extend(rest)
+        elif arg == "-" or not arg.startswith("-"):
+            corpus.append(arg)
+        elif arg in TRAIN_VALUE_OPTIONS:
+            if next(rest, None) is None:
+                return None
+        elif arg in TRAIN_FLAGS or (arg.startswith("--") and arg.split("=", 1)[0] in TRAIN_VALUE_OPTIONS):
+            continue
+        else:  # ``--counts``, ``--stdlib``, ``--help``, ``-oDIR``, an option the table lacks
+            return None
+    return corpus
+
+
+def _input_bytes(paths):
+    """The inputs' total as ``total_bytes(input_spans(paths))`` counts it: None when one is
+    stdin or gzip, whose size is unknown."""
+    if any(p == "-" or p.endswith(".gz") for p in paths):
+        return None
+    return sum(os.path.getsize(p) for p in paths)
+
+
+def restart_train_early(argv):
+    """``restart_with_small_nursery`` for ``refbpe train`` from ``argv`` (``sys.argv``) alone,
+    before refbpe's modules are imported; returns when it does not restart, or when the
+    command line cannot be read without the parser (``train``'s ``run`` then decides)."""
+    if len(argv) < 2 or argv[1] != "train" or _nursery_bytes() is None:
+        return
+    corpus = train_corpus(argv[2:])
+    if not corpus or not all(p == "-" or os.path.isfile(p) for p in corpus):
+        return
+    restart_with_small_nursery(argv, _input_bytes(corpus), TRAIN_GC_SETTINGS, TRAIN_RESTART_FROM)

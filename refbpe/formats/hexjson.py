@@ -16,8 +16,7 @@ from binascii import hexlify
 
 from ..atomic import chunked
 from ..quoting import quote
-from ..train import build_vocab
-from .model import FormatError, Model, special_ids, with_specials
+from .model import FormatError, Model, build_vocab, special_ids, with_specials
 
 __all__ = ["hex_json", "hex_json_chunks", "read_hex_json"]
 

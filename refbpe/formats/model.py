@@ -13,9 +13,22 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, Optional, Tuple
 
-__all__ = ["FORMATS", "FormatError", "Model", "special_ids", "with_specials"]
+__all__ = ["FORMATS", "FormatError", "Model", "build_vocab", "special_ids", "with_specials"]
 
 FORMATS = ("gpt2", "hf", "tiktoken", "json")
+
+
+def build_vocab(merges: Iterable[Tuple[bytes, bytes]], special_tokens: Iterable[str]) -> Dict[int, bytes]:
+    """{id: bytes} in the refbpe id layout: the 256 bytes, then one id per merge, then the special tokens.
+
+    Defined here, below ``train`` (which exports it too), so that a format can assume the layout.
+    """
+    vocab = {i: bytes([i]) for i in range(256)}
+    for a, b in merges:
+        vocab[len(vocab)] = a + b
+    for t in special_tokens:
+        vocab[len(vocab)] = t.encode("utf-8")
+    return vocab
 
 
 class FormatError(ValueError):
