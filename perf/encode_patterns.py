@@ -31,6 +31,7 @@ PYPY, CPYTHON = INTERPRETERS["pypy"], INTERPRETERS["cpython"]
 ENCODINGS = ["cl100k_base", "o200k_base"]
 TEXTS = ["english_medium", "python_code", "russian", "chinese", "mixed_multilingual"]
 TRAIN_PATTERNS = ["gpt2", "cl100k_base", "o200k_base"]
+ENGLISH_BOUND = 1.2  # the speed issue's goal: >= 1.2x tiktoken on English, >= 1.0x on every language
 
 
 # -- workers (run as their own processes) --------------------------------------------
@@ -193,12 +194,13 @@ def section_train(args):
 def targets(encode_rows, train):
     print("\nTARGETS")
     for row in encode_rows:
+        bound = ENGLISH_BOUND if row["text"] == "english_medium" else 1.0
         for call in ("first", "warm"):
             r, t = row["refbpe"][call], row["tiktoken"][call]
-            met = r and t and r >= t and row["same_ids"]
+            met = r and t and r >= bound * t and row["same_ids"]
             print(
-                "  [%s] encode %s %s (%s call) >= 1.0x tiktoken, same ids: %s"
-                % ("met " if met else "MISS", row["encoding"], row["text"], call, ratio(r, t))
+                "  [%s] encode %s %s (%s call) >= %.1fx tiktoken, same ids: %s"
+                % ("met " if met else "MISS", row["encoding"], row["text"], call, bound, ratio(r, t))
             )
     if train:
         q = train["cl100k_base"] / train["gpt2"]
