@@ -709,6 +709,43 @@ def bench_pretokenize_inline(args):
         yield [("inlined", lambda d=data: inlined(d)), helper], "%s 4 MB" % name
 
 
+O200K_ASCII_START = "        if b < 0x80 and not f & NUMBER and b != _LF and b != _CR:\n"
+O200K_ASCII_END = "        if f & LETTER:\n"
+
+
+def o200k_scan_variants():
+    """o200k's ``_scan`` as it is and without its inlined ASCII-word path (the lines from
+    ``O200K_ASCII_START`` up to ``O200K_ASCII_END``, so every word goes through ``_word_end``),
+    each compiled into a module of its own, as ``piece_ends_variants`` does."""
+    import inspect
+    import types
+
+    from refbpe.pretokenize import o200k
+
+    source = inspect.getsource(o200k._scan)
+    start = source.find(O200K_ASCII_START)
+    end = source.find(O200K_ASCII_END, start)
+    if start < 0 or end < 0:
+        raise AssertionError("o200k._scan no longer has the ASCII path this case removes: update the markers")
+    variants = []
+    for text in (source, source[:start] + source[end:]):
+        module = types.ModuleType("micro_o200k_scan")
+        module.__dict__.update(vars(o200k))
+        exec(text, module.__dict__)
+        variants.append(module._scan)
+    return variants, o200k._no_contraction, o200k.FLAGS_OF
+
+
+@case("pretokenize-o200k-ascii", "o200k.py _scan, '3.2x on English': ASCII words inlined vs _word_end")
+def bench_pretokenize_o200k_ascii(args):
+    (inlined, general), after_word, table = o200k_scan_variants()
+    for name in ("english_small", "mixed_multilingual"):
+        lines = corpus(name, 4 * MB).split(b"\n")
+        trick = ("inlined", lambda ls=lines: [inlined(x, after_word, table) for x in ls])
+        other = ("_word_end", lambda ls=lines: [general(x, after_word, table) for x in ls])
+        yield [trick, other], "%s 4 MB, line by line, SuperBPE's stage 1 (no contractions)" % name
+
+
 def count_slices(data):
     """The alternative to count_pieces' int keys: count every piece as a ``bytes`` slice."""
     from refbpe.pretokenize.gpt2 import piece_ends
