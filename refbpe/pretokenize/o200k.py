@@ -193,8 +193,15 @@ def _scan(data, after_word, table):
             append(after_word(data, e or k, n))
             i = ends[-1]
             continue
-        if not f & NUMBER and b != _LF and b != _CR:
+        if (
+            not f & NUMBER
+            and b != _LF
+            and b != _CR
+            and (b >= 0x80 or j < n and (data[j] >= 0x80 or table[data[j]] & LETTER))
+        ):
             # A possible prefix P: alternative 1 after it, then (a mark) without it, then 2.
+            # (An ASCII P before an ASCII non-letter or the end starts no word: ASCII has
+            # no marks, so the call is skipped.)
             e, k = _word_end(data, j, n, table)
             if not e:
                 if f & U:
