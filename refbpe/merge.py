@@ -115,6 +115,7 @@ __all__ = ["learn_merges", "merges_possible", "MergeCheck"]
 
 SEP = -1  # the slot between two words
 DEAD = -2  # a slot merged into its left neighbour
+_NO_HEAP = float("inf")  # a floor no count reaches: ``collect_pushing`` pushes nothing
 
 
 class _Entry(object):
@@ -382,7 +383,7 @@ def _replay(inherited, state, token_bytes, shift, step, skip_absent=False):
         if slots is None or counts.get(p, 0) <= 0:
             continue
         _apply_merge(sym, nxt, prv, freq, slots, a, b, z, step)
-        step.collect(counts, where, a, b, z, shift)
+        step.collect_pushing(counts, where, a, b, z, shift, None, _NO_HEAP, None)
         del counts[p]
     return applied
 

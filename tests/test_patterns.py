@@ -177,6 +177,10 @@ def test_llama3_equals_regex(text):
 @example("DON'T HelloWorld'S \u017f'\u017f")
 @example("!\u0301 !!\u0301 \u0301\u0301a \u3005A")
 @example(" !\r\n/ //\n 12345 \t\r\n\r\n")
+@example(
+    "ABC ABc aBC\tHello !Hi HELLO\u00e9 Ab\u00e9c A\u0301 x'S DON'T ab\u00c9 Ab1 AB!"
+    " (Hi) .x ,\u00e9 !\u0301 ,, a"
+)
 def test_o200k_equals_regex(text):
     _check_against_regex("o200k_base", text)
 

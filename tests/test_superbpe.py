@@ -59,6 +59,10 @@ def test_engine_equals_naive_both_stages(docs, transition, more):
 @settings(max_examples=examples(150), deadline=None)
 @given(text=st.one_of(edge_text(), mixed_text(), st.text(alphabet=" \n\t.,!/:\u0301a1\u0661", max_size=30)))
 @example(text="a  \n!!\n/ 1234 ,, x  ")
+@example(
+    text="ABC ABc aBC\tHello !Hi HELLO\u00e9 Ab\u00e9c A\u0301 x'S ab\u00c9 Ab1 AB!"
+    " (Hi) .x ,\u00e9 !\u0301 ,, a"
+)
 def test_scanners_are_hf_isolated_splits(name, regex_text, text):
     """The pieces are the regex's matches and the stretches between them (HF's ``isolated``),
     on the characters whose classes the pinned table and ``regex`` agree on."""
