@@ -3,6 +3,7 @@
     .venv/bin/python perf/encode_first.py                          # cl100k_base, english_medium + russian
     .venv/bin/python perf/encode_first.py --encodings gpt2,o200k_base --texts chinese --repeats 5
     .venv/bin/python perf/encode_first.py --variants default,nursery=4MB,jit=disable_unrolling=100
+    .venv/bin/python perf/encode_first.py --trees ../main,.    # two source trees, alternating
 
 Each run is one PyPy process (``--worker``) that loads the encoding (``gpt2``: the CS336 GPT-2
 files; else ``Tokenizer.from_tiktoken``) and makes three calls of ``encode_ordinary``, each
@@ -19,7 +20,8 @@ measured by ``getrusage`` (user and system CPU seconds, minor page faults) and `
 so ``first - fresh`` is the JIT warm-up and first touch, ``fresh - warm`` the cost of filling
 the caches (more misses) plus the text's own difference.  A variant runs every process with
 ``nursery=SIZE`` (``PYPY_GC_NURSERY``) or ``jit=PARAMS`` (``pypyjit.set_param(PARAMS)`` before
-refbpe is imported).  Variants alternate (run 1 of each, then run 2, ...), medians of CPU
+refbpe is imported); ``--trees A,B`` runs each variant on refbpe from each source tree.
+Variants and trees alternate (run 1 of each, then run 2, ...), medians of CPU
 seconds (user + system) are printed with the load average; the ids of every run must agree.
 """
 
@@ -28,7 +30,7 @@ import os
 import statistics
 import sys
 
-from harness import GPT2_FILES, INTERPRETERS, PEERS, corpus, run_result, tree_env
+from harness import GPT2_FILES, INTERPRETERS, PEERS, ROOT, corpus, run_result, tree_env
 
 PHASES = ["first", "fresh", "warm"]
 
@@ -86,9 +88,10 @@ def worker(name, path, max_bytes, jit_params):
 # -- the driver ---------------------------------------------------------------------------
 
 
-def variant_job(variant, name, text, max_bytes):
-    """(command, env) of one run of ``variant``: ``default``, ``nursery=SIZE`` or ``jit=PARAMS``."""
-    env = tree_env()
+def variant_job(tree, variant, name, text, max_bytes):
+    """(command, env) of one run of ``variant`` (``default``, ``nursery=SIZE`` or ``jit=PARAMS``)
+    on the source tree ``tree``."""
+    env = tree_env(tree)
     jit = ""
     if variant.startswith("nursery="):
         env["PYPY_GC_NURSERY"] = variant.split("=", 1)[1]
@@ -136,7 +139,9 @@ def parse(argv):
     p.add_argument("--variants", default="default,nursery=4MB", help="default, nursery=SIZE, jit=PARAMS")
     p.add_argument("--mb", type=float, default=8, help="MB per call (default 8)")
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--trees", default=ROOT, help="source trees (comma list; default this one)")
     args = p.parse_args(argv)
+    args.trees = [os.path.abspath(t) for t in args.trees.split(",") if t]
     args.variants = [v for v in args.variants.split(",") if v]
     return args
 
@@ -154,13 +159,15 @@ def main(argv):
     )
     for name in args.encodings.split(","):
         for text in args.texts.split(","):
-            runs = {v: [] for v in args.variants}
+            jobs = [(tree, variant) for variant in args.variants for tree in args.trees]
+            runs = {job: [] for job in jobs}
             for _ in range(args.repeats):
-                for variant in args.variants:
-                    cmd, env = variant_job(variant, name, text, max_bytes)
-                    runs[variant].append(run_result(cmd, env, timeout=600)["result"])
-            for variant in args.variants:
-                print_row(name, text, variant, runs[variant])
+                for tree, variant in jobs:
+                    cmd, env = variant_job(tree, variant, name, text, max_bytes)
+                    runs[tree, variant].append(run_result(cmd, env, timeout=600)["result"])
+            for tree, variant in jobs:
+                label = variant if len(args.trees) == 1 else "%s %s" % (os.path.basename(tree), variant)
+                print_row(name, text, label, runs[tree, variant])
     print("load average %.2f %.2f %.2f" % os.getloadavg())
 
 
