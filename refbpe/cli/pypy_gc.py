@@ -36,8 +36,9 @@ user's setting wins; the restarted process sees them set, so it never loops),
 the process's own command line (``sys.argv``, not ``main([...])`` called from
 Python), and inputs of at least ``RESTART_FROM`` bytes (encode) or
 ``TRAIN_RESTART_FROM`` (train), or of unknown size:
-the second start-up (for ``encode``, importing refbpe again, about 0.2 CPU
-seconds) would cost a small run more than the memory is worth.
+the second start-up (an interpreter's start when the command line decides; when
+``run`` decides, importing refbpe again, about 0.2 CPU seconds) would cost a small
+run more than the memory is worth.
 
 ``train`` decides before anything of refbpe is imported (``restart_train_early``,
 called by ``refbpe.cli.main``): its CORPUS arguments are read off the command
@@ -51,7 +52,10 @@ Where the command line cannot be read that way (an option the table lacks,
 ``--stdlib``, ``--counts``, a missing file), ``train``'s ``run`` decides as
 before, after parsing.  ``encode`` decides the same way (``restart_encode_early``:
 its INPUT arguments, MODEL left out, read with ``ENCODE_VALUE_OPTIONS`` and
-``ENCODE_FLAGS``); its ``run`` decides where the command line cannot be read.
+``ENCODE_FLAGS``); its ``run`` decides where the command line cannot be read.  On 17 MB
+(one line repeated, GPT-2 vocab, ``--workers 1``, ``/usr/bin/time``, medians of 5
+alternating runs, load average 3.8-3.9): 1.39 CPU seconds and a 186 MB peak when ``run``
+decided, 1.21 s and 141 MB now (docs/performance.md).
 """
 
 import gc
