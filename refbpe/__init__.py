@@ -24,6 +24,7 @@ The tree is the pipeline:
     ``fuzz``         generating inputs that break other implementations, and the conformance pack
     ``testing``      the fuzzer's strategies and the reference as assertions, for other projects' tests
     ``atomic``       files written atomically
+    ``lists``        an empty list with room reserved (PyPy), for the scanners and the encoder
     ``quoting``      user bytes in an error message, escaped and short
     ``cli``          the command line, a layer on top that the library never imports
 

@@ -78,6 +78,7 @@ from typing import (
 from .formats.gpt2_files import MANIFEST, read_gpt2, read_manifest_pattern, read_model_dir
 from .formats.registry import load_tiktoken
 from .formats.tiktoken import merges_from_ranks
+from .lists import list_with_room
 from .pretokenize.patterns import Pattern, get_pattern, pattern_key
 from .specials import special_pattern, split_specials
 
@@ -594,7 +595,7 @@ class Tokenizer(object):
             return self._encode_text(_utf16_repaired(text), specials)
 
     def _encode_text(self, text, pattern):
-        out = []
+        out = list_with_room(len(text) >> 2)
         for segment, is_special in split_specials(text, pattern):
             if is_special:
                 out.append(self._special_id[segment])
@@ -670,7 +671,7 @@ class Tokenizer(object):
         return i not in special and all(b in b" \n\t" for b in self.vocab[i])
 
     def _encode_valid_utf8(self, data, pattern, segments):
-        out = []
+        out = list_with_room(len(data) >> 2)
         pos = 0
         for m in pattern.finditer(data) if pattern is not None else ():
             before = len(out)

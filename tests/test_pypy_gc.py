@@ -115,16 +115,16 @@ def test_a_restarted_encoding_reads_stdin_and_writes_the_same_ids(tmp_path):
     assert list(read_npy(str(out))) == tok.encode(text.decode("utf-8"))
 
 
-def _train_parser_options():
-    """{option string: nargs} of ``refbpe train``'s parser."""
-    sub = build_parser()._subparsers._group_actions[0].choices["train"]
+def _parser_options(command="train"):
+    """{option string: nargs} of ``refbpe COMMAND``'s parser."""
+    sub = build_parser()._subparsers._group_actions[0].choices[command]
     return {s: a.nargs for a in sub._actions for s in a.option_strings}
 
 
 def test_the_early_restarts_option_table_is_the_train_parsers():
     """Each option of ``refbpe train`` is in ``TRAIN_VALUE_OPTIONS`` (one value), in
     ``TRAIN_FLAGS`` (none), or one of those ``train_corpus`` gives up on."""
-    options = _train_parser_options()
+    options = _parser_options("train")
     assert pypy_gc.TRAIN_VALUE_OPTIONS == {s for s, nargs in options.items() if nargs is None}
     assert pypy_gc.TRAIN_FLAGS == {s for s, nargs in options.items() if nargs == 0} - {
         "-h",
@@ -178,9 +178,13 @@ def test_train_restarts_from_its_command_line_alone(execs, tmp_path):
     assert all(env[name] == value for _, _, env in execs for name, value in pypy_gc.TRAIN_GC_SETTINGS.items())
 
 
-def test_the_command_line_entry_decides_before_importing_the_rest(tmp_path):
-    """``refbpe.cli.main`` restarts ``train`` with only ``refbpe``, ``refbpe.cli`` and ``pypy_gc``
-    imported: the restarted process is the first to pay for the rest."""
+@pytest.mark.parametrize("command", ["train", "encode"])
+def test_the_command_line_entry_decides_before_importing_the_rest(tmp_path, command):
+    """``refbpe.cli.main`` restarts ``train`` and ``encode`` with only ``refbpe``, ``refbpe.cli``
+    and ``pypy_gc`` imported: the restarted process is the first to pay for the rest."""
+    args = ["-", "--vocab-size", "300", "-o", str(tmp_path / "m")]
+    if command == "encode":
+        args = ["cl100k_base", "-", "-o", str(tmp_path / "ids.npy")]
     code = (
         "import sys\n"
         "import refbpe.cli\n"
@@ -190,9 +194,9 @@ def test_the_command_line_entry_decides_before_importing_the_rest(tmp_path):
         "    print(' '.join(sorted(m for m in sys.modules if m.startswith('refbpe'))))\n"
         "    sys.exit(0)\n"
         "pypy_gc.os.execve = execve\n"
-        "sys.argv = [%r, 'train', '-', '--vocab-size', '300', '-o', %r]\n"
+        "sys.argv = %r\n"
         "refbpe.cli.main()\n"
-        "print('no restart')\n" % (MAIN, str(tmp_path / "m"))
+        "print('no restart')\n" % ([MAIN, command] + args)
     )
     env = {k: v for k, v in cli_env().items() if k not in pypy_gc.TRAIN_GC_SETTINGS}
     r = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
@@ -202,7 +206,7 @@ def test_the_command_line_entry_decides_before_importing_the_rest(tmp_path):
 
 def test_the_entry_passes_its_own_command_line_to_the_early_restart(tmp_path, monkeypatch):
     asked = []
-    monkeypatch.setattr(refbpe_cli, "restart_train_early", asked.append)
+    monkeypatch.setattr(refbpe_cli, "restart_early", asked.append)
     corpus = tmp_path / "c.txt"
     corpus.write_bytes(b"low lower lowest " * 100)
     argv = [MAIN, "train", str(corpus), "--vocab-size", "260", "-o", str(tmp_path / "m"), "--quiet"]
@@ -223,3 +227,42 @@ def test_a_restarted_training_reads_stdin_and_writes_the_same_model(tmp_path):
     assert cli_main(["train", str(corpus), "-o", str(tmp_path / "here")] + args) == 0
     for name in ("vocab.json", "merges.txt", "refbpe.json"):
         assert (tmp_path / "piped" / name).read_bytes() == (tmp_path / "here" / name).read_bytes()
+
+
+def test_the_encode_option_table_is_the_encode_parsers():
+    options = _parser_options("encode")
+    assert pypy_gc.ENCODE_VALUE_OPTIONS == {s for s, nargs in options.items() if nargs is None}
+    assert pypy_gc.ENCODE_FLAGS == {s for s, nargs in options.items() if nargs == 0} - {"-h", "--help"}
+    assert all(pypy_gc.encode_inputs(["m", "a.txt", s]) is None for s in ("-h", "--help"))
+
+
+def test_encode_inputs_reads_the_input_arguments_as_the_parser_does():
+    args = ["cl100k_base", "a.txt", "b.txt", "-o", "ids.npy", "--workers", "2", "--separator=<|e|>", "--json"]
+    dashes = ["m", "--quiet", "--", "-n.txt", "--quiet"]
+    assert pypy_gc.encode_inputs(args) == ["a.txt", "b.txt"]
+    assert pypy_gc.encode_inputs(dashes) == ["-n.txt", "--quiet"]
+    assert pypy_gc.encode_inputs(["m", "a.txt", "--out"]) is None  # the parser's error, after parsing
+    assert pypy_gc.encode_inputs(["m", "a.txt", "--wokers", "2"]) is None  # a typo: the parser says so
+    assert pypy_gc.encode_inputs([]) is None
+    parser = build_parser()
+    for argv in (["encode"] + args, ["encode"] + dashes):
+        assert parser.parse_args(argv).inputs == pypy_gc.encode_inputs(argv[1:])
+
+
+def test_encode_restarts_from_its_command_line_alone(execs, tmp_path):
+    big, small = tmp_path / "big.txt", tmp_path / "small.txt"
+    with open(big, "wb") as f:
+        f.truncate(pypy_gc.RESTART_FROM)
+    small.write_bytes(b"low lower")
+    encode = [MAIN, "encode", "--quiet", "m", "-o", str(tmp_path / "ids.npy")]
+    pypy_gc.restart_encode_early(encode + [str(small)])  # a short run
+    pypy_gc.restart_encode_early(encode + [str(big), str(tmp_path / "missing.txt")])  # encode's error
+    pypy_gc.restart_encode_early(encode + [str(big), "-om"])  # decided by ``run``, after parsing
+    pypy_gc.restart_encode_early([MAIN, "train", str(big), "--vocab-size", "300", "-o", "m"])
+    pypy_gc.restart_encode_early([MAIN, "encode", str(big)])  # MODEL alone: the parser's error
+    assert execs == []
+    pypy_gc.restart_early(encode + [str(small), str(big)])
+    pypy_gc.restart_early(encode + ["-"])  # a stream: size unknown
+    expected = [["refbpe"] + encode[1:] + [str(small), str(big)], ["refbpe"] + encode[1:] + ["-"]]
+    assert [argv[argv.index("refbpe") :] for _, argv, _ in execs] == expected
+    assert all(env[name] == value for _, _, env in execs for name, value in pypy_gc.GC_SETTINGS.items())

@@ -11,7 +11,7 @@ subcommand is one module with ``register(subparsers)`` and ``run(args)``:
 restarts a long ``encode`` or ``train`` under PyPy with a small nursery.
 
 This file imports only ``pypy_gc`` (the standard library's modules): ``main``
-lets it restart a long ``train`` from the command line alone, and imports
+lets it restart a long ``train`` or ``encode`` from the command line alone, and imports
 ``commands``, every subcommand and the library behind them, only afterwards,
 so that only the restarted process pays for them (about 0.2 CPU seconds under
 PyPy, ``perf/startup.py``).
@@ -20,7 +20,7 @@ PyPy, ``perf/startup.py``).
 import importlib
 import sys
 
-from .pypy_gc import restart_train_early
+from .pypy_gc import restart_early
 
 __all__ = ["build_parser", "main"]
 
@@ -33,10 +33,10 @@ def build_parser():
 def main(argv=None):
     """Run ``refbpe`` on ``argv`` (None: this process's own command line); returns the exit status."""
     if argv is None:
-        restart_train_early(sys.argv)
+        restart_early(sys.argv)
     return _commands().main(argv)
 
 
 def _commands():
-    """``refbpe.cli.commands``, imported on first use: after ``restart_train_early``."""
+    """``refbpe.cli.commands``, imported on first use: after ``restart_early``."""
     return importlib.import_module(".commands", __name__)

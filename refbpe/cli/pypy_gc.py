@@ -36,8 +36,9 @@ user's setting wins; the restarted process sees them set, so it never loops),
 the process's own command line (``sys.argv``, not ``main([...])`` called from
 Python), and inputs of at least ``RESTART_FROM`` bytes (encode) or
 ``TRAIN_RESTART_FROM`` (train), or of unknown size:
-the second start-up (for ``encode``, importing refbpe again, about 0.2 CPU
-seconds) would cost a small run more than the memory is worth.
+the second start-up (an interpreter's start when the command line decides; when
+``run`` decides, importing refbpe again, about 0.2 CPU seconds) would cost a small
+run more than the memory is worth.
 
 ``train`` decides before anything of refbpe is imported (``restart_train_early``,
 called by ``refbpe.cli.main``): its CORPUS arguments are read off the command
@@ -49,7 +50,12 @@ seconds, against 0.25 s for ``refbpe.cli.commands`` (every subcommand and the
 library; ``perf/startup.py --interpreters pypy``, load average 5).
 Where the command line cannot be read that way (an option the table lacks,
 ``--stdlib``, ``--counts``, a missing file), ``train``'s ``run`` decides as
-before, after parsing.
+before, after parsing.  ``encode`` decides the same way (``restart_encode_early``:
+its INPUT arguments, MODEL left out, read with ``ENCODE_VALUE_OPTIONS`` and
+``ENCODE_FLAGS``); its ``run`` decides where the command line cannot be read.  On 17 MB
+(one line repeated, GPT-2 vocab, ``--workers 1``, ``/usr/bin/time``, medians of 5
+alternating runs, load average 3.8-3.9): 1.39 CPU seconds and a 186 MB peak when ``run``
+decided, 1.21 s and 141 MB now (docs/performance.md).
 """
 
 import gc
@@ -67,10 +73,15 @@ __all__ = [
     "restart_command",
     "parse_size_text",
     "restart_with_small_nursery",
+    "restart_early",
     "restart_train_early",
+    "restart_encode_early",
     "train_corpus",
+    "encode_inputs",
     "TRAIN_VALUE_OPTIONS",
     "TRAIN_FLAGS",
+    "ENCODE_VALUE_OPTIONS",
+    "ENCODE_FLAGS",
 ]
 
 RESTART_FROM = 16 << 20  # input bytes; as ``corpus/encode.py``'s _POOL_FROM, where a second process starts
@@ -96,6 +107,12 @@ TRAIN_VALUE_OPTIONS = frozenset(
     "--unicode --workers --chunk-size --errors --executor --executor-data --report".split()
 )
 TRAIN_FLAGS = frozenset("--add-prefix-space --no-add-prefix-space --progress --quiet".split())
+# ``refbpe encode``'s, as ``train``'s above (``-h``/``--help`` left out).
+ENCODE_VALUE_OPTIONS = frozenset(
+    "--format --special-token --pattern-regex --pattern --unicode -o --out --dtype --separator "
+    "--workers --chunk-size --errors --report".split()
+)
+ENCODE_FLAGS = frozenset("--json --progress --quiet".split())
 _UNITS = {"B": 1, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
 
 
@@ -166,21 +183,39 @@ def train_corpus(args):
     >>> train_corpus(["--stdlib", "--vocab-size", "500", "-o", "m"]) is None
     True
     """
-    corpus = []
+    return _operands(args, TRAIN_VALUE_OPTIONS, TRAIN_FLAGS)
+
+
+def encode_inputs(args):
+    """The INPUT arguments of ``refbpe encode ARGS`` (MODEL, the first operand, left out), or None
+    when telling them needs the parser.
+
+    >>> encode_inputs(["cl100k_base", "a.txt", "-o", "ids.npy", "--workers", "2", "-", "--quiet"])
+    ['a.txt', '-']
+    >>> encode_inputs(["m", "a.txt", "-oids.npy"]) is None
+    True
+    """
+    operands = _operands(args, ENCODE_VALUE_OPTIONS, ENCODE_FLAGS)
+    return operands[1:] if operands else None
+
+
+def _operands(args, value_options, flags):
+    """The operands of a subcommand's ``args`` (options from the tables skipped), or None."""
+    operands = []
     rest = iter(args)
     for arg in rest:
         if arg == "--":
-            corpus.extend(rest)
+            operands.extend(rest)
         elif arg == "-" or not arg.startswith("-"):
-            corpus.append(arg)
-        elif arg in TRAIN_VALUE_OPTIONS:
+            operands.append(arg)
+        elif arg in value_options:
             if next(rest, None) is None:
                 return None
-        elif arg in TRAIN_FLAGS or (arg.startswith("--") and arg.split("=", 1)[0] in TRAIN_VALUE_OPTIONS):
+        elif arg in flags or (arg.startswith("--") and arg.split("=", 1)[0] in value_options):
             continue
         else:  # ``--counts``, ``--stdlib``, ``--help``, ``-oDIR``, an option the table lacks
             return None
-    return corpus
+    return operands
 
 
 def _input_bytes(paths):
@@ -191,13 +226,29 @@ def _input_bytes(paths):
     return sum(os.path.getsize(p) for p in paths)
 
 
+def restart_early(argv):
+    """``restart_train_early`` or ``restart_encode_early``, by ``argv``'s subcommand."""
+    restart_train_early(argv)
+    restart_encode_early(argv)
+
+
 def restart_train_early(argv):
     """``restart_with_small_nursery`` for ``refbpe train`` from ``argv`` (``sys.argv``) alone,
     before refbpe's modules are imported; returns when it does not restart, or when the
     command line cannot be read without the parser (``train``'s ``run`` then decides)."""
     if len(argv) < 2 or argv[1] != "train" or _nursery_bytes() is None:
         return
-    corpus = train_corpus(argv[2:])
-    if not corpus or not all(p == "-" or os.path.isfile(p) for p in corpus):
+    _restart_for(argv, train_corpus(argv[2:]), TRAIN_GC_SETTINGS, TRAIN_RESTART_FROM)
+
+
+def restart_encode_early(argv):
+    """``restart_train_early`` for ``refbpe encode`` (its ``run`` decides when this returns)."""
+    if len(argv) < 2 or argv[1] != "encode" or _nursery_bytes() is None:
         return
-    restart_with_small_nursery(argv, _input_bytes(corpus), TRAIN_GC_SETTINGS, TRAIN_RESTART_FROM)
+    _restart_for(argv, encode_inputs(argv[2:]), GC_SETTINGS, RESTART_FROM)
+
+
+def _restart_for(argv, inputs, settings, restart_from):
+    if not inputs or not all(p == "-" or os.path.isfile(p) for p in inputs):
+        return  # the parser or the command reports the error
+    restart_with_small_nursery(argv, _input_bytes(inputs), settings, restart_from)

@@ -28,6 +28,7 @@ characters after its end, as for GPT-2 (see ``tokenizer``), and never looks
 behind.  Cost: one pass, each byte read O(1) times, O(n) for ``n`` bytes.
 """
 
+from ..lists import list_with_room
 from ._unicode_categories import CASE_VARIANTS
 from .gpt2 import CLASS_OF, LETTER, NUMBER, OTHER, SPACE
 from .gpt2 import decode_at as _decode_at
@@ -81,7 +82,7 @@ def llama3_piece_ends(data, table=CLASS_OF):
 
 
 def _scan(data, whole_run_at_end, table=CLASS_OF):
-    ends = []
+    ends = list_with_room(len(data) >> 2)
     append = ends.append
     n = len(data)
     i = 0

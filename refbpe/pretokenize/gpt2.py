@@ -35,6 +35,7 @@ Speed: PyPy's JIT turns the index loop below into machine code; indexing a
 about 30x).
 """
 
+from ..lists import list_with_room
 from ._unicode_table import UNICODE_VERSION
 from .unicode_tables import class_table
 
@@ -94,7 +95,7 @@ def piece_ends(data, table=CLASS_OF):
     ``table`` classifies code points (``unicode_tables.class_table``: the
     latest Unicode version by default).
     """
-    ends = []
+    ends = list_with_room(len(data) >> 2)
     append = ends.append
     n = len(data)
     i = 0

@@ -37,6 +37,7 @@ forward scan (the end of the last L seen), so each byte is read O(1) times:
 O(n) for ``n`` bytes.
 """
 
+from ..lists import list_with_room
 from ._unicode_categories import CASE_VARIANTS
 from .gpt2 import decode_at as _decode_at
 from .unicode_tables import category_table, unicode_version
@@ -125,7 +126,7 @@ def _no_contraction(data, e, n):
 
 def _scan(data, after_word, table):
     """``piece_ends`` with ``after_word(data, e, n)`` moving a word's end past what may follow it."""
-    ends = []
+    ends = list_with_room(len(data) >> 2)
     append = ends.append
     n = len(data)
     i = 0
