@@ -14,7 +14,7 @@ in that order) and the search ends as soon as every worker has reported.
 Their command's faults (timeouts, crashes) are verdicts inside a worker,
 findings like any other.  Ctrl-C (or SIGTERM) in the main process stops
 every worker with SIGTERM, on which a worker kills the process group of the
-run of theirs it waits for (``target.kill_running``) and exits; then the main
+run of theirs it waits for, or is starting, (``target.stop_and_exit``) and exits; then the main
 process joins them: no process is left behind.  A worker that dies without reporting is an error.
 
 Cost: one process start per worker.  ``fork`` wherever the platform has it,
@@ -25,13 +25,12 @@ the trial pickled and the strategies rebuilt in the worker.
 """
 
 import multiprocessing
-import os
 import queue
 import signal
 import traceback
 
 from ..corpus.pool import default_start_method
-from .target import TargetError, kill_running
+from .target import TargetError, stop_and_exit
 
 __all__ = ["search_in_workers"]
 
@@ -47,8 +46,7 @@ class WorkerFailed(RuntimeError):
 def _stop(signum, frame):
     """SIGTERM in a worker: end the run of theirs in progress, then exit at once (no unwinding
     through Hypothesis, which could swallow an exception raised in one of its callbacks)."""
-    kill_running()
-    os._exit(128 + signum)
+    stop_and_exit(128 + signum)
 
 
 def _work(index, search, classes, start, cap, results):

@@ -48,8 +48,8 @@ __all__ = [
     "TargetError",
     "expand",
     "fault_of",
-    "kill_running",
     "read_output",
+    "stop_and_exit",
 ]
 
 _PLACEHOLDER = re.compile(r"\{(input|counts|vocab_size|special_tokens|out|model)\}")
@@ -176,6 +176,7 @@ def child_env():
 def run_with_timeout(argv, timeout):
     """Run ``argv`` in its own session; kill the group after ``timeout`` seconds."""
     t0 = time.time()
+    _STOPPING["starting"] = True
     try:
         p = subprocess.Popen(
             argv,
@@ -186,9 +187,11 @@ def run_with_timeout(argv, timeout):
             start_new_session=True,
         )
     except OSError as e:
+        _started()
         raise TargetError("cannot run %s: %s" % (argv[0], e.strerror or e))
     timed_out = False
     _RUNNING.add(p)
+    _started()
     try:
         _, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -206,12 +209,32 @@ def run_with_timeout(argv, timeout):
 
 
 _RUNNING = set()  # the runs of theirs in progress in this process (``kill_running``)
+# a run being started (its process may exist before it is in _RUNNING), and the exit status
+# a stop asked for meanwhile (``stop_and_exit``)
+_STOPPING = {"starting": False, "exit": None}
 
 
 def kill_running():
     """Kill the process group of every run of theirs in progress here (a fuzz worker being stopped)."""
     for p in list(_RUNNING):
         _kill_group(p)
+
+
+def stop_and_exit(status):
+    """Kill every run of theirs in progress here, then exit with ``status`` at once (a signal
+    handler's work).  While a run is being started its process may exist unlisted: the exit
+    then waits until the start has listed it (``_started``), so that it is killed too."""
+    if _STOPPING["starting"]:
+        _STOPPING["exit"] = status
+        return
+    kill_running()
+    os._exit(status)
+
+
+def _started():
+    _STOPPING["starting"] = False
+    if _STOPPING["exit"] is not None:
+        stop_and_exit(_STOPPING["exit"])
 
 
 def _kill_group(p):
