@@ -44,6 +44,7 @@ engine's (``merge``).
 
 from .extend import keep_parent_ids, load_parent
 from .formats.bytemap import bytes_to_unicode
+from .formats.model import build_vocab
 from .merge import learn_merges, merges_possible
 from .pretokenize.patterns import get_pattern, pattern_key
 from .pretokenize.unicode_tables import LATEST, unicode_version
@@ -152,12 +153,7 @@ class Profile(object):
     def vocab_of(self, merges, special_tokens, settings, word_counts=None):
         """{id: bytes}: the vocab a training (without ``extend``) that made ``merges``
         returns; None when it depends on the ``word_counts`` and they are not given."""
-        vocab = {i: bytes([i]) for i in range(256)}
-        for a, b in merges:
-            vocab[len(vocab)] = a + b
-        for t in special_tokens:
-            vocab[len(vocab)] = t.encode("utf-8")
-        return vocab
+        return build_vocab(merges, special_tokens)
 
     def merges_wanted(self, word_counts, vocab_size, special_tokens, settings):
         return vocab_size - 256 - len(special_tokens)
