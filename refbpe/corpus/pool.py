@@ -52,7 +52,6 @@ __all__ = [
     "run_on_sample",
     "pool_session",
     "pool_passes",
-    "Passes",
     "submit",
     "result_of",
     "run_units",
