@@ -203,9 +203,9 @@ def counting_pattern_by_pattern(
     texts = list(texts)
     parts = 3 * workers
     tables = [({}, {}) for _ in patterns]
-    with pool_passes(
-        workers, "a counting", lambda: [warm_up_scanner(pattern) for pattern in patterns], (__name__,)
-    ) as passes:
+    # Only the first pattern is warmed up before the fork: the others are counted while
+    # this process trains, so their workers' warm-up is off the path this process waits on.
+    with pool_passes(workers, "a counting", lambda: warm_up_scanner(patterns[0]), (__name__,)) as passes:
         for pattern, (small, counts) in zip(patterns, tables):
             params = (cut, tuple(special_tokens), pattern, add_prefix_space)
             passes.queue(_piece_units_of(count_piece, texts, params, parts), _adder(small, counts))
