@@ -15,7 +15,7 @@ import pytest
 import regex
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
-from support import corpus_path, edge_text, examples, mixed_text, run_main
+from support import REPLAY_ROUTES, corpus_path, edge_text, examples, mixed_text, replay_route, run_main
 from test_patterns import _comparable
 
 from refbpe.corpus.io import cut_points
@@ -308,11 +308,19 @@ tables = st.dictionaries(
 
 
 @settings(max_examples=examples(80), deadline=None)
-@given(first=tables, second=tables, transition=st.integers(0, 12), more=st.integers(0, 15))
-def test_stage2_replays_any_stage1(first, second, transition, more):
+@given(
+    first=tables, second=tables, transition=st.integers(0, 12), more=st.integers(0, 15), route=REPLAY_ROUTES
+)
+def test_stage2_replays_any_stage1(first, second, transition, more, route):
     """Stage 1 learned on one table, replayed on another whose words hold pairs stage 1's
-    tokens span and pairs they do not (the engine replays on pieces cut between the
-    latter, ``merge._replay_in_pieces``), then stage 2: the naive oracle's result."""
+    tokens span and pairs they do not (long words are replayed on pieces cut between the
+    latter, ``merge._replay_in_pieces``; both routes drawn), then stage 2: the naive
+    oracle's result."""
+    with replay_route(route):
+        _check_stage2_replays_any_stage1(first, second, transition, more)
+
+
+def _check_stage2_replays_any_stage1(first, second, transition, more):
     profile = SuperBPEProfile(transition=transition)
     first_alphabet = len(profile.layout(first, [], []))
     _, stage1 = naive_train_bpe_from_counts(first, first_alphabet + transition, profile="hf")
