@@ -52,17 +52,29 @@ def main():
     )
 
 
+class _Clock(object):
+    """A ``Progress`` for ``train_from_counts``: notes when the merges pass ``after``."""
+
+    def __init__(self, after):
+        self.after, self.passed = after, None
+
+    def start(self):
+        pass
+
+    def finish(self):
+        pass
+
+    def merges(self, done, total):
+        if self.passed is None and done >= self.after:
+            self.passed = time.perf_counter()
+
+
 def _merges_after(counts, vocab_size, after):
     """Seconds the direct run to ``vocab_size`` spends after its merge ``after`` (to the
-    hundred: the engine calls ``progress(done, total)`` every 100 merges)."""
-    passed = []
-
-    def progress(done, total):
-        if not passed and done >= after:
-            passed.append(time.perf_counter())
-
-    train_from_counts(counts, vocab_size, progress=progress)
-    return time.perf_counter() - passed[0]
+    hundred: the engine reports progress every 100 merges)."""
+    clock = _Clock(after)
+    train_from_counts(counts, vocab_size, progress=clock)
+    return time.perf_counter() - clock.passed
 
 
 if __name__ == "__main__":

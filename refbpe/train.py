@@ -122,7 +122,9 @@ def train_from_counts(
     vocab_size, special_tokens = check_training_args(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
-    return _learn(word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent)
+    return _train_counted(
+        word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
+    )
 
 
 def _parent(extend, inherit_merges, special_tokens):
