@@ -307,49 +307,58 @@ def pool_passes(workers, what="a", warm_up=None, preload=()):
 class Passes(object):
     """Passes of units (``(function, args, bytes covered)``) on one pool, in the order queued.
 
-    ``queue(units, on_result)`` adds a pass and returns its number;
-    ``finish(k)`` hands every result of passes up to ``k`` to its pass's
-    ``on_result(result, covered)``, as they complete, then submits all that
-    is left, so that the workers go on with later passes while the caller
-    works.  Until then at most ``2 * workers`` units are in flight, as in
-    ``run_units``; after it the spool holds the later passes' units (at most
-    their input's bytes).
+    ``queue(units, on_result)`` adds a pass (``units`` is read as the pool
+    takes them) and returns its number; ``finish(k)`` hands every result of
+    passes up to ``k`` to its pass's ``on_result(result, covered)``, as they
+    complete, then submits all that is left, so that the workers go on with
+    later passes while the caller works.  Until then at most ``2 * workers``
+    units are in flight, as in ``run_units``; after it the spool holds the
+    later passes' units (at most their input's bytes, on disk).
     """
 
     def __init__(self, executor, spool, workers):
         self.executor, self.spool, self.limit = executor, spool, 2 * workers
-        self.waiting = collections.deque()  # (pass, unit, on_result) not yet submitted
+        self.waiting = collections.deque()  # (pass, units not yet submitted, on_result)
         self.futures = {}  # future -> (pass, covered, on_result)
-        self.left = []  # per pass: units not handed over yet
+        self.running = []  # per pass: units submitted and not handed over yet
 
     def in_flight(self):
         return list(self.futures)
 
     def queue(self, units, on_result):
-        k = len(self.left)
-        self.left.append(0)
-        for unit in units:
-            self.waiting.append((k, unit, on_result))
-            self.left[k] += 1
+        k = len(self.running)
+        self.running.append(0)
+        self.waiting.append((k, iter(units), on_result))
         self._submit(self.limit)
         return k
 
     def finish(self, k):
-        while any(self.left[: k + 1]):
+        while self._busy(k):
             self._submit(self.limit)
             finished, _ = concurrent.futures.wait(
                 list(self.futures), return_when=concurrent.futures.FIRST_COMPLETED
             )
             for future in finished:
                 j, covered, on_result = self.futures.pop(future)
+                self.running[j] -= 1
                 on_result(result_of(future, self.spool), covered)
-                self.left[j] -= 1
-        self._submit(len(self.waiting) + len(self.futures))
+        self._submit(None)
+
+    def _busy(self, k):
+        """True while a pass up to ``k`` has units running or still to submit."""
+        return any(self.running[: k + 1]) or any(j <= k for j, _, _ in self.waiting)
 
     def _submit(self, limit):
-        while self.waiting and len(self.futures) < limit:
-            k, (func, args, covered), on_result = self.waiting.popleft()
+        """Submit waiting units, in order, until ``limit`` are in flight (None: all)."""
+        while self.waiting and (limit is None or len(self.futures) < limit):
+            k, units, on_result = self.waiting[0]
+            unit = next(units, None)
+            if unit is None:
+                self.waiting.popleft()
+                continue
+            func, args, covered = unit
             self.futures[submit(self.executor, self.spool, func, args)] = (k, covered, on_result)
+            self.running[k] += 1
 
 
 def _finish_some(in_flight, spool, on_result, block=True):
