@@ -6,11 +6,14 @@ The corpus is counted once (``count_words``, 2 workers); then, on those counts:
 training to ``--from`` (the parent), training to ``--to``, and extending the parent
 to ``--to`` (``train_from_counts(extend=)``: one replay of the parent's merges plus
 the new ones), each the best of ``--repeats`` (``harness.timed``).  Printed: seconds
-of each, and whether the extension's merges equal the direct run's (the prefix
-property).
+of each, whether the extension's merges equal the direct run's (the prefix
+property), and the goal: extending costs at most the merges after ``--from`` (the direct run's
+time after its merge ``--from``, read off its progress calls) plus one replay of the
+parent's merges (the parent extended to its own size: the replay alone).
 """
 
 import argparse
+import time
 
 from harness import SPECIAL, corpus, timed
 
@@ -39,6 +42,39 @@ def main():
         % (args.start, args.to, extend_s, extend_s / direct_s, args.to)
     )
     print("extension's merges == direct merges:", extended == direct)
+    replay_s, _ = timed(lambda: train_from_counts(counts, args.start, extend=parent), args.repeats)
+    later_s = min(_merges_after(counts, args.to, len(merges)) for _ in range(args.repeats))
+    budget = later_s + replay_s
+    print(
+        "goal: extend <= the merges after %d in the direct run (%.2fs) + one replay of the parent's "
+        "(%.2fs) = %.2fs: %s"
+        % (args.start, later_s, replay_s, budget, "met" if extend_s <= budget else "missed")
+    )
+
+
+class _Clock(object):
+    """A ``Progress`` for ``train_from_counts``: notes when the merges pass ``after``."""
+
+    def __init__(self, after):
+        self.after, self.passed = after, None
+
+    def start(self):
+        pass
+
+    def finish(self):
+        pass
+
+    def merges(self, done, total):
+        if self.passed is None and done >= self.after:
+            self.passed = time.perf_counter()
+
+
+def _merges_after(counts, vocab_size, after):
+    """Seconds the direct run to ``vocab_size`` spends after its merge ``after`` (to the
+    hundred: the engine reports progress every 100 merges)."""
+    clock = _Clock(after)
+    train_from_counts(counts, vocab_size, progress=clock)
+    return time.perf_counter() - clock.passed
 
 
 if __name__ == "__main__":

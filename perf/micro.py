@@ -588,6 +588,37 @@ def bench_merge_link_fill(args):
     yield runs, "english_medium's word table, first call of each (called once per run: the JIT is cold)"
 
 
+def new_slot_lists(code, n, make):
+    """``n`` one-slot arrays made by ``make(code, i)``, kept 1,000 at a time (as the engine keeps them)."""
+    out = [None] * 1000
+    for i in range(n):
+        out[i % 1000] = make(code, i)
+    return out
+
+
+def slots_from_list(code, i):
+    from array import array
+
+    return array(code, [i])
+
+
+def slots_appended(code, i):
+    from array import array
+
+    slots = array(code)
+    slots.append(i)
+    return slots
+
+
+@case("merge-new-slots", "merge.py slot lists, '1.3x': array(code) then append vs array(code, [i])", 9, 2)
+def bench_merge_new_slots(args):
+    runs = [
+        ("append", lambda: new_slot_lists("i", 2000000, slots_appended)),
+        ("from list", lambda: new_slot_lists("i", 2000000, slots_from_list)),
+    ]
+    yield runs, "2 million one-slot arrays (a new pair's first occurrence each)"
+
+
 # --- atomic.py -----------------------------------------------------------------------------------------
 
 

@@ -180,8 +180,9 @@ def learn_merges(
     """Return up to ``num_merges`` merges ``[(left_bytes, right_bytes), ...]``.
 
     ``inherited`` (``refbpe.extend``): merges applied first, in their order,
-    whatever the rule would choose (``_replay``), then the loop continues;
-    they are the first merges returned and count towards ``num_merges``.
+    whatever the rule would choose (``_replay``: on the words' own table, or on
+    their pieces when the words are long, ``_long_words``), then the loop
+    continues; they are the first merges returned and count towards ``num_merges``.
     ``rules`` (``refbpe.profiles``' SuperBPE): an object whose ``skip_absent``
     (True: an inherited merge whose tokens or pair never occurred is left out,
     as SuperBPE's trainer does) and ``refuse(token_bytes)`` (True: the best
@@ -215,22 +216,26 @@ def learn_merges(
     mask = (1 << shift) - 1
 
     skip_absent = rules is not None and rules.skip_absent
-    if inherited:
-        merges, words = _replay_in_pieces(
+    if inherited and _long_words(word_counts):
+        merges, (sym, nxt, prv, freq) = _replay_in_pieces(
             word_counts, inherited, 256 + num_merges, token_bytes, shift, skip_absent
         )
-        sym, nxt, prv, freq = _link_words(words, 256 + num_merges)
         counts, where = _count_id_pairs(sym, freq, shift)
     else:
-        merges = []
         sym, nxt, prv, freq = _link_words(word_counts.items(), 256 + num_merges)
         counts, where = _count_pairs(sym, freq, shift)
-    make_entry = _entry_maker(tie, token_bytes, shift, mask)
-    heap = []
     if trace is None:
         step = _StepTables(256 + num_merges, sym.typecode)
     else:
         step = _TracedTables(256 + num_merges, sym.typecode)
+    if inherited and not _long_words(word_counts):
+        merges = _replay(
+            inherited, (sym, nxt, prv, freq, counts, where), token_bytes, shift, step, skip_absent
+        )
+    elif not inherited:
+        merges = []
+    make_entry = _entry_maker(tie, token_bytes, shift, mask)
+    heap = []
     floor = _refill(heap, counts, where, make_entry)
 
     refuse = rules.refuse if rules is not None else None
@@ -262,8 +267,23 @@ def learn_merges(
     return merges
 
 
+def _long_words(word_counts):
+    """True when the words average more than ``_LONG_WORD`` bytes: replaying on their
+    pieces (``_replay_in_pieces``) then pays; ordinary words are replayed where they are,
+    the loop going on from that table (extending english_medium from 10,000 to 20,000:
+    1.00 s -> 0.57-0.69 s, the replay alone 0.83 s -> 0.45-0.53 s, perf/extend.py).
+    SuperBPE's stage-2 words average 45 bytes on english_small, pre-tokens 5-8."""
+    total = 0
+    for w in word_counts:
+        total += len(w)
+    return total > _LONG_WORD * len(word_counts)
+
+
+_LONG_WORD = 16
+
+
 def _replay_in_pieces(word_counts, inherited, ids, token_bytes, shift, skip_absent):
-    """(merges applied, [(word's symbols after them, count)]): ``inherited`` replayed.
+    """(merges applied, the words' table after them): ``inherited`` replayed.
 
     An inherited merge only ever joins two symbols into one of the inherited
     tokens, so it never joins across a place in a word whose two bytes no
@@ -279,8 +299,8 @@ def _replay_in_pieces(word_counts, inherited, ids, token_bytes, shift, skip_abse
     8,000 merges replayed) went from 4.8x the plain profile's to 3.0x.
 
     Cost: one pass over the words' bytes, then one merge step per inherited
-    merge on the pieces, then the words' symbols rebuilt (a piece found by its
-    place in the table, not by its bytes again).
+    merge on the pieces, then the words' table laid out from the pieces'
+    symbols (``_link_pieces``).
     """
     spanned = _spanned_bigrams(inherited)
     piece_counts, word_pieces = _pieces(word_counts, spanned)
@@ -288,14 +308,7 @@ def _replay_in_pieces(word_counts, inherited, ids, token_bytes, shift, skip_abse
     counts, where = _count_pairs(sym, freq, shift)
     step = _StepTables(ids, sym.typecode)
     merges = _replay(inherited, (sym, nxt, prv, freq, counts, where), token_bytes, shift, step, skip_absent)
-    symbols = _symbols_of_pieces(piece_counts, sym, nxt)
-    words = []
-    for pieces, n in word_pieces:
-        out = []
-        for k in pieces:
-            out += symbols[k]
-        words.append((out, n))
-    return merges, words
+    return merges, _link_pieces(word_pieces, _symbols_of_pieces(piece_counts, sym, nxt), ids)
 
 
 def _spanned_bigrams(inherited):
@@ -561,11 +574,7 @@ def _link_words(word_counts, ids):
     """
     words = [(w, n) for w, n in word_counts if len(w) > 1 and n > 0]
     size = 1 + sum(len(w) + 1 for w, _ in words)
-    code = _index_type(max(size, ids) + 1)
-    freq_code = _index_type(max([n for _, n in words] or [0]))
-    sym, nxt, prv = _zeros(code, size), _zeros(code, size), _zeros(code, size)
-    freq = _zeros(freq_code, size) if freq_code else [0] * size
-    sym[0] = SEP
+    sym, nxt, prv, freq = _empty_table(size, ids, max([n for _, n in words] or [0]))
     i = 1
     for w, n in words:  # filled in place: 1.7x as fast, cold (perf/micro.py merge-link-fill)
         for byte in w:
@@ -574,6 +583,46 @@ def _link_words(word_counts, ids):
             i += 1
         sym[i] = SEP
         i += 1
+    return sym, nxt, prv, freq
+
+
+def _link_pieces(word_pieces, symbols, ids):
+    """``_link_words`` of the words ``[(piece places, count)]``, each its pieces'
+    ``symbols`` end to end, written straight from the pieces: no list of
+    symbols per word (SuperBPE's stage-2 words are most of the text).  Words of
+    one symbol are left out, as there."""
+    lengths = [len(s) for s in symbols]
+    words, size, largest = [], 1, 0
+    for places, n in word_pieces:
+        length = 0
+        for k in places:
+            length += lengths[k]
+        if length > 1:
+            words.append((places, n))
+            size += length + 1
+            if n > largest:
+                largest = n
+    sym, nxt, prv, freq = _empty_table(size, ids, largest)
+    i = 1
+    for places, n in words:
+        for k in places:
+            for s in symbols[k]:
+                sym[i] = s
+                freq[i] = n
+                i += 1
+        sym[i] = SEP
+        i += 1
+    return sym, nxt, prv, freq
+
+
+def _empty_table(size, ids, largest_count):
+    """(sym, nxt, prv, freq) of ``size`` slots: ``sym`` all 0 but a SEP first, every
+    slot linked to its neighbours; typecodes fit ``ids`` and ``largest_count``."""
+    code = _index_type(max(size, ids) + 1)
+    freq_code = _index_type(largest_count)
+    sym, nxt, prv = _zeros(code, size), _zeros(code, size), _zeros(code, size)
+    freq = _zeros(freq_code, size) if freq_code else [0] * size
+    sym[0] = SEP
     for i in range(size):  # a fill loop: array(code, range(...)) took 4x as long under PyPy
         nxt[i] = i + 1
         prv[i] = i - 1
@@ -599,9 +648,8 @@ def _count_pairs(sym, freq, shift):
             k = (left << 8) | right
             slots = at[k]
             if slots is None:
-                at[k] = array(code, [i - 1])
-            else:
-                slots.append(i - 1)
+                slots = at[k] = array(code)
+            slots.append(i - 1)
             tally[k] += freq[i]
         left = right
     counts, where = {}, {}
@@ -627,9 +675,8 @@ def _count_id_pairs(sym, freq, shift):
             p = (left << shift) | right
             slots = where.get(p)
             if slots is None:
-                where[p] = array(code, [i - 1])
-            else:
-                slots.append(i - 1)
+                slots = where[p] = array(code)
+            slots.append(i - 1)
         left = right
     counts = {}
     for p, slots in where.items():
@@ -925,24 +972,24 @@ def _apply_merge(sym, nxt, prv, freq, slots, a, b, z, step):
         x = sym[k]
         if x >= 0:
             at = left_at[x]
-            if at is None:
-                left_at[x] = array(code, [k])
+            if at is None:  # empty, then appended: 1.3x array(code, [k]) (perf/micro.py merge-new-slots)
+                at = left_at[x] = array(code)
                 left_count[x] = f
                 left_touched.append(x)
             else:
-                at.append(k)
                 left_count[x] += f
+            at.append(k)
         r = nxt[j]
         y = sym[r]
         if y >= 0 and not (y == a and sym[nxt[r]] == b):
             at = right_at[y]
             if at is None:
-                right_at[y] = array(code, [i])
+                at = right_at[y] = array(code)
                 right_count[y] = f
                 right_touched.append(y)
             else:
-                at.append(i)
                 right_count[y] += f
+            at.append(i)
         sym[i] = z
         sym[j] = DEAD
         nxt[i] = r

@@ -56,6 +56,7 @@ __all__ = [
     "get_profile",
     "profile_names",
     "settings_pattern",
+    "settled",
 ]
 
 DEFAULT_PROFILE = "cs336"
@@ -310,6 +311,14 @@ class _SuperwordRules(object):
         return b": " in token or sum(1 for w in token.split(b" ") if w) > 4
 
 
+def settled(word_counts):
+    """A staged profile's counts with every table in hand: a stage's table may be
+    a callable that waits for it (``train``'s counting while stage 1 trains)."""
+    if isinstance(word_counts, tuple) and any(callable(t) for t in word_counts):
+        return tuple(t() if callable(t) else t for t in word_counts)
+    return word_counts
+
+
 class SuperBPEProfile(HFProfile):
     """SuperBPE (Liu et al. 2025): ``transition`` stage-1 merges, then superwords.
 
@@ -357,7 +366,7 @@ class SuperBPEProfile(HFProfile):
     ):  # fmt: skip
         if extend is not None or inherit_merges is not None or trace is not None:
             raise ValueError("profile superbpe trains its own stage 1 (no extend, inherit_merges or trace)")
-        stage1_counts, stage2_counts = word_counts
+        stage1_counts, stage2_counts = word_counts  # stage 2's may still be counted (``settled``)
         min_count = max(1, settings["min_frequency"])
         # 1. Stage 1: HF's BPE on whitespace-bounded words, the first ``transition`` merges.
         t = min(self._transition(), merges_possible(stage1_counts))
@@ -365,6 +374,7 @@ class SuperBPEProfile(HFProfile):
         stage1 = learn_merges(stage1_counts, t, None, _hf_ranks(ids, t), min_count)
         _hf_vocab(ids, stage1, len(special_tokens))  # HF's id reuse: refused as under hf
         # 2. Stage 2: HF's layout for the superword counts, stage 1 replayed, then superwords.
+        stage2_counts = settled(word_counts)[1]
         ids = self.layout(stage2_counts, special_tokens, [])
         wanted = max(0, vocab_size - len(ids))
         if wanted < len(stage1):
@@ -379,7 +389,7 @@ class SuperBPEProfile(HFProfile):
         return _hf_vocab(ids, merges, len(special_tokens)), merges
 
     def merges_wanted(self, word_counts, vocab_size, special_tokens, settings):
-        return max(0, vocab_size - len(self.layout(word_counts[1], special_tokens, [])))
+        return max(0, vocab_size - len(self.layout(settled(word_counts)[1], special_tokens, [])))
 
     def _transition(self):
         if self.transition is None:

@@ -15,6 +15,7 @@ Shared data (read-only, never copied into the repository) is found through
 ``REFBPE_SHARED`` or ``<repo root>/../shared``; tests that need it skip when absent.
 """
 
+import contextlib
 import hashlib
 import importlib.util
 import os
@@ -27,6 +28,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
+from refbpe import merge
 from refbpe.testing.atoms import (  # noqa: F401 (the suite imports them from here)
     COMBINING,
     CONTRACTIONS,
@@ -273,6 +275,21 @@ def gpt2_tokenizer(special_tokens=("<|endoftext|>",)):
 
 
 # -- optional modules ------------------------------------------------------------
+
+
+REPLAY_ROUTES = st.sampled_from(["words", "pieces"])
+
+
+@contextlib.contextmanager
+def replay_route(route):
+    """Inherited merges replayed on the words where they are (``"words"``) or on their
+    pieces (``"pieces"``, ``merge._replay_in_pieces``), whatever the words' length."""
+    old = merge._LONG_WORD
+    merge._LONG_WORD = 10**18 if route == "words" else 0
+    try:
+        yield
+    finally:
+        merge._LONG_WORD = old
 
 
 def import_regex_or_skip():

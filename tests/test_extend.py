@@ -14,7 +14,7 @@ import os
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from support import examples, run_main
+from support import REPLAY_ROUTES, examples, replay_route, run_main
 
 from refbpe.corpus.countfile import write_counts
 from refbpe.extend import keep_parent_ids, load_parent
@@ -75,9 +75,15 @@ def test_prefix_property(table, profile, n, more, specials):
     keep=st.integers(0, 12),
     more=st.integers(0, 15),
     specials=st.sampled_from([(), ("<s>",)]),
+    route=REPLAY_ROUTES,
 )
-def test_extend_is_replay_then_continue(first, second, profile, n, keep, more, specials):
+def test_extend_is_replay_then_continue(first, second, profile, n, keep, more, specials, route):
     """On another corpus: the parent's first K merges replayed, then the rule (the naive oracle)."""
+    with replay_route(route):
+        _check_extend_is_replay_then_continue(first, second, profile, n, keep, more, specials)
+
+
+def _check_extend_is_replay_then_continue(first, second, profile, n, keep, more, specials):
     vocab, merges = _train(first, _base(profile, specials) + n, specials, profile)
     k = min(keep, len(merges))
     parent = load_parent(Model(vocab, merges, specials, "json"), k)

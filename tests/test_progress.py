@@ -7,6 +7,7 @@ import pytest
 
 import refbpe.corpus.progress as progress_module
 from refbpe.corpus.progress import Progress
+from refbpe.train import train_from_counts, train_from_texts
 
 
 class Clock(object):
@@ -53,3 +54,14 @@ def test_counting_shows_no_eta_until_the_rate_is_known(clock):
     clock.now += 1.0
     p.bytes(154000000, 400000000)  # 150 MB in 1.5 s since the first result: 100 MB/s
     assert _last_line(out).endswith("ETA 2s")
+
+
+def test_every_trainer_takes_a_progress_object():
+    """``train_from_counts`` takes a ``Progress`` as the other trainers do (it used to call it)."""
+    for train in (
+        lambda p: train_from_counts({b"low": 5, b"lower": 2, b"widest": 3, b"newest": 6}, 262, progress=p),
+        lambda p: train_from_texts(["low low lower widest newest"], 262, progress=p),
+    ):
+        out = io.StringIO()
+        vocab, merges = train(Progress(True, stream=out, interval=0))
+        assert merges and "merging: %d of %d merges (100%%)" % (len(merges), len(merges)) in out.getvalue()

@@ -15,11 +15,11 @@ import pytest
 import regex
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
-from support import corpus_path, edge_text, examples, mixed_text, run_main
+from support import REPLAY_ROUTES, corpus_path, edge_text, examples, mixed_text, replay_route, run_main
 from test_patterns import _comparable
 
 from refbpe.corpus.io import cut_points
-from refbpe.corpus.sequences import count_texts, count_texts_per_pattern
+from refbpe.corpus.sequences import count_texts, count_texts_per_pattern, counting_pattern_by_pattern
 from refbpe.formats.bytemap import encode_token
 from refbpe.merge import learn_merges
 from refbpe.naive import naive_train_bpe_from_counts, naive_train_superbpe
@@ -132,6 +132,28 @@ def test_one_pass_counts_each_stage_as_counted_alone(cut, prefix):
     assert alone[0] != alone[1]
     for workers in (1, 2):
         assert count_texts_per_pattern([text, "z 12"], cut, [eot], stages, prefix, workers) == alone
+
+
+@pytest.mark.parametrize("cut", ["lines", "items"])
+def test_stage_by_stage_counts_are_the_one_pass_counts(cut):
+    eot = "<|endoftext|>"
+    text = "the cat, by the way!!\n  12345 x<|endoftext|>of the mat: \u00e9\n\n" * 40 + "tail 7"
+    stages = ["superbpe-stage1", "superbpe-stage2"]
+    alone = [count_texts([text, "z 12"], cut, [eot], stage) for stage in stages]
+    with counting_pattern_by_pattern([text, "z 12"], cut, [eot], stages, False, 2) as (first, rest):
+        assert first == alone[0]
+        assert rest() == alone[1:] == rest()
+
+
+def test_stage_two_counted_while_stage_one_trains_gives_the_same_model(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("the cat sat on the mat, by the way.\nof the world: 12 345!!\n" * 30 + "z\n")
+    profile = SuperBPEProfile(transition=30)
+    report = {}
+    overlapped = train_bpe(str(corpus), 330, ["<|endoftext|>"], profile=profile, workers=2, report=report)
+    assert overlapped == train_bpe(str(corpus), 330, ["<|endoftext|>"], profile=profile, workers=1)
+    assert [s["counted"] for s in report["count"]["stages"][1:]] == ["during stage 1"]
+    assert report["count"]["unique_words"] == report["count"]["stages"][1]["unique_words"]
 
 
 def test_cli_writes_what_the_official_tokenizer_loads(tmp_path, capsys):
@@ -286,11 +308,19 @@ tables = st.dictionaries(
 
 
 @settings(max_examples=examples(80), deadline=None)
-@given(first=tables, second=tables, transition=st.integers(0, 12), more=st.integers(0, 15))
-def test_stage2_replays_any_stage1(first, second, transition, more):
+@given(
+    first=tables, second=tables, transition=st.integers(0, 12), more=st.integers(0, 15), route=REPLAY_ROUTES
+)
+def test_stage2_replays_any_stage1(first, second, transition, more, route):
     """Stage 1 learned on one table, replayed on another whose words hold pairs stage 1's
-    tokens span and pairs they do not (the engine replays on pieces cut between the
-    latter, ``merge._replay_in_pieces``), then stage 2: the naive oracle's result."""
+    tokens span and pairs they do not (long words are replayed on pieces cut between the
+    latter, ``merge._replay_in_pieces``; both routes drawn), then stage 2: the naive
+    oracle's result."""
+    with replay_route(route):
+        _check_stage2_replays_any_stage1(first, second, transition, more)
+
+
+def _check_stage2_replays_any_stage1(first, second, transition, more):
     profile = SuperBPEProfile(transition=transition)
     first_alphabet = len(profile.layout(first, [], []))
     _, stage1 = naive_train_bpe_from_counts(first, first_alphabet + transition, profile="hf")

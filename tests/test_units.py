@@ -3,6 +3,7 @@
 import gzip
 import itertools
 import os
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 from support import examples, mixed_text
 
 from refbpe.corpus.io import InputError
-from refbpe.corpus.pool import run_units
+from refbpe.corpus.pool import pool_passes, run_units
 from refbpe.corpus.units import END, auto_chunk_size, checked_utf8, input_spans, run_range, work_units
 
 EOT = "<|endoftext|>"
@@ -140,3 +141,35 @@ def test_tapered_units_of_a_few_bytes_end(tmp_path, data, chunk_size):
     units = list(itertools.islice(work_units(input_spans([path]), chunk_size, [], where, (), taper=3), 20))
     sizes = [covered for _, _, covered in units]
     assert sum(sizes) == len(data) and all(covered > 0 for covered in sizes)
+
+
+def square_slowly(x, pause):
+    """A work function for the pool: ``x * x`` after ``pause`` seconds, as the one
+    part of a result (the spool carries tuples of parts); 13 fails."""
+    time.sleep(pause)
+    if x == 13:
+        raise ValueError("thirteen")
+    return ([x * x],)
+
+
+def test_passes_hand_over_each_pass_in_full_and_run_later_ones_meanwhile():
+    got = {0: [], 1: [], 2: []}
+    with pool_passes(2) as passes:
+        for k, pause in enumerate([0.0, 0.05, 0.0]):
+            units = [(square_slowly, (x + 20 * k, pause), 1 + k) for x in range(1, 6)]
+            assert passes.queue(units, lambda r, covered, k=k: got[k].append((r[0][0], covered))) == k
+        passes.finish(0)
+        assert sorted(got[0]) == [(x * x, 1) for x in range(1, 6)]
+        assert not passes.waiting  # the rest is with the pool, running while this process works
+        passes.finish(2)
+    assert sorted(got[1]) == [((x + 20) ** 2, 2) for x in range(1, 6)]
+    assert sorted(got[2]) == [((x + 40) ** 2, 3) for x in range(1, 6)]
+
+
+def test_passes_raise_a_later_pass_error_when_it_is_finished():
+    with pytest.raises(ValueError, match="thirteen"):
+        with pool_passes(2) as passes:
+            passes.queue([(square_slowly, (x, 0.0), 1) for x in range(3)], lambda r, c: None)
+            passes.queue([(square_slowly, (x, 0.0), 1) for x in (12, 13)], lambda r, c: None)
+            passes.finish(0)
+            passes.finish(1)

@@ -18,6 +18,10 @@ sequences (``sequences``) run their work units (``units``) on this pool:
   and this process takes its even share of the units (``_run_with_here``).  Encoding, which
   needs input order, keeps its own queue (``encode``) on ``submit`` and
   ``pool_session``.
+* ``pool_passes``: one pool for passes of units queued one after another
+  (``Passes``): the caller takes one pass's results and works on them
+  while the pool goes on with the next (SuperBPE's second stage is counted
+  while its first trains).
 * ``pool_session``: how a run ends, however it ends: a dead worker is a
   ``WorkerError``, an error lets the units in flight finish, an interrupt
   stops the workers at once (``stop_pool``).
@@ -26,6 +30,7 @@ Memory is bounded by the units in flight and the caller's results, not by
 the input.
 """
 
+import collections
 import concurrent.futures
 import contextlib
 import multiprocessing
@@ -46,6 +51,7 @@ __all__ = [
     "make_executor",
     "run_on_sample",
     "pool_session",
+    "pool_passes",
     "submit",
     "result_of",
     "run_units",
@@ -284,6 +290,75 @@ def _run_with_here(units, workers, on_result, what, warm_up, preload, here):
             del args
         while in_flight:
             _finish_some(in_flight, spool, on_result)
+
+
+@contextlib.contextmanager
+def pool_passes(workers, what="a", warm_up=None, preload=()):
+    """Yield ``Passes`` on refbpe's own pool of ``workers`` processes (``make_executor``),
+    ended as ``pool_session`` ends a run (a unit still running when the caller
+    leaves on an error is let finish; an interrupt stops the workers)."""
+    executor = make_executor(workers, warm_up=warm_up, preload=preload)
+    spool = SpoolDirectory()
+    passes = Passes(executor, spool, workers)
+    with pool_session(executor, True, spool, what, passes.in_flight):
+        yield passes
+
+
+class Passes(object):
+    """Passes of units (``(function, args, bytes covered)``) on one pool, in the order queued.
+
+    ``queue(units, on_result)`` adds a pass (``units`` is read as the pool
+    takes them) and returns its number; ``finish(k)`` hands every result of
+    passes up to ``k`` to its pass's ``on_result(result, covered)``, as they
+    complete, then submits all that is left, so that the workers go on with
+    later passes while the caller works.  Until then at most ``2 * workers``
+    units are in flight, as in ``run_units``; after it the spool holds the
+    later passes' units (at most their input's bytes, on disk).
+    """
+
+    def __init__(self, executor, spool, workers):
+        self.executor, self.spool, self.limit = executor, spool, 2 * workers
+        self.waiting = collections.deque()  # (pass, units not yet submitted, on_result)
+        self.futures = {}  # future -> (pass, covered, on_result)
+        self.running = []  # per pass: units submitted and not handed over yet
+
+    def in_flight(self):
+        return list(self.futures)
+
+    def queue(self, units, on_result):
+        k = len(self.running)
+        self.running.append(0)
+        self.waiting.append((k, iter(units), on_result))
+        self._submit(self.limit)
+        return k
+
+    def finish(self, k):
+        while self._busy(k):
+            self._submit(self.limit)
+            finished, _ = concurrent.futures.wait(
+                list(self.futures), return_when=concurrent.futures.FIRST_COMPLETED
+            )
+            for future in finished:
+                j, covered, on_result = self.futures.pop(future)
+                self.running[j] -= 1
+                on_result(result_of(future, self.spool), covered)
+        self._submit(None)
+
+    def _busy(self, k):
+        """True while a pass up to ``k`` has units running or still to submit."""
+        return any(self.running[: k + 1]) or any(j <= k for j, _, _ in self.waiting)
+
+    def _submit(self, limit):
+        """Submit waiting units, in order, until ``limit`` are in flight (None: all)."""
+        while self.waiting and (limit is None or len(self.futures) < limit):
+            k, units, on_result = self.waiting[0]
+            unit = next(units, None)
+            if unit is None:
+                self.waiting.popleft()
+                continue
+            func, args, covered = unit
+            self.futures[submit(self.executor, self.spool, func, args)] = (k, covered, on_result)
+            self.running[k] += 1
 
 
 def _finish_some(in_flight, spool, on_result, block=True):

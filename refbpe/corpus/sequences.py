@@ -25,14 +25,19 @@ refbpe's streaming reader (``count.count_words``) is used instead wherever it
 gives the same table (documents, no prefix space).
 ``count_texts_per_pattern`` counts several patterns' tables in the same pass
 (SuperBPE's two stages): the text is read, cut and sent to the workers once,
-and each sequence is scanned once per pattern.
+and each sequence is scanned once per pattern.  ``counting_pattern_by_pattern``
+counts them one pattern after another on one pool instead, and hands over
+the first pattern's table while the pool counts the others: the caller
+trains SuperBPE's first stage meanwhile.
 """
+
+import contextlib
 
 from ..pretokenize.gpt2 import add_small_counts
 from ..pretokenize.patterns import get_pattern
 from ..specials import special_pattern
 from .count import pack_counts, unpack_counts, warm_up_scanner
-from .pool import run_units
+from .pool import pool_passes, run_units
 from .units import run_chunk
 
 __all__ = [
@@ -40,6 +45,7 @@ __all__ = [
     "count_texts",
     "count_texts_parallel",
     "count_texts_per_pattern",
+    "counting_pattern_by_pattern",
     "pieces_at_sequence_boundaries",
 ]
 
@@ -183,6 +189,41 @@ def count_texts_per_pattern(
         preload=(__name__,),
     )
     return [add_small_counts(small, counts) for small, counts in tables]
+
+
+@contextlib.contextmanager
+def counting_pattern_by_pattern(
+    texts, cut, special_tokens=(), patterns=(None,), add_prefix_space=False, workers=2
+):
+    """Yield ``(first, rest)``: the table of ``patterns[0]``, counted, and
+    ``rest()``, the tables of the others (``count_texts_per_pattern``'s), which
+    ``workers`` processes count while the caller works on ``first`` (one pass
+    of the texts per pattern; ``rest()`` waits for what is left, and must be
+    called inside the block: leaving it ends the pool)."""
+    texts = list(texts)
+    parts = 3 * workers
+    tables = [({}, {}) for _ in patterns]
+    # Only the first pattern is warmed up before the fork: the others are counted while
+    # this process trains, so their workers' warm-up is off the path this process waits on.
+    with pool_passes(workers, "a counting", lambda: warm_up_scanner(patterns[0]), (__name__,)) as passes:
+        for pattern, (small, counts) in zip(patterns, tables):
+            params = (cut, tuple(special_tokens), pattern, add_prefix_space)
+            passes.queue(_piece_units_of(count_piece, texts, params, parts), _adder(small, counts))
+        passes.finish(0)
+        first = add_small_counts(*tables[0])
+        done = []
+
+        def rest():
+            if not done:
+                passes.finish(len(tables) - 1)
+                done.extend(add_small_counts(small, counts) for small, counts in tables[1:])
+            return list(done)
+
+        yield first, rest
+
+
+def _adder(small, counts):
+    return lambda packed, covered: unpack_counts(packed, small, counts)
 
 
 def count_piece_per_pattern(piece, cut, special_tokens, patterns, add_prefix_space):
