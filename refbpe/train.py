@@ -427,8 +427,9 @@ def _counting_stage_by_stage(sources, special_tokens, settings, workers, errors,
     """Yield the stage tables of ``sources`` (as ``_count_in_process`` with
     ``patterns``), the first counted and the later ones callables that wait
     for them: ``workers`` processes count stage 2 while this one trains stage
-    1 (``sequences.counting_pattern_by_pattern``; ``profiles.settled``).
-    SuperBPE's wall time at vocab 10,000 fell by ... (perf/superbpe.py)."""
+    1 (``sequences.counting_pattern_by_pattern``; ``profiles.settled``), at a
+    lower priority than it (``pool.Passes``).  perf/superbpe.py's SuperBPE run
+    (english_small, vocab 10,000, T = 8,000, 2 workers): 3.16 s -> 2.82 s wall."""
     t0 = time.time()
     cut = settings["sequences"]
     cuts = special_tokens if cut == "documents" else ()

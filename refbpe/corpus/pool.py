@@ -313,7 +313,8 @@ class Passes(object):
     complete, then submits all that is left, so that the workers go on with
     later passes while the caller works.  Until then at most ``2 * workers``
     units are in flight, as in ``run_units``; after it the spool holds the
-    later passes' units (at most their input's bytes, on disk).
+    later passes' units (at most their input's bytes, on disk), and the
+    workers run at a lower priority than the caller (``_lower_priority``).
     """
 
     def __init__(self, executor, spool, workers):
@@ -343,6 +344,8 @@ class Passes(object):
                 self.running[j] -= 1
                 on_result(result_of(future, self.spool), covered)
         self._submit(None)
+        if self.futures:
+            _lower_priority(self.executor)
 
     def _busy(self, k):
         """True while a pass up to ``k`` has units running or still to submit."""
@@ -359,6 +362,28 @@ class Passes(object):
             func, args, covered = unit
             self.futures[submit(self.executor, self.spool, func, args)] = (k, covered, on_result)
             self.running[k] += 1
+
+
+BACKGROUND_NICENESS = 10
+
+
+def _lower_priority(executor):
+    """Lower the pool's processes' priority (``nice`` + ``BACKGROUND_NICENESS``) for good.
+
+    Work left to a pool while this process works is off the path it waits
+    on, but on 2 cores its 2 workers and this process share them evenly
+    unless the workers yield.  SuperBPE at vocab 10,000 on english_small,
+    stage 2 counted while stage 1 trains, whole ``train`` processes: 3.16 s
+    -> 2.82 s wall (medians of 7 alternating runs against the tree that
+    counted both stages first; perf/superbpe.py's SuperBPE command).  Where
+    priorities cannot be changed, nothing is.
+    """
+    for process in list((getattr(executor, "_processes", None) or {}).values()):
+        try:
+            niceness = os.getpriority(os.PRIO_PROCESS, process.pid) + BACKGROUND_NICENESS
+            os.setpriority(os.PRIO_PROCESS, process.pid, min(19, niceness))
+        except (AttributeError, OSError):  # no priorities here, or the process is gone
+            pass
 
 
 def _finish_some(in_flight, spool, on_result, block=True):
