@@ -155,12 +155,15 @@ def square_slowly(x, pause):
 def test_passes_hand_over_each_pass_in_full_and_run_later_ones_meanwhile():
     got = {0: [], 1: [], 2: []}
     with pool_passes(2) as passes:
-        for k, pause in enumerate([0.0, 0.05, 0.0]):
+        for k, pause in enumerate([0.0, 0.2, 0.0]):
             units = [(square_slowly, (x + 20 * k, pause), 1 + k) for x in range(1, 6)]
             assert passes.queue(units, lambda r, covered, k=k: got[k].append((r[0][0], covered))) == k
         passes.finish(0)
         assert sorted(got[0]) == [(x * x, 1) for x in range(1, 6)]
         assert not passes.waiting  # the rest is with the pool, running while this process works
+        own = os.getpriority(os.PRIO_PROCESS, 0)
+        workers = [p.pid for p in passes.executor._processes.values()]
+        assert workers and all(os.getpriority(os.PRIO_PROCESS, pid) == min(19, own + 10) for pid in workers)
         passes.finish(2)
     assert sorted(got[1]) == [((x + 20) ** 2, 2) for x in range(1, 6)]
     assert sorted(got[2]) == [((x + 40) ** 2, 3) for x in range(1, 6)]
