@@ -216,11 +216,12 @@ def learn_merges(
     mask = (1 << shift) - 1
 
     skip_absent = rules is not None and rules.skip_absent
+    below = 0  # pairs whose count is under this were left out of the tables (``_count_candidate_pairs``)
     if inherited and _long_words(word_counts):
         merges, (sym, nxt, prv, freq) = _replay_in_pieces(
             word_counts, inherited, 256 + num_merges, token_bytes, shift, skip_absent
         )
-        counts, where = _count_id_pairs(sym, freq, shift)
+        counts, where, below = _count_candidate_pairs(sym, freq, shift, num_merges - len(merges))
     else:
         sym, nxt, prv, freq = _link_words(word_counts.items(), 256 + num_merges)
         counts, where = _count_pairs(sym, freq, shift)
@@ -236,13 +237,13 @@ def learn_merges(
         merges = []
     make_entry = _entry_maker(tie, token_bytes, shift, mask)
     heap = []
-    floor = _refill(heap, counts, where, make_entry)
+    floor, below = _refill_all(heap, counts, where, make_entry, below, (sym, nxt, freq, shift))
 
     refuse = rules.refuse if rules is not None else None
     while len(merges) < num_merges:
         best = _pop_best(heap, counts, where, floor)
         if best is None and floor > 1:
-            floor = _refill(heap, counts, where, make_entry)
+            floor, below = _refill_all(heap, counts, where, make_entry, below, (sym, nxt, freq, shift))
             continue
         if best is None or counts[best] < min_count:
             break
@@ -687,6 +688,108 @@ def _count_id_pairs(sym, freq, shift):
     return counts, where
 
 
+_CANDIDATES = 4096  # pairs tabled at least, beyond ``_CANDIDATES_PER_MERGE`` per merge wanted
+_CANDIDATES_PER_MERGE = 8
+_SKETCH_BITS = 22  # at most 4 million buckets
+
+
+def _count_candidate_pairs(sym, freq, shift, wanted):
+    """(counts, where, below): ``_count_id_pairs`` of only the pairs that may be
+    chosen in the next ``wanted`` merges, and the count under which a pair may
+    have been left out.
+
+    A first pass adds each pair's count into a bucket of a sketch (a hash of
+    the pair picks it; pairs sharing a bucket add up, so a bucket bounds its
+    pairs' counts from above); ``below`` is the least power of two that at
+    most ``_CANDIDATES_PER_MERGE * wanted + _CANDIDATES`` buckets reach, and a
+    second pass tables every pair whose bucket reaches it.  So every pair left
+    out counts fewer than ``below``: its count only falls afterwards (a merge
+    makes pairs with its new token only), and ``_refill_all`` tables the rest
+    before the merges go under ``below``.  SuperBPE's stage-2 words repeat
+    little: english_medium's hold 18 million symbols and millions of distinct
+    pairs, of which a few thousand are merged.
+    Cost: two passes over the table, dict work for the candidates only.
+    """
+    n = len(sym)
+    bits = max(8, min(_SKETCH_BITS, n.bit_length() + 1))
+    mask = (1 << bits) - 1
+    sketch = [0] * (mask + 1)
+    left = SEP
+    for i in range(n):
+        right = sym[i]
+        if left >= 0 and right >= 0:
+            sketch[(((left * 0x9E3779B1) ^ (right * 0x85EBCA77)) >> 7) & mask] += freq[i]
+        left = right
+    below = _least_reached(sketch, _CANDIDATES_PER_MERGE * wanted + _CANDIDATES)
+    where = {}
+    code = sym.typecode
+    left = SEP
+    for i in range(n):
+        right = sym[i]
+        if (
+            left >= 0
+            and right >= 0
+            and sketch[(((left * 0x9E3779B1) ^ (right * 0x85EBCA77)) >> 7) & mask] >= below
+        ):
+            p = (left << shift) | right
+            slots = where.get(p)
+            if slots is None:
+                slots = where[p] = array(code)
+            slots.append(i - 1)
+        left = right
+    counts = {}
+    for p, slots in where.items():
+        c = 0
+        for i in slots:
+            c += freq[i]
+        counts[p] = c
+    return counts, where, below
+
+
+def _least_reached(sketch, most):
+    """The least power of two (1 at least) that at most ``most`` of ``sketch``'s values reach."""
+    reach = [0] * 64
+    for v in sketch:
+        if v > 0:
+            reach[v.bit_length() - 1] += 1  # 2**k <= v < 2**(k + 1)
+    total = 0
+    for k in range(63, -1, -1):
+        total += reach[k]
+        if total > most:
+            return 1 << (k + 1)
+    return 1
+
+
+def _refill_all(heap, counts, where, make_entry, below, table):
+    """``_refill``, then, if its floor fell under ``below`` (pairs under it may be
+    missing from ``counts``), the missing pairs tabled from ``table`` (sym, nxt,
+    freq, shift) and ``_refill`` again; returns (floor, below: 0 once all are in)."""
+    floor = _refill(heap, counts, where, make_entry)
+    if floor >= below:
+        return floor, below
+    sym, nxt, freq, shift = table
+    rest = {}
+    code = sym.typecode
+    for i in range(len(sym)):
+        x = sym[i]
+        if x >= 0:
+            y = sym[nxt[i]]
+            if y >= 0:
+                p = (x << shift) | y
+                if counts.get(p, -1) < 0:  # never tabled (or gone negative since)
+                    slots = rest.get(p)
+                    if slots is None:
+                        slots = rest[p] = array(code)
+                    slots.append(i)
+    for p, slots in rest.items():
+        c = 0
+        for i in slots:
+            c += freq[i]
+        counts[p] = c
+        where[p] = slots
+    return _refill(heap, counts, where, make_entry), 0
+
+
 def _pop_best(heap, counts, where, floor=0):
     """The packed pair with the greatest current key, or None when the heap has
     no pair at ``floor`` or above left (entries that fell below it are dropped)."""
@@ -807,7 +910,10 @@ class _StepTables(object):
         left_count, left_at = self.left_count, self.left_at
         for x in self.left_touched:
             c = left_count[x]
-            counts[((b if x == z else x) << shift) | a] -= c
+            q = ((b if x == z else x) << shift) | a
+            counts[q] = (
+                counts.get(q, 0) - c
+            )  # a pair left untabled goes negative (``_count_candidate_pairs``)
             p = (x << shift) | z
             counts[p] = c
             where[p] = left_at[x]
@@ -817,7 +923,8 @@ class _StepTables(object):
         right_count, right_at = self.right_count, self.right_at
         for y in self.right_touched:
             c = right_count[y]
-            counts[(b << shift) | y] -= c
+            q = (b << shift) | y
+            counts[q] = counts.get(q, 0) - c
             p = (z << shift) | y
             counts[p] = c
             where[p] = right_at[y]
@@ -840,7 +947,10 @@ class _CheckTables(_StepTables):
         left_count, left_at = self.left_count, self.left_at
         for x in self.left_touched:
             c = left_count[x]
-            counts[((b if x == z else x) << shift) | a] -= c
+            q = ((b if x == z else x) << shift) | a
+            counts[q] = (
+                counts.get(q, 0) - c
+            )  # a pair left untabled goes negative (``_count_candidate_pairs``)
             p = (x << shift) | z
             counts[p] = c
             if p in later:
@@ -854,7 +964,8 @@ class _CheckTables(_StepTables):
         right_count, right_at = self.right_count, self.right_at
         for y in self.right_touched:
             c = right_count[y]
-            counts[(b << shift) | y] -= c
+            q = (b << shift) | y
+            counts[q] = counts.get(q, 0) - c
             p = (z << shift) | y
             counts[p] = c
             if p in later:

@@ -277,19 +277,23 @@ def gpt2_tokenizer(special_tokens=("<|endoftext|>",)):
 # -- optional modules ------------------------------------------------------------
 
 
-REPLAY_ROUTES = st.sampled_from(["words", "pieces"])
+REPLAY_ROUTES = st.sampled_from(["words", "pieces", "pieces, few candidates"])
 
 
 @contextlib.contextmanager
 def replay_route(route):
     """Inherited merges replayed on the words where they are (``"words"``) or on their
-    pieces (``"pieces"``, ``merge._replay_in_pieces``), whatever the words' length."""
-    old = merge._LONG_WORD
+    pieces (``"pieces"``, ``merge._replay_in_pieces``), whatever the words' length;
+    ``"pieces, few candidates"`` also tables as few pairs as it may at first
+    (``merge._count_candidate_pairs``), so that the rest is tabled later."""
+    old = merge._LONG_WORD, merge._CANDIDATES, merge._CANDIDATES_PER_MERGE
     merge._LONG_WORD = 10**18 if route == "words" else 0
+    if route == "pieces, few candidates":
+        merge._CANDIDATES, merge._CANDIDATES_PER_MERGE = 0, 1
     try:
         yield
     finally:
-        merge._LONG_WORD = old
+        merge._LONG_WORD, merge._CANDIDATES, merge._CANDIDATES_PER_MERGE = old
 
 
 def import_regex_or_skip():
