@@ -217,7 +217,8 @@ def learn_merges(
 
     skip_absent = rules is not None and rules.skip_absent
     below = 0  # pairs whose count is under this were left out of the tables (``_count_candidate_pairs``)
-    if inherited and _long_words(word_counts):
+    on_pieces = bool(inherited) and _long_words(word_counts)
+    if on_pieces:
         merges, (sym, nxt, prv, freq) = _replay_in_pieces(
             word_counts, inherited, 256 + num_merges, token_bytes, shift, skip_absent
         )
@@ -229,7 +230,7 @@ def learn_merges(
         step = _StepTables(256 + num_merges, sym.typecode)
     else:
         step = _TracedTables(256 + num_merges, sym.typecode)
-    if inherited and not _long_words(word_counts):
+    if inherited and not on_pieces:
         merges = _replay(
             inherited, (sym, nxt, prv, freq, counts, where), token_bytes, shift, step, skip_absent
         )
@@ -662,41 +663,17 @@ def _count_pairs(sym, freq, shift):
     return counts, where
 
 
-def _count_id_pairs(sym, freq, shift):
-    """({pair: count}, {pair: array of slots, increasing}) of a freshly linked table
-    of any ids (``_count_pairs`` is for bytes): neighbours are neighbouring slots.
-    The counts are summed off the slot lists afterwards: one dict lookup per slot
-    instead of two."""
-    where = {}
-    code = sym.typecode
-    left = SEP
-    for i in range(len(sym)):
-        right = sym[i]
-        if left >= 0 and right >= 0:
-            p = (left << shift) | right
-            slots = where.get(p)
-            if slots is None:
-                slots = where[p] = array(code)
-            slots.append(i - 1)
-        left = right
-    counts = {}
-    for p, slots in where.items():
-        c = 0
-        for i in slots:
-            c += freq[i]
-        counts[p] = c
-    return counts, where
-
-
 _CANDIDATES = 4096  # pairs tabled at least, beyond ``_CANDIDATES_PER_MERGE`` per merge wanted
 _CANDIDATES_PER_MERGE = 8
 _SKETCH_BITS = 22  # at most 4 million buckets
 
 
 def _count_candidate_pairs(sym, freq, shift, wanted):
-    """(counts, where, below): ``_count_id_pairs`` of only the pairs that may be
-    chosen in the next ``wanted`` merges, and the count under which a pair may
-    have been left out.
+    """(counts, where, below) of a freshly linked table of any ids (neighbours
+    are neighbouring slots; ``_count_pairs`` is for bytes): {pair: count} and
+    {pair: array of slots, increasing} of only the pairs that may be chosen in
+    the next ``wanted`` merges, and the count under which a pair may have been
+    left out.
 
     A first pass adds each pair's count into a bucket of a sketch (a hash of
     the pair picks it; pairs sharing a bucket add up, so a bucket bounds its
@@ -718,7 +695,7 @@ def _count_candidate_pairs(sym, freq, shift, wanted):
     for i in range(n):
         right = sym[i]
         if left >= 0 and right >= 0:
-            sketch[(((left * 0x9E3779B1) ^ (right * 0x85EBCA77)) >> 7) & mask] += freq[i]
+            sketch[_bucket(left, right, mask)] += freq[i]
         left = right
     below = _least_reached(sketch, _CANDIDATES_PER_MERGE * wanted + _CANDIDATES)
     where = {}
@@ -726,24 +703,31 @@ def _count_candidate_pairs(sym, freq, shift, wanted):
     left = SEP
     for i in range(n):
         right = sym[i]
-        if (
-            left >= 0
-            and right >= 0
-            and sketch[(((left * 0x9E3779B1) ^ (right * 0x85EBCA77)) >> 7) & mask] >= below
-        ):
+        if left >= 0 and right >= 0 and sketch[_bucket(left, right, mask)] >= below:
             p = (left << shift) | right
             slots = where.get(p)
             if slots is None:
                 slots = where[p] = array(code)
             slots.append(i - 1)
         left = right
+    return _slot_counts(where, freq), where, below
+
+
+def _bucket(left, right, mask):
+    """The sketch bucket of pair (left, right): a multiplicative hash (products under 2**53)."""
+    return (((left * 0x9E3779B1) ^ (right * 0x85EBCA77)) >> 7) & mask
+
+
+def _slot_counts(where, freq):
+    """{pair: count} summed off the slot lists ``where``: one dict lookup per slot fewer
+    than counting as the slots are found."""
     counts = {}
     for p, slots in where.items():
         c = 0
         for i in slots:
             c += freq[i]
         counts[p] = c
-    return counts, where, below
+    return counts
 
 
 def _least_reached(sketch, most):
@@ -781,12 +765,8 @@ def _refill_all(heap, counts, where, make_entry, below, table):
                     if slots is None:
                         slots = rest[p] = array(code)
                     slots.append(i)
-    for p, slots in rest.items():
-        c = 0
-        for i in slots:
-            c += freq[i]
-        counts[p] = c
-        where[p] = slots
+    counts.update(_slot_counts(rest, freq))
+    where.update(rest)
     return _refill(heap, counts, where, make_entry), 0
 
 

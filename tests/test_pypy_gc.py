@@ -158,11 +158,17 @@ def test_the_early_restart_sizes_the_inputs_as_train_does(tmp_path):
         assert pypy_gc._input_bytes(paths) == total_bytes(input_spans(paths))
 
 
-def test_train_restarts_from_its_command_line_alone(execs, tmp_path):
+def _big_and_small(tmp_path, size):
+    """Two inputs: ``size`` bytes (sparse) and a few."""
     big, small = tmp_path / "big.txt", tmp_path / "small.txt"
     with open(big, "wb") as f:
-        f.truncate(pypy_gc.TRAIN_RESTART_FROM)
+        f.truncate(size)
     small.write_bytes(b"low lower")
+    return big, small
+
+
+def test_train_restarts_from_its_command_line_alone(execs, tmp_path):
+    big, small = _big_and_small(tmp_path, pypy_gc.TRAIN_RESTART_FROM)
     train = [MAIN, "train", "--vocab-size", "1000", "-o", str(tmp_path / "m")]
     pypy_gc.restart_train_early(train + [str(small)])  # a short run
     pypy_gc.restart_train_early(train + [str(small), str(tmp_path / "missing.txt")])  # train's error
@@ -250,10 +256,7 @@ def test_encode_inputs_reads_the_input_arguments_as_the_parser_does():
 
 
 def test_encode_restarts_from_its_command_line_alone(execs, tmp_path):
-    big, small = tmp_path / "big.txt", tmp_path / "small.txt"
-    with open(big, "wb") as f:
-        f.truncate(pypy_gc.RESTART_FROM)
-    small.write_bytes(b"low lower")
+    big, small = _big_and_small(tmp_path, pypy_gc.RESTART_FROM)
     encode = [MAIN, "encode", "--quiet", "m", "-o", str(tmp_path / "ids.npy")]
     pypy_gc.restart_encode_early(encode + [str(small)])  # a short run
     pypy_gc.restart_encode_early(encode + [str(big), str(tmp_path / "missing.txt")])  # encode's error
