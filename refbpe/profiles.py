@@ -366,7 +366,7 @@ class SuperBPEProfile(HFProfile):
     ):  # fmt: skip
         if extend is not None or inherit_merges is not None or trace is not None:
             raise ValueError("profile superbpe trains its own stage 1 (no extend, inherit_merges or trace)")
-        stage1_counts, stage2_counts = word_counts  # stage 2's may still be counted (``settled``)
+        stage1_counts = word_counts[0]  # stage 2's may still be being counted (``settled``, below)
         min_count = max(1, settings["min_frequency"])
         # 1. Stage 1: HF's BPE on whitespace-bounded words, the first ``transition`` merges.
         t = min(self._transition(), merges_possible(stage1_counts))

@@ -224,23 +224,18 @@ def train_bpe(
         vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
     )
     sources = input_path if isinstance(input_path, (list, tuple)) else [input_path]
-    if (
-        profile.stage_patterns
-        and not _streamed(settings)
-        and executor is None
-        and (workers or default_workers()) > 1
-    ):
+    if profile.stage_patterns and not _streamed(settings):
         patterns = _stage_patterns(profile, settings)
-        with _counting_stage_by_stage(
-            sources, special_tokens, settings, workers, errors, report, patterns
-        ) as counts:
-            return _train_counted(
-                counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
+        if executor is None and (workers or default_workers()) > 1:  # stage 2 counted while stage 1 trains
+            counting = _counting_stage_by_stage(
+                sources, special_tokens, settings, workers, errors, report, patterns
             )
-    if profile.stage_patterns and not _streamed(settings):  # every stage's table in one pass
-        word_counts = _count_in_process(
-            sources, special_tokens, settings, workers, errors, report, _stage_patterns(profile, settings)
-        )
+            with counting as counts:
+                return _train_counted(
+                    counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
+                )
+        # every stage's table in one pass
+        word_counts = _count_in_process(sources, special_tokens, settings, workers, errors, report, patterns)
     else:
         word_counts = _per_stage(profile, settings, lambda stage_settings: _count_as(
             sources, special_tokens, stage_settings, workers, chunk_size, errors, executor, executor_data,

@@ -158,7 +158,7 @@ def stop_pool(executor):
     ``concurrent.futures`` waited for them (measured by perf/interrupts.py on
     CPython: 4.8-8 s from Ctrl-C to exit during counting, PyPy 0.6-1.5 s).
     """
-    processes = list((getattr(executor, "_processes", None) or {}).values())
+    processes = _pool_processes(executor)
     executor.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         try:
@@ -167,6 +167,11 @@ def stop_pool(executor):
             pass
     for process in processes:
         process.join(5)
+
+
+def _pool_processes(executor):
+    """The worker processes of a ``ProcessPoolExecutor`` (none once it forgot them)."""
+    return list((getattr(executor, "_processes", None) or {}).values())
 
 
 @contextlib.contextmanager
@@ -322,6 +327,7 @@ class Passes(object):
         self.waiting = collections.deque()  # (pass, units not yet submitted, on_result)
         self.futures = {}  # future -> (pass, covered, on_result)
         self.running = []  # per pass: units submitted and not handed over yet
+        self.lowered = False  # the workers' priority, lowered once
 
     def in_flight(self):
         return list(self.futures)
@@ -344,8 +350,9 @@ class Passes(object):
                 self.running[j] -= 1
                 on_result(result_of(future, self.spool), covered)
         self._submit(None)
-        if self.futures:
+        if self.futures and not self.lowered:
             _lower_priority(self.executor)
+            self.lowered = True
 
     def _busy(self, k):
         """True while a pass up to ``k`` has units running or still to submit."""
@@ -378,7 +385,7 @@ def _lower_priority(executor):
     counted both stages first; perf/superbpe.py's SuperBPE command).  Where
     priorities cannot be changed, nothing is.
     """
-    for process in list((getattr(executor, "_processes", None) or {}).values()):
+    for process in _pool_processes(executor):
         try:
             niceness = os.getpriority(os.PRIO_PROCESS, process.pid) + BACKGROUND_NICENESS
             os.setpriority(os.PRIO_PROCESS, process.pid, min(19, niceness))
