@@ -176,3 +176,41 @@ def test_passes_raise_a_later_pass_error_when_it_is_finished():
             passes.queue([(square_slowly, (x, 0.0), 1) for x in (12, 13)], lambda r, c: None)
             passes.finish(0)
             passes.finish(1)
+
+
+def with_work(work, *args):
+    """A unit's function in ``run_units``' form: its work comes first (``here`` replaces it)."""
+    return work(*args)
+
+
+def units_then_error(n, error):
+    """Units squaring 1..n slowly, then ``error`` raised by the unit generator itself."""
+    for x in range(1, n + 1):
+        yield with_work, (square_slowly, x, 0.02), 1
+    raise error
+
+
+def test_units_with_here_are_each_handed_over_once_and_shared_with_the_pool():
+    got, here = [], []
+
+    def here_square(x, pause):
+        here.append(x)
+        return square_slowly(x, pause)
+
+    units = [(with_work, (square_slowly, x, 0.02), x) for x in range(1, 31) if x != 13]
+    run_units(units, 2, lambda r, covered: got.append((r[0][0], covered)), here=here_square)
+    assert sorted(got) == [(x * x, x) for x in range(1, 31) if x != 13]
+    assert 0 < len(here) < 29  # both this process and the pool's took units
+
+
+@pytest.mark.parametrize("bad_unit", [1, 20])
+def test_units_with_here_raise_a_failing_unit_error_wherever_it_ran(bad_unit):
+    units = [(with_work, (square_slowly, 13 if x == bad_unit else x, 0.02), 1) for x in range(1, 21)]
+    with pytest.raises(ValueError, match="thirteen"):
+        run_units(units, 2, lambda r, covered: None, here=square_slowly)
+
+
+def test_units_with_here_raise_the_unit_generator_error_whoever_met_it():
+    for n in (0, 1, 5):
+        with pytest.raises(InputError, match="bad stream"):
+            run_units(units_then_error(n, InputError("bad stream")), 2, lambda r, c: None, here=square_slowly)

@@ -15,7 +15,8 @@ sequences (``sequences``) run their work units (``units``) on this pool:
   handed over as it completes, in whatever order (for sums: counting); one
   worker runs them in this process, no pool to start.  Given ``here`` (how
   this process runs a unit itself), the pool has ``workers - 1`` processes
-  and this process takes its even share of the units (``_run_with_here``).  Encoding, which
+  and each process, this one too, takes the next unit when it is free
+  (``_run_with_here``).  Encoding, which
   needs input order, keeps its own queue (``encode``) on ``submit`` and
   ``pool_session``.
 * ``pool_passes``: one pool for passes of units queued one after another
@@ -36,9 +37,9 @@ import contextlib
 import multiprocessing
 import os
 import platform
+import queue
 import signal
 import threading
-import time
 from concurrent.futures.process import BrokenProcessPool
 
 from .spool import SpoolDirectory, run_spooled, take
@@ -258,43 +259,129 @@ def run_units(units, workers, on_result, executor=None, what="a", warm_up=None, 
 
 
 def _run_with_here(units, workers, on_result, what, warm_up, preload, here):
-    """``run_units`` on a pool of ``workers - 1`` processes and this one.
+    """``run_units`` on a pool of ``workers - 1`` processes and this one, each
+    taking the next unit when it is free (``_SharedUnits``).
 
-    This process hands over the results finished meanwhile, then gives the
-    next unit to the pool if one of its processes has none, or if the pool's
-    share of the work so far (per process) is not ahead of this process's (a
-    second unit queued for each, so that none idles while this one is busy);
-    otherwise it runs the unit itself with ``here`` (no packing, no spool
-    file, no table to add up).  Shares are in CPU seconds of this process:
-    its own, adding up the pool's tables and starting the pool included, and
-    the pool's bytes at the rate this process counts.  Keeping the shares
-    even keeps the end even: with two units always queued per pool process,
-    this one would sit idle at the end while the pool worked through them
-    (measured by perf/count_workers.py).
+    A pool process gets its next unit the moment its last one completes: the
+    pool's manager thread, which learns of it first, submits it (``feed``).
+    This process runs the next unit itself with ``here`` (no packing, no
+    spool file, no table to add up) and, between its units, hands over the
+    pool's results.  So no process idles while units remain, and at the end
+    the processes differ by less than one unit (the last ones are small:
+    ``units._unit_step``).  Deciding the shares in advance from the rates
+    seen so far left one side idle for 0.1-0.2 s in the middle or at the
+    end of counting english_medium (perf/count_workers.py).  One unit per
+    pool process and none queued behind it: the hand-over takes a few
+    milliseconds under PyPy while this process counts.
     """
-    pool_workers = workers - 1
-    started = time.process_time()
-    executor = make_executor(pool_workers, warm_up=warm_up, preload=preload)
+    executor = make_executor(workers - 1, warm_up=warm_up, preload=preload)
     spool = SpoolDirectory()
-    in_flight = {}
-    pool_bytes = own_bytes = 0
-    own_seconds = 0.0
-    with pool_session(executor, True, spool, what, lambda: in_flight):
-        for func, args, covered in units:
-            _finish_some(in_flight, spool, on_result, block=False)
-            n = len(in_flight)
-            pool_seconds = pool_bytes / pool_workers * own_seconds / own_bytes if own_bytes else 0.0
-            if n < pool_workers or (n < 2 * pool_workers and pool_seconds <= time.process_time() - started):
-                in_flight[submit(executor, spool, func, args)] = covered
-                pool_bytes += covered
-            else:
-                t0 = time.process_time()
+    shared = _SharedUnits(units, lambda func, args: submit(executor, spool, func, args))
+
+    def feed(done=None):
+        if done is not None:
+            shared.finished.put(done)
+        future = shared.take_for_pool()
+        if future is not None:
+            future.add_done_callback(feed)
+
+    with pool_session(executor, True, spool, what, shared.in_flight):
+        try:
+            for _ in range(workers - 1):
+                feed()
+            while True:
+                _hand_over(shared, spool, on_result, block=False)
+                unit = shared.take()
+                if unit is None:
+                    break
+                func, args, covered = unit
                 on_result(func(here, *args[1:]), covered)
-                own_seconds += time.process_time() - t0
-                own_bytes += covered
-            del args
-        while in_flight:
-            _finish_some(in_flight, spool, on_result)
+                del unit, args
+            while shared.pending():
+                _hand_over(shared, spool, on_result, block=True)
+        finally:
+            shared.close()
+
+
+def _hand_over(shared, spool, on_result, block):
+    """Hand the pool's finished units' results to ``on_result`` (``block``: wait for one)."""
+    while True:
+        try:
+            # a timeout, not a bare wait: a blocked get would hold off Ctrl-C on some interpreters
+            future = shared.finished.get(timeout=0.5) if block else shared.finished.get_nowait()
+        except queue.Empty:
+            if block:
+                shared.pending()  # raises the pool side's error, if any
+                continue
+            return
+        if future is not None:  # None: the pool side failed (raised by ``pending``)
+            on_result(result_of(future, spool), shared.done(future))
+        shared.pending()
+        block = False
+
+
+class _SharedUnits(object):
+    """Units taken by this process and the pool's manager thread alike, in order.
+
+    A generator cannot be advanced from two threads at once, hence the lock;
+    a unit the pool takes is submitted under it too, so that once ``take``
+    finds none left, every unit taken is in ``futures``.  An error raised
+    on the pool's side (a bad stream while taking a unit, a dead pool while
+    submitting one) is raised again in this process.  After ``close`` (the
+    run ended, well or not) nothing more is handed out.
+    """
+
+    def __init__(self, units, submit_unit):
+        self.units, self.submit_unit, self.lock = iter(units), submit_unit, threading.Lock()
+        self.futures = {}  # future -> bytes covered, until handed over
+        self.finished = queue.Queue()  # the pool's completed futures, for this process
+        self.error, self.closed = None, False
+
+    def take(self):
+        with self.lock:
+            self._raise_error()
+            return None if self.closed else next(self.units, None)
+
+    def take_for_pool(self):
+        """Submit the next unit to the pool and return its future (None: none left)."""
+        with self.lock:
+            if self.closed or self.error is not None:
+                return None
+            try:
+                unit = next(self.units, None)
+                if unit is None:
+                    return None
+                func, args, covered = unit
+                future = self.submit_unit(func, args)
+            except BaseException as e:  # raised in this process instead (``_raise_error``)
+                self.error = e
+                self.finished.put(None)
+                return None
+            self.futures[future] = covered
+            return future
+
+    def done(self, future):
+        with self.lock:
+            return self.futures.pop(future)
+
+    def pending(self):
+        with self.lock:
+            self._raise_error()
+            return bool(self.futures)
+
+    def in_flight(self):
+        with self.lock:
+            return list(self.futures)
+
+    def close(self):
+        with self.lock:
+            self.closed = True
+
+    def _raise_error(self):
+        if self.error is not None:
+            error, self.error = self.error, None
+            self.closed = True
+            raise error
 
 
 @contextlib.contextmanager
