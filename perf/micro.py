@@ -294,6 +294,33 @@ def bench_count_here(args):
     )
 
 
+@case("count-lines", "sequences.py count_text: lines counted in one pass, or line by line", 5, 2)
+def bench_count_lines(args):
+    from refbpe.corpus.sequences import count_sequences, count_text, cut_sequences
+    from refbpe.pretokenize.gpt2 import add_small_counts
+
+    data = corpus("english_medium", 12 << 20)
+
+    def one_pass(pattern):
+        small, counts = {}, {}
+        count_text(data, "lines", (), pattern, False, counts, small)
+        return add_small_counts(small, counts)
+
+    def line_by_line(pattern):
+        small, counts = {}, {}
+        count_sequences(cut_sequences(data, "lines"), pattern, False, counts, small)
+        return add_small_counts(small, counts)
+
+    for pattern in ("superbpe-stage1", "superbpe-stage2", "gpt2"):
+        yield (
+            [
+                ("one counting pass", lambda p=pattern: one_pass(p)),
+                ("each line counted", lambda p=pattern: line_by_line(p)),
+            ],
+            "%s, the first 12 MiB of english_medium" % pattern,
+        )
+
+
 @case("spool-vs-pipe", "spool.py: count_words(english_medium, 2 workers), files vs the pipe", 5, 1, "wall")
 def bench_spool_vs_pipe(args):
     from refbpe.corpus.count import count_words, warm_up_scanner

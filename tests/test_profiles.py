@@ -6,13 +6,14 @@ mapped characters sort in another order than the bytes themselves (space is
 U+0120, newline U+010A, 0xFF stays U+00FF), with small counts.
 """
 
+import collections
 import json
 import os
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import HEAVY, IS_PYPY, corpus_path, examples, run_main
+from support import HEAVY, IS_PYPY, corpus_path, examples, mixed_text, run_main
 
 from refbpe.corpus.sequences import (
     count_texts,
@@ -23,6 +24,7 @@ from refbpe.corpus.sequences import (
 from refbpe.formats.bytemap import encode_token
 from refbpe.naive import naive_train_bpe_from_counts, naive_train_from_texts
 from refbpe.pretokenize.gpt2 import GPT2_PATTERN
+from refbpe.pretokenize.patterns import get_pattern
 from refbpe.profiles import ProfileLimit, get_profile, profile_names
 from refbpe.train import train_bpe, train_from_counts, train_from_texts
 
@@ -170,6 +172,20 @@ def test_pieces_at_sequence_boundaries_keep_the_sequences(text, cut, parts, spec
             )
     as_bytes = [q.encode("utf-8") for q in cut_sequences(text, cut, specials)]
     assert cut_sequences(text.encode("utf-8"), cut, specials) == as_bytes
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    text=mixed_text(extra=("\n", "\r\n", " \n", "\n\n ", "  ", "\n1", "!!\n")),
+    pattern=st.sampled_from(["gpt2", "o200k_base", "superbpe-stage1", "superbpe-stage2"]),
+)
+def test_lines_are_counted_each_on_its_own(text, pattern):
+    data = text.encode("utf-8", "surrogatepass")
+    expected = collections.Counter()
+    for line in cut_sequences(data, "lines"):
+        expected.update(get_pattern(pattern).pretokenize(line))
+    assert count_texts([text], "lines", (), pattern) == dict(expected)
+    assert count_texts([data], "lines", (), pattern) == dict(expected)
 
 
 def test_parallel_sequence_counting_equals_in_process():

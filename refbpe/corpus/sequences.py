@@ -33,7 +33,7 @@ trains SuperBPE's first stage meanwhile.
 
 import contextlib
 
-from ..pretokenize.gpt2 import add_small_counts
+from ..pretokenize.gpt2 import add_small_counts, count_pieces
 from ..pretokenize.patterns import get_pattern
 from ..specials import special_pattern
 from .count import pack_counts, unpack_counts, warm_up_scanner
@@ -96,9 +96,12 @@ def count_sequences(sequences, pattern=None, add_prefix_space=False, counts=None
 def count_texts(texts, cut, special_tokens=(), pattern=None, add_prefix_space=False):
     """``{pre-token bytes: count}`` of ``texts`` (strs), each cut into sequences by ``cut``."""
     counts = {}
+    small = {}
     for text in texts:
-        count_sequences(cut_sequences(text, cut, special_tokens), pattern, add_prefix_space, counts)
-    return counts
+        if not isinstance(text, bytes):
+            text = text.encode("utf-8", "surrogatepass")
+        count_text(text, cut, special_tokens, pattern, add_prefix_space, counts, small)
+    return add_small_counts(small, counts)
 
 
 def pieces_at_sequence_boundaries(text, cut, special_tokens, parts):
@@ -138,8 +141,36 @@ def pieces_at_sequence_boundaries(text, cut, special_tokens, parts):
 def count_piece(piece, cut, special_tokens, pattern, add_prefix_space):
     """In a worker: the packed counts (``count.pack_counts``) of one piece's sequences."""
     small, counts = {}, {}
-    count_sequences(cut_sequences(piece, cut, special_tokens), pattern, add_prefix_space, counts, small)
+    count_text(piece, cut, special_tokens, pattern, add_prefix_space, counts, small)
     return pack_counts(small, counts)
+
+
+def count_text(data, cut, special_tokens, pattern, add_prefix_space, counts, small):
+    """``count_sequences(cut_sequences(data, cut, special_tokens), ...)`` for UTF-8 ``data``.
+
+    Lines without a prefix space are scanned line by line but counted in one
+    pass over ``data`` (``_line_piece_ends``): counting each line on its own
+    cost 0.3-0.5 microseconds more per line under PyPy (the first 12 MiB of
+    english_medium, 259,013 lines: superbpe-stage2 0.40 s against 0.27 s,
+    superbpe-stage1 0.70 against 0.60, gpt2 0.67 against 0.59; perf/micro.py
+    count-lines).
+    """
+    if cut == "lines" and not add_prefix_space and isinstance(data, bytes):
+        count_pieces(data, _line_piece_ends(data, get_pattern(pattern).piece_ends), counts, small)
+    else:
+        count_sequences(cut_sequences(data, cut, special_tokens), pattern, add_prefix_space, counts, small)
+
+
+def _line_piece_ends(data, piece_ends):
+    """The end offsets in ``data`` of the pre-tokens of its lines, each scanned on its own."""
+    ends, start, n = [], 0, len(data)
+    while start < n:
+        stop = data.find(b"\n", start) + 1 or n
+        line = data if start == 0 and stop == n else data[start:stop]
+        for end in piece_ends(line):
+            ends.append(start + end)
+        start = stop
+    return ends
 
 
 def count_texts_parallel(texts, cut, special_tokens=(), pattern=None, add_prefix_space=False, workers=1):
@@ -229,11 +260,10 @@ def _adder(small, counts):
 def count_piece_per_pattern(piece, cut, special_tokens, patterns, add_prefix_space):
     """In a worker: the packed counts (``count.pack_counts``) of one piece's sequences (cut
     once) under each pattern, end to end in one tuple (the spool carries a flat tuple of parts)."""
-    sequences = cut_sequences(piece, cut, special_tokens)
     out = ()
     for pattern in patterns:
         small, counts = {}, {}
-        count_sequences(sequences, pattern, add_prefix_space, counts, small)
+        count_text(piece, cut, special_tokens, pattern, add_prefix_space, counts, small)
         out += tuple(pack_counts(small, counts))
     return out
 
