@@ -15,9 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import HEAVY, IS_PYPY, corpus_path, examples, mixed_text, run_main
 
+from refbpe.corpus import pool, sequences
 from refbpe.corpus.sequences import (
     count_texts,
     count_texts_parallel,
+    count_texts_per_pattern,
     cut_sequences,
     pieces_at_sequence_boundaries,
 )
@@ -188,7 +190,8 @@ def test_lines_are_counted_each_on_its_own(text, pattern):
     assert count_texts([data], "lines", (), pattern) == dict(expected)
 
 
-def test_parallel_sequence_counting_equals_in_process():
+def test_parallel_sequence_counting_equals_in_process(monkeypatch):
+    monkeypatch.setattr(sequences, "POOL_FROM", 0)  # the pool even for these few bytes
     docs = ["a%d b\n\n  c %s\n" % (i, "x" * (i % 7)) for i in range(3000)]
     text = EOT.join(docs)
     for cut in ("documents", "lines"):
@@ -198,6 +201,20 @@ def test_parallel_sequence_counting_equals_in_process():
                 [text, "z"], cut, [EOT], "llama3", prefix
             )
             assert one
+
+
+def test_texts_too_small_for_a_pool_are_counted_in_process(monkeypatch):
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a pool was started")
+
+    monkeypatch.setattr(pool, "make_executor", no_pool)
+    text = "a b\n\n  c\n" * 100
+    expected = count_texts([text], "lines", [], "llama3")
+    assert count_texts_parallel([text], "lines", [], "llama3", workers=2) == expected
+    assert count_texts_per_pattern([text], "lines", [], ["llama3"], workers=2) == [expected]
+    monkeypatch.setattr(sequences, "POOL_FROM", 0)
+    with pytest.raises(AssertionError, match="a pool"):
+        count_texts_parallel([text], "lines", [], "llama3", workers=2)
 
 
 # -- the peers ---------------------------------------------------------------------------

@@ -176,7 +176,7 @@ def _line_piece_ends(data, piece_ends):
 def count_texts_parallel(texts, cut, special_tokens=(), pattern=None, add_prefix_space=False, workers=1):
     """``count_texts`` with ``workers`` processes (each text cut into about three pieces per worker)."""
     texts = list(texts)
-    if workers <= 1:
+    if workers <= 1 or _too_small_for_a_pool(texts):
         return count_texts(texts, cut, special_tokens, pattern, add_prefix_space)
     small, counts = {}, {}
     params = (cut, tuple(special_tokens), pattern, add_prefix_space)
@@ -191,6 +191,17 @@ def count_texts_parallel(texts, cut, special_tokens=(), pattern=None, add_prefix
     return add_small_counts(small, counts)
 
 
+POOL_FROM = 8 << 20  # texts of fewer bytes (characters for strs) are counted in this process
+
+
+def _too_small_for_a_pool(texts):
+    """True below ``POOL_FROM``: a pool's start-up and its workers' JIT warm-up cost
+    more than they save, as for ``count.count_words`` (english_small, 4 MB, ``train
+    --profile hf --sequences lines``, PyPy: 1.27-1.37 s with one worker, 1.58-1.64 s
+    with two; the plain row of perf/superbpe.py with ``--workers 1`` and ``2``)."""
+    return sum(len(t) for t in texts) < POOL_FROM
+
+
 def _piece_units(texts, params, parts):
     """The work units (``units.run_chunk``) of ``count_piece`` over each text's pieces."""
     return _piece_units_of(count_piece, texts, params, parts)
@@ -202,6 +213,8 @@ def count_texts_per_pattern(
     """``[count_texts_parallel(texts, ..., pattern, ...) for pattern in patterns]`` in one pass:
     each piece is cut into sequences once and every pattern counts them."""
     texts = list(texts)
+    if _too_small_for_a_pool(texts):
+        workers = 1
     tables = [({}, {}) for _ in patterns]
     params = (cut, tuple(special_tokens), tuple(patterns), add_prefix_space)
     parts = 3 * workers if workers > 1 else 1
