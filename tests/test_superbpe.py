@@ -136,18 +136,26 @@ def test_one_pass_counts_each_stage_as_counted_alone(cut, prefix, monkeypatch):
         assert count_texts_per_pattern([text, "z 12"], cut, [eot], stages, prefix, workers) == alone
 
 
+# The pool from POOL_FROM bytes on; the first stage counted in this process below it.
+POOL_FROM = pytest.mark.parametrize("pool_from", [0, sequences.POOL_FROM])
+
+
+@POOL_FROM
 @pytest.mark.parametrize("cut", ["lines", "items"])
-def test_stage_by_stage_counts_are_the_one_pass_counts(cut):
+def test_stage_by_stage_counts_are_the_one_pass_counts(cut, pool_from, monkeypatch):
+    monkeypatch.setattr(sequences, "POOL_FROM", pool_from)
     eot = "<|endoftext|>"
     text = "the cat, by the way!!\n  12345 x<|endoftext|>of the mat: \u00e9\n\n" * 40 + "tail 7"
-    stages = ["superbpe-stage1", "superbpe-stage2"]
+    stages = ["superbpe-stage1", "superbpe-stage2", "gpt2"]
     alone = [count_texts([text, "z 12"], cut, [eot], stage) for stage in stages]
     with counting_pattern_by_pattern([text, "z 12"], cut, [eot], stages, False, 2) as (first, rest):
         assert first == alone[0]
         assert rest() == alone[1:] == rest()
 
 
-def test_stage_two_counted_while_stage_one_trains_gives_the_same_model(tmp_path):
+@POOL_FROM
+def test_stage_two_counted_while_stage_one_trains_gives_the_same_model(tmp_path, pool_from, monkeypatch):
+    monkeypatch.setattr(sequences, "POOL_FROM", pool_from)
     corpus = tmp_path / "c.txt"
     corpus.write_text("the cat sat on the mat, by the way.\nof the world: 12 345!!\n" * 30 + "z\n")
     profile = SuperBPEProfile(transition=30)

@@ -402,8 +402,9 @@ class Passes(object):
     ``queue(units, on_result)`` adds a pass (``units`` is read as the pool
     takes them) and returns its number; ``finish(k)`` hands every result of
     passes up to ``k`` to its pass's ``on_result(result, covered)``, as they
-    complete, then submits all that is left, so that the workers go on with
-    later passes while the caller works.  Until then at most ``2 * workers``
+    complete, then submits all that is left (``hand_over``, which the caller
+    may also call at once), so that the workers go on with later passes while
+    the caller works.  Until then at most ``2 * workers``
     units are in flight, as in ``run_units``; after it the spool holds the
     later passes' units (at most their input's bytes, on disk), and the
     workers run at a lower priority than the caller (``_lower_priority``).
@@ -436,10 +437,18 @@ class Passes(object):
                 j, covered, on_result = self.futures.pop(future)
                 self.running[j] -= 1
                 on_result(result_of(future, self.spool), covered)
+        self.hand_over()
+
+    def hand_over(self):
+        """Submit every unit queued, the workers at a lower priority from then on."""
         self._submit(None)
         if self.futures and not self.lowered:
             _lower_priority(self.executor)
             self.lowered = True
+
+    def last(self):
+        """The number of the last pass queued (-1: none)."""
+        return len(self.running) - 1
 
     def _busy(self, k):
         """True while a pass up to ``k`` has units running or still to submit."""
