@@ -310,8 +310,7 @@ def _hand_over(shared, spool, on_result, block):
             # a timeout, not a bare wait: a blocked get would hold off Ctrl-C on some interpreters
             future = shared.finished.get(timeout=0.5) if block else shared.finished.get_nowait()
         except queue.Empty:
-            if block:
-                shared.pending()  # raises the pool side's error, if any
+            if block and shared.pending():  # ``pending`` raises the pool side's error, if any
                 continue
             return
         if future is not None:  # None: the pool side failed (raised by ``pending``)
