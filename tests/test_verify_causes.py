@@ -183,6 +183,29 @@ def test_reading_delta_equals_a_recount(texts, kind, chunk):
     assert reading_delta(texts, [EOT], **options) == {w: n for w, n in want.items() if n}
 
 
+LINE_ATOMS = ["\n", "\n\n", " \n", "\n ", "\r\n", "\t\n  ", "\u00a0", "\u3000\n", "\u2028", "\u0085"]
+LINE_ATOMS += ["a", "Word", "7", ".", "'s", " x", "\u00e9", "\u201d", "\u4e2d", EOT]
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(
+    texts=st.lists(st.lists(st.sampled_from(LINE_ATOMS), max_size=30).map("".join), min_size=1, max_size=3),
+    as_text=st.booleans(),
+    special=st.sampled_from([EOT, "<e t>", "<\t>"]),
+)
+def test_line_runs_stand_in_for_their_windows(texts, as_text, special):
+    # Runs of whitespace around newlines, next to every kind of neighbour (non-ASCII
+    # spaces and non-spaces, special tokens, the ends): the stand-in windows of
+    # ``_line_runs`` (and, for a special token holding a space, the windows they
+    # fall back to) give the recount's difference.
+    texts = [t.replace(EOT, special) for t in texts]
+    ref = count_variant(texts, [special])
+    variant = count_variant(texts, [special], lines="keep", specials_as_text=as_text)
+    want = {w: variant.get(w, 0) - ref.get(w, 0) for w in set(ref) | set(variant)}
+    got = reading_delta(texts, [special], lines=True, specials_as_text=as_text)
+    assert got == {w: n for w, n in want.items() if n}
+
+
 # -- setup checks and the JSON contract through the command line ----------------------------
 
 
