@@ -20,7 +20,7 @@ from refbpe.formats import Model, write_model
 from refbpe.naive import naive_train_bpe
 from refbpe.train import build_vocab
 from refbpe.verify import CAUSES, PairReplay, count_variant, verify_merges
-from refbpe.verify.variants import VARIANT_CAUSE, reading_delta
+from refbpe.verify.variants import VARIANT_CAUSE, WordsOverlay, reading_delta
 
 VOCAB = 330
 
@@ -204,6 +204,45 @@ def test_line_runs_stand_in_for_their_windows(texts, as_text, special):
     want = {w: variant.get(w, 0) - ref.get(w, 0) for w in set(ref) | set(variant)}
     got = reading_delta(texts, [special], lines=True, specials_as_text=as_text)
     assert got == {w: n for w, n in want.items() if n}
+
+
+# -- overlays: one scan of the heap answers as best() and tied_keys() did -----------------
+
+WORD = st.text("abc", min_size=2, max_size=6).map(str.encode)
+WORD_TABLE = st.dictionaries(WORD, st.integers(1, 4), max_size=12)
+
+
+def _overlay(ref_counts, variant_counts):
+    ref = PairReplay(ref_counts)
+    words = set(ref_counts) | set(variant_counts)
+    delta = {w: variant_counts.get(w, 0) - ref_counts.get(w, 0) for w in words}
+    overlay = WordsOverlay("v", ref, extra={w: n for w, n in delta.items() if n})
+    overlay.refresh(())
+    return ref, overlay
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(ours=WORD_TABLE, theirs=WORD_TABLE, picks=st.lists(st.integers(0, 99), max_size=12))
+def test_overlay_top_is_best_then_tied_keys(ours, theirs, picks):
+    # Small tables with many ties, a difference whose pairs lead the heap: at every
+    # step of a replay, ``top()`` gives what ``best()`` then ``tied_keys()`` gave, in
+    # the same order (the first pair of a tie can decide an id rule).
+    one, two = _overlay(ours, theirs), _overlay(ours, theirs)
+    for pick in picks:
+        m, tied = one[1].top()
+        best = two[1].best()
+        assert (m, tied) == (best, two[1].tied_keys(best) if best > 0 else [])
+        top = two[0].max_count()
+        assert one[0].top() == (top, two[0].tied_keys(top) if top > 0 else [])
+        pairs = sorted(one[0].pair(k) for k in one[0].counts if one[0].counts[k] > 0)
+        if not pairs:
+            break
+        pair = pairs[pick % len(pairs)]
+        for ref, o in (one, two):
+            a, b = ref.token_id(pair[0], True), ref.token_id(pair[1], True)
+            o.before_apply(a, b, ref.token_id(pair[0] + pair[1], True))
+            o.refresh(ref.apply(pair, track=True))
+        assert set(one[0].heap) == set(two[0].heap) and set(one[1].heap) == set(two[1].heap)
 
 
 # -- setup checks and the JSON contract through the command line ----------------------------

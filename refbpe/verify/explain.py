@@ -70,10 +70,10 @@ VARIANT_TEXT_ALL = dict(
 def _check(h, j, pair, key, ctx):
     """Whether ``h`` explains their merge ``j``; records the failure if not."""
     src = h.source
-    m = src.best()
+    m, tied = src.top()
     c = src.count_key(key) if key is not None else 0
     if m <= 0 or c != m:
-        top = src.tied_keys(m) if m > 0 else []
+        top = tied
         h.failure = {
             "step": j,
             "kind": "count",
@@ -83,7 +83,6 @@ def _check(h, j, pair, key, ctx):
             "rules_before": sorted(h.rules),
         }
         return False
-    tied = src.tied_keys(m)
     if len(tied) < 2:
         return True
     h.ties += 1

@@ -564,8 +564,21 @@ class Overlay(object):
     def best(self):
         return max(self._own_best(), self.ref.best_excluding(self.delta))
 
+    def top(self):
+        """(the best count, the keys at it): ``best()``, then ``tied_keys`` of it,
+        from one scan of the reference heap (``PairReplay.top_excluding``)."""
+        own = self._own_best()
+        best, found = self.ref.top_excluding(self.delta, own)
+        m = max(own, best)
+        if m <= 0:
+            return m, []
+        return m, self._own_tied(m, found)
+
     def tied_keys(self, m):
-        found = self.ref.tied_keys(m, skip=self.delta)
+        return self._own_tied(m, self.ref.tied_keys(m, skip=self.delta))
+
+    def _own_tied(self, m, found):
+        """``found`` and the pairs of the own heap at count ``m``."""
         heap, delta, counts = self.heap, self.delta, self.ref.counts
         keep = {}
         while heap and -heap[0][0] >= m:
