@@ -20,6 +20,7 @@ from refbpe.formats import Model, write_model
 from refbpe.naive import naive_train_bpe
 from refbpe.train import build_vocab
 from refbpe.verify import CAUSES, PairReplay, count_variant, verify_merges
+from refbpe.verify.explain import _falls_short, replay_hypotheses
 from refbpe.verify.variants import VARIANT_CAUSE, WordsOverlay, reading_delta
 
 VOCAB = 330
@@ -243,6 +244,43 @@ def test_overlay_top_is_best_then_tied_keys(ours, theirs, picks):
             o.before_apply(a, b, ref.token_id(pair[0] + pair[1], True))
             o.refresh(ref.apply(pair, track=True))
         assert set(one[0].heap) == set(two[0].heap) and set(one[1].heap) == set(two[1].heap)
+
+
+# -- the fused replay: pass 1 skipped when the reference counts fail at the divergence ------
+
+
+def _replayed(text, merges, layout, fuse):
+    """(every hypothesis's fields, the probe, the divergence k, whether it falls short there)."""
+    counts = count_variant([text], [EOT])
+    ours = _reference(text)
+    k = next((i for i, (a, b) in enumerate(zip(ours, merges)) if a != b), None)
+    assume(k is not None)
+    model = _model(merges, layout)
+    ids = {b: i for i, b in model.vocab.items()}
+    ref_ids = {bytes([i]): i for i in range(256)}
+    for j, (a, b) in enumerate(merges):
+        ref_ids.setdefault(a + b, 256 + j)
+    reference, others, probe = replay_hypotheses(
+        counts, merges, ids, ref_ids, [text], [EOT], probe=(k, ours[k]), wanted=VOCAB - 257, fuse=fuse
+    )
+    fields = [{f: v for f, v in vars(h).items() if f != "source"} for h in [reference] + others]
+    return fields, probe, k, _falls_short(counts, merges, k, ours[k])
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    text=st.one_of(repeated_text(extra=[EOT, "\n", "\n\n  "]), mixed_text(extra=[EOT])),
+    bug=st.sampled_from(sorted(ZOO)),
+)
+def test_fused_replay_answers_as_two_passes(text, bug):
+    # Every hypothesis (the reference's fit, ties, rules and failures, each variant's)
+    # and the probe are the same whether pass 1 ran first or not.
+    options, layout, _, _, _ = ZOO[bug]
+    theirs = planted_train(text, VOCAB, [EOT], **options)
+    fused, probe, k, short = _replayed(text, theirs, layout, True)
+    assert (fused, probe) == _replayed(text, theirs, layout, False)[:2]
+    if short:  # their pair's count falls short of ours at the divergence: the reference fails there
+        assert fused[0]["fit"] == k and probe["theirs"] < probe["ours"]
 
 
 # -- setup checks and the JSON contract through the command line ----------------------------
