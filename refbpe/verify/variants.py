@@ -173,7 +173,7 @@ def reading_delta(
     Only windows between safe cuts (``cutter``) around each place that reads
     differently (a line end, a chunk end, a special token read as text) are
     counted, a line end's window mostly as its run of whitespace
-    (``_line_runs``), and a window met again (line ends repeat:
+    (``_tally_runs``), and a window met again (line ends repeat:
     ``".\n\nThe"``) reuses its difference: each distinct window is counted
     once, its difference added as often as it occurs.  Returns None when a text would need more than
     ``max_cuts`` cuts.  ``encoded`` ((UTF-8 bytes, ``cuts.Cutter``) per text)
@@ -184,28 +184,26 @@ def reading_delta(
     if encoded is None:
         encoded = encode_texts(texts, pattern)
     tally = {}  # window key -> how often it occurs
-    # Line runs stand for their windows only when no special token holds a space (``_line_runs``).
+    # Line runs stand for their windows only when no special token holds a space (``_tally_runs``).
     runs = bool(lines) and not chunk and not any(is_space(c) for t in special_tokens for c in t)
     for text, (data, cutter) in zip(texts, encoded):
-        cuts, quiet = [], set()  # every cut; those that change nothing on their own
-        n = len(data)
+        # every cut; those that change nothing on their own; the others; their line runs
+        cuts, quiet, events, line_runs = [], (), [], None
         if lines:
-            starts = set(cutter.starts)
-            i = data.find(b"\n")
-            while 0 <= i < n - 1:
-                cuts.append(i + 1)
-                if not _line_cut_matters(data, i + 1, n, starts):
-                    quiet.add(i + 1)
-                i = data.find(b"\n", i + 1)
+            census = cache.get(("lines", data, runs)) if cache is not None else None
+            if census is None:
+                census = _line_census(data, cutter, runs)
+                if cache is not None:  # the lines readings with and without special tokens share it
+                    cache[("lines", data, runs)] = census
+            cuts, quiet, events, line_runs = census
         if chunk:
             if max_cuts is not None and len(text) // chunk > max_cuts:
                 return None
-            cuts.extend(_chunk_offsets(text, chunk))
-        cuts.sort()
-        # Windows open around the cuts that matter; inside a window every cut is made.
-        events = [c for c in cuts if c not in quiet]
-        if runs:
-            events = _line_runs(data, cutter, events, specials_as_text, tally)
+            cuts = sorted(cuts + _chunk_offsets(text, chunk))
+            # Windows open around the cuts that matter; inside a window every cut is made.
+            events = [c for c in cuts if c not in quiet]
+        if line_runs is not None:
+            events = _tally_runs(data, cutter, events, line_runs, specials_as_text, tally)
         events = [(c, c) for c in events]
         if specials_as_text:
             events.extend(zip(cutter.starts, cutter.ends))
@@ -254,10 +252,44 @@ def _window_delta(window, offsets, pattern, v_pattern):
     return [(w, n) for w, n in d.items() if n]
 
 
-def _line_runs(data, cutter, events, specials_as_text, tally):
-    """The line cuts of ``events`` (sorted) whose windows are not tallied here: each
-    run of ASCII whitespace holding cuts that matter is counted in ``tally`` as a
-    stand-in window, and its cuts are left out, when that is exact.
+def _line_census(data, cutter, runs):
+    """(every line cut, those that change nothing on their own (a set), the others,
+    and with ``runs`` their runs of ASCII whitespace ``(a, r, first, end, alone)``:
+    bytes [a, r), ``events[first:end]`` its cuts, ``alone`` whether it is its own
+    window and holds its only cuts, special tokens cut out (``_stands_alone``))."""
+    n = len(data)
+    cuts, quiet = [], set()
+    starts = set(cutter.starts)
+    i = data.find(b"\n")
+    while 0 <= i < n - 1:
+        cuts.append(i + 1)
+        if not _line_cut_matters(data, i + 1, n, starts):
+            quiet.add(i + 1)
+        i = data.find(b"\n", i + 1)
+    events = [c for c in cuts if c not in quiet]
+    if not runs:
+        return cuts, quiet, events, None
+    line_runs, j, count = [], 0, len(events)
+    while j < count:
+        s = events[j]
+        a = s - 1
+        while a > 0 and data[a - 1] < 0x80 and _ASCII_SPACE[data[a - 1]]:
+            a -= 1
+        r = s
+        while r < n and data[r] < 0x80 and _ASCII_SPACE[data[r]]:
+            r += 1
+        k = j + 1
+        while k < count and events[k] <= r:
+            k += 1  # the run's other cuts that matter
+        line_runs.append((a, r, j, k, _stands_alone(cutter, a, r, n)))
+        j = k
+    return cuts, quiet, events, line_runs
+
+
+def _tally_runs(data, cutter, events, line_runs, specials_as_text, tally):
+    """The line cuts of ``events`` whose windows are not tallied here: each run of
+    ASCII whitespace (``line_runs``, from ``_line_census``) is counted in
+    ``tally`` as a stand-in window, and its cuts are left out, when that is exact.
 
     A run [a, r) stands for its window [a, q) (``q``: the next safe cut) as
     ``(None, run + stand-in, None)``: the stand-in is ``b"a"`` for the non-space
@@ -279,36 +311,27 @@ def _line_runs(data, cutter, events, specials_as_text, tally):
       (one in the word after the run, or right after it, joins the run's window).
 
     (english_small's lines reading, cold under PyPy: 0.49 -> 0.13 s, the windows
-    of every line cut being what its JIT warmed up on; perf/verify_stages.py,
-    reading deltas.)
+    of every line cut being what its JIT warmed up on; with the census kept
+    in ``cache`` for the lines reading with special tokens as text, that one
+    0.11 -> 0.03 s; perf/verify_stages.py, reading deltas.)
     """
     n = len(data)
     cut_out = () if specials_as_text else set(cutter.starts)
     joined = set(cutter.before(s) for s in cutter.starts) if specials_as_text else ()
-    rest, j, count = [], 0, len(events)
-    while j < count:
-        s = events[j]
-        a = s - 1
-        while a > 0 and data[a - 1] < 0x80 and _ASCII_SPACE[data[a - 1]]:
-            a -= 1
-        r = s
-        while r < n and data[r] < 0x80 and _ASCII_SPACE[data[r]]:
-            r += 1
-        k = j + 1
-        while k < count and events[k] <= r:
-            k += 1  # the run's other cuts that matter
-        if _stands_alone(cutter, a, r, n, joined):
+    rest = []
+    for a, r, j, k, alone in line_runs:
+        if alone and a not in joined:
             key = (None, data[a:r] + (b"" if r == n or r in cut_out else b"a"), None)
             tally[key] = tally.get(key, 0) + 1
         else:
             rest.extend(events[j:k])
-        j = k
     return rest
 
 
-def _stands_alone(cutter, a, r, n, joined):
-    """Whether the line run [a, r) is its own window and holds its only cuts (``_line_runs``)."""
-    if (a > 0 and cutter.space_before(a)) or (r < n and cutter.space_at(r)) or a in joined:
+def _stands_alone(cutter, a, r, n):
+    """Whether the line run [a, r) is its own window and holds its only cuts, special
+    tokens cut out (``_tally_runs``)."""
+    if (a > 0 and cutter.space_before(a)) or (r < n and cutter.space_at(r)):
         return False
     data = cutter.data
     x = data.find(b"\n", r)  # the next run's newline
