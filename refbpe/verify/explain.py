@@ -275,9 +275,9 @@ def _falls_short(word_counts, their_merges, k, our_pair):
     their first ``k`` merges (the same as ours).  The words that hold neither
     pair's bytes hold neither pair: a replay of the others counts both.
     (Not replaying the first ``k`` merges, the costliest, twice: english_small's
-    hf model under CPython, its merges replayed in 0.85 -> 0.67 s, under PyPy,
-    whose second replay is warm, 0.42 -> 0.39 s; perf/verify_stages.py,
-    PairReplay.apply.)"""
+    hf model, medians of 3 cold processes, 0.72 -> 0.55 s of merges under
+    CPython, 0.42 -> 0.35 s under PyPy, whose second replay was warm;
+    perf/verify_stages.py, PairReplay.apply.)"""
     if k is None or our_pair is None or k >= len(their_merges):
         return False
     theirs = their_merges[k]

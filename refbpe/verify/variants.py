@@ -310,10 +310,11 @@ def _tally_runs(data, cutter, events, line_runs, specials_as_text, tally):
     * with special tokens read as text, no special token's window starts at a
       (one in the word after the run, or right after it, joins the run's window).
 
-    (english_small's lines reading, cold under PyPy: 0.49 -> 0.13 s, the windows
-    of every line cut being what its JIT warmed up on; with the census kept
-    in ``cache`` for the lines reading with special tokens as text, that one
-    0.11 -> 0.03 s; perf/verify_stages.py, reading deltas.)
+    (The census is kept in ``cache`` for the lines reading with special tokens
+    as text.  The windows of every line cut were most of what PyPy's JIT
+    warmed up on: verify's reading differences on english_small's hf model,
+    medians of 3 cold processes, 0.56 -> 0.30 s under PyPy, 0.45 -> 0.16 s
+    under CPython; perf/verify_stages.py, reading deltas.)
     """
     n = len(data)
     cut_out = () if specials_as_text else set(cutter.starts)
@@ -409,8 +410,8 @@ class Readings(object):
         """The set of code points in the texts.
 
         ASCII from the set of the UTF-8 bytes, the rest from the characters a
-        regex finds: PyPy walks a non-ASCII ``str`` slowly (english_small:
-        0.12 -> 0.05 s; perf/verify_stages.py, overlays)."""
+        regex finds: PyPy walks a non-ASCII ``str`` slowly (english_small under
+        PyPy: 0.12 -> 0.05 s, part of perf/verify_stages.py's overlays)."""
         if self._code_points is None:
             found = set()
             for text, (data, _) in zip(self.texts, self.encoded()):
