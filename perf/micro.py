@@ -824,6 +824,51 @@ def bench_trace_write(args):
     yield runs, note % len(merges)
 
 
+# --- verify/replay.py ----------------------------------------------------------------------------------
+
+
+def overlay_checks(counts, delta, merges, one_scan):
+    """(answers, CPU seconds of the checks alone): an overlay's best count and tied pairs at
+    each of ``merges``, asked as ``Overlay.top`` does (one scan) or as best() then tied_keys()."""
+    from refbpe.verify.replay import PairReplay
+    from refbpe.verify.variants import WordsOverlay
+
+    ref = PairReplay(counts)
+    overlay = WordsOverlay("v", ref, extra=delta)
+    overlay.refresh(())
+    answers, took = [], 0.0
+    for pair in merges:
+        t0 = time.process_time()
+        if one_scan:
+            answers.append(overlay.top())
+        else:
+            m = overlay.best()
+            answers.append((m, overlay.tied_keys(m) if m > 0 else []))
+        took += time.process_time() - t0
+        a, b = ref.token_id(pair[0], True), ref.token_id(pair[1], True)
+        overlay.before_apply(a, b, ref.token_id(pair[0] + pair[1], True))
+        overlay.refresh(ref.apply(pair, track=True))
+    return answers, took
+
+
+@case("overlay-top", "replay.py top_excluding: overlay checks, one scan vs best() + tied_keys", 5, 1, "self")
+def bench_overlay_top(args):
+    from refbpe.train import train_from_counts
+    from refbpe.verify.variants import Readings, count_variant
+
+    text = corpus("english_small").decode("utf-8")
+    eot = ["<|endoftext|>"]
+    counts = count_variant([text], eot)
+    delta = Readings([text], eot).delta(lines=True, specials_as_text=True)
+    hf_like = count_variant([text], eot, specials_as_text=True, lines="keep")
+    merges = train_from_counts(hf_like, 2000, eot)[1]
+    runs = [
+        ("one scan", lambda: overlay_checks(counts, delta, merges, True)),
+        ("best + tied_keys", lambda: overlay_checks(counts, delta, merges, False)),
+    ]
+    yield runs, "english_small, the lines+specials-as-text overlay over its own %d merges" % len(merges)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("cases", nargs="*", metavar="NAME", help="cases to run (default: all)")

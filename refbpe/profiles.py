@@ -194,7 +194,7 @@ class HFProfile(Profile):
         for t in special_tokens:
             ids.setdefault(t, len(ids))
         present = set(initial_alphabet or ())
-        for word, n in word_counts.items():
+        for word, n in word_counts.items() if len(present) < 256 else ():  # else no word adds a byte
             if n > 0:
                 present.update(word)
         for c in sorted(_BYTE_TO_CHAR[b] for b in present):

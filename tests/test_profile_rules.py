@@ -35,6 +35,7 @@ def _recount(texts, s):
 def test_derived_table_equals_the_recount(texts):
     reference = count_texts(texts, "documents", [EOT])
     readings = Readings(texts, [EOT])
+    assert readings.code_points() == set(ord(c) for t in texts for c in t)
     hf = get_profile("hf")
     for cut in ("documents", "lines"):
         for prefix in (False, True):

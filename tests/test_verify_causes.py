@@ -20,7 +20,8 @@ from refbpe.formats import Model, write_model
 from refbpe.naive import naive_train_bpe
 from refbpe.train import build_vocab
 from refbpe.verify import CAUSES, PairReplay, count_variant, verify_merges
-from refbpe.verify.variants import VARIANT_CAUSE, reading_delta
+from refbpe.verify.explain import _falls_short, replay_hypotheses
+from refbpe.verify.variants import VARIANT_CAUSE, WordsOverlay, reading_delta
 
 VOCAB = 330
 
@@ -181,6 +182,105 @@ def test_reading_delta_equals_a_recount(texts, kind, chunk):
     variant = count_variant(texts, [EOT], **oracle)
     want = {w: variant.get(w, 0) - ref.get(w, 0) for w in set(ref) | set(variant)}
     assert reading_delta(texts, [EOT], **options) == {w: n for w, n in want.items() if n}
+
+
+LINE_ATOMS = ["\n", "\n\n", " \n", "\n ", "\r\n", "\t\n  ", "\u00a0", "\u3000\n", "\u2028", "\u0085"]
+LINE_ATOMS += ["a", "Word", "7", ".", "'s", " x", "\u00e9", "\u201d", "\u4e2d", EOT]
+
+
+@settings(max_examples=examples(80), deadline=None)
+@given(
+    texts=st.lists(st.lists(st.sampled_from(LINE_ATOMS), max_size=30).map("".join), min_size=1, max_size=3),
+    as_text=st.booleans(),
+    special=st.sampled_from([EOT, "<e t>", "<\t>"]),
+)
+def test_line_runs_stand_in_for_their_windows(texts, as_text, special):
+    # Runs of whitespace around newlines, next to every kind of neighbour (non-ASCII
+    # spaces and non-spaces, special tokens, the ends): the stand-in windows of
+    # ``_line_runs`` (and, for a special token holding a space, the windows they
+    # fall back to) give the recount's difference.
+    texts = [t.replace(EOT, special) for t in texts]
+    ref = count_variant(texts, [special])
+    variant = count_variant(texts, [special], lines="keep", specials_as_text=as_text)
+    want = {w: variant.get(w, 0) - ref.get(w, 0) for w in set(ref) | set(variant)}
+    got = reading_delta(texts, [special], lines=True, specials_as_text=as_text)
+    assert got == {w: n for w, n in want.items() if n}
+
+
+# -- overlays: one scan of the heap answers as best() and tied_keys() did -----------------
+
+WORD = st.text("abc", min_size=2, max_size=6).map(str.encode)
+WORD_TABLE = st.dictionaries(WORD, st.integers(1, 4), max_size=12)
+
+
+def _overlay(ref_counts, variant_counts):
+    ref = PairReplay(ref_counts)
+    words = set(ref_counts) | set(variant_counts)
+    delta = {w: variant_counts.get(w, 0) - ref_counts.get(w, 0) for w in words}
+    overlay = WordsOverlay("v", ref, extra={w: n for w, n in delta.items() if n})
+    overlay.refresh(())
+    return ref, overlay
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(ours=WORD_TABLE, theirs=WORD_TABLE, picks=st.lists(st.integers(0, 99), max_size=12))
+def test_overlay_top_is_best_then_tied_keys(ours, theirs, picks):
+    # Small tables with many ties, a difference whose pairs lead the heap: at every
+    # step of a replay, ``top()`` gives what ``best()`` then ``tied_keys()`` gave, in
+    # the same order (the first pair of a tie can decide an id rule).
+    one, two = _overlay(ours, theirs), _overlay(ours, theirs)
+    for pick in picks:
+        m, tied = one[1].top()
+        best = two[1].best()
+        assert (m, tied) == (best, two[1].tied_keys(best) if best > 0 else [])
+        top = two[0].max_count()
+        assert one[0].top() == (top, two[0].tied_keys(top) if top > 0 else [])
+        pairs = sorted(one[0].pair(k) for k in one[0].counts if one[0].counts[k] > 0)
+        if not pairs:
+            break
+        pair = pairs[pick % len(pairs)]
+        for ref, o in (one, two):
+            a, b = ref.token_id(pair[0], True), ref.token_id(pair[1], True)
+            o.before_apply(a, b, ref.token_id(pair[0] + pair[1], True))
+            o.refresh(ref.apply(pair, track=True))
+        assert set(one[0].heap) == set(two[0].heap) and set(one[1].heap) == set(two[1].heap)
+
+
+# -- the fused replay: pass 1 skipped when the reference counts fail at the divergence ------
+
+
+def _replayed(text, merges, layout, fuse):
+    """(every hypothesis's fields, the probe, the divergence k, whether it falls short there)."""
+    counts = count_variant([text], [EOT])
+    ours = _reference(text)
+    k = next((i for i, (a, b) in enumerate(zip(ours, merges)) if a != b), None)
+    assume(k is not None)
+    model = _model(merges, layout)
+    ids = {b: i for i, b in model.vocab.items()}
+    ref_ids = {bytes([i]): i for i in range(256)}
+    for j, (a, b) in enumerate(merges):
+        ref_ids.setdefault(a + b, 256 + j)
+    reference, others, probe = replay_hypotheses(
+        counts, merges, ids, ref_ids, [text], [EOT], probe=(k, ours[k]), wanted=VOCAB - 257, fuse=fuse
+    )
+    fields = [{f: v for f, v in vars(h).items() if f != "source"} for h in [reference] + others]
+    return fields, probe, k, _falls_short(counts, merges, k, ours[k])
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    text=st.one_of(repeated_text(extra=[EOT, "\n", "\n\n  "]), mixed_text(extra=[EOT])),
+    bug=st.sampled_from(sorted(ZOO)),
+)
+def test_fused_replay_answers_as_two_passes(text, bug):
+    # Every hypothesis (the reference's fit, ties, rules and failures, each variant's)
+    # and the probe are the same whether pass 1 ran first or not.
+    options, layout, _, _, _ = ZOO[bug]
+    theirs = planted_train(text, VOCAB, [EOT], **options)
+    fused, probe, k, short = _replayed(text, theirs, layout, True)
+    assert (fused, probe) == _replayed(text, theirs, layout, False)[:2]
+    if short:  # their pair's count falls short of ours at the divergence: the reference fails there
+        assert fused[0]["fit"] == k and probe["theirs"] < probe["ours"]
 
 
 # -- setup checks and the JSON contract through the command line ----------------------------

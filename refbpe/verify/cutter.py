@@ -26,9 +26,9 @@ import re
 
 from ..pretokenize.gpt2 import SPACE, char_class
 
-__all__ = ["Cutter", "is_space"]
+__all__ = ["Cutter", "is_space", "ASCII_SPACE"]
 
-_ASCII_SPACE = bytes(1 if char_class(i) == SPACE else 0 for i in range(128))
+ASCII_SPACE = _ASCII_SPACE = bytes(1 if char_class(i) == SPACE else 0 for i in range(128))
 _SPACE_BYTES = re.escape(bytes(i for i in range(128) if _ASCII_SPACE[i]))
 _CANDIDATE = re.compile(b"[^" + _SPACE_BYTES + b"][" + _SPACE_BYTES + b"]")
 
@@ -56,7 +56,7 @@ class Cutter(object):
         i = bisect.bisect_left(self.starts, x) - 1
         return i >= 0 and self.ends[i] > x
 
-    def _space_before(self, x):
+    def space_before(self, x):
         """Whether the character ending at byte x - 1 is whitespace."""
         d = self.data
         b = d[x - 1]
@@ -68,12 +68,23 @@ class Cutter(object):
         cp = ord(d[start:x].decode("utf-8", "surrogatepass"))
         return char_class(cp) == SPACE
 
+    def space_at(self, x):
+        """Whether the character starting at byte x is whitespace."""
+        d = self.data
+        b = d[x]
+        if b < 0x80:
+            return _ASCII_SPACE[b] == 1
+        end = x + 1
+        while end < len(d) and end < x + 4 and 0x80 <= d[end] < 0xC0:
+            end += 1
+        return char_class(ord(d[x:end].decode("utf-8", "surrogatepass"))) == SPACE
+
     def safe(self, x):
         d = self.data
         if x <= 0 or x >= len(d):
             return True
         b = d[x]
-        return b < 0x80 and _ASCII_SPACE[b] == 1 and not self._space_before(x) and not self.inside_special(x)
+        return b < 0x80 and _ASCII_SPACE[b] == 1 and not self.space_before(x) and not self.inside_special(x)
 
     def before(self, x):
         """The greatest safe cut <= x."""

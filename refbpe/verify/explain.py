@@ -70,10 +70,10 @@ VARIANT_TEXT_ALL = dict(
 def _check(h, j, pair, key, ctx):
     """Whether ``h`` explains their merge ``j``; records the failure if not."""
     src = h.source
-    m = src.best()
+    m, tied = src.top()
     c = src.count_key(key) if key is not None else 0
     if m <= 0 or c != m:
-        top = src.tied_keys(m) if m > 0 else []
+        top = tied
         h.failure = {
             "step": j,
             "kind": "count",
@@ -83,7 +83,6 @@ def _check(h, j, pair, key, ctx):
             "rules_before": sorted(h.rules),
         }
         return False
-    tied = src.tied_keys(m)
     if len(tied) < 2:
         return True
     h.ties += 1
@@ -151,6 +150,7 @@ def replay_hypotheses(
     wanted=None,
     readings=None,
     pattern=None,
+    fuse=True,
 ):
     """Replay ``their_merges``; returns (reference Hypothesis, [variant Hypotheses],
     the probe at ``probe = (k, our pair k)``: counts at the first divergence).
@@ -159,6 +159,13 @@ def replay_hypotheses(
     merges; then, only if they do not explain all of them with a known tie
     rule, the variants (each from the first merge).  A tie-rule difference so
     costs one replay, and a count difference a short one plus the variants'.
+    When their pair at the first divergence ``k`` has a lower reference count
+    than ours there (``_falls_short``, over the few words that can hold
+    either pair), the reference counts fail at ``k``: pass 1 is then skipped,
+    and pass 2 checks them (and takes the probe) as pass 1 would have, from
+    the first merge (``fuse=False`` runs both passes; the tests compare).
+    The answers are the same: each check reads the counts of one step, and
+    the pairs tied at a count come in the heaps' order, whoever cleaned them.
 
     ``readings`` (a ``variants.Readings`` of ``texts``) keeps the reading
     differences for later users (the profiles' word tables).
@@ -172,34 +179,25 @@ def replay_hypotheses(
     """
     ctx = _Context()
     ctx.their_ids, ctx.ref_ids = their_ids, ref_ids
+    n = len(their_merges)
+    k, our_pair = probe if probe is not None else (None, None)
+    # Fused: the reference counts are known to fail at k, so pass 2 checks them from the start.
+    fused = fuse and variants and _falls_short(word_counts, their_merges, k, our_pair)
     ref = ctx.ref = PairReplay(word_counts)
-    pristine = ref.copy() if variants else None  # pass 2 starts from it instead of counting again
+    pristine = ref.copy() if variants and not fused else None  # pass 2 starts from it, not a recount
     gpt2 = get_pattern(pattern).key == "gpt2"
     ctx.first = FirstCounted(texts, special_tokens, ref) if texts is not None and gpt2 else None
     rules = ORDER_FREE + (["first-counted"] if ctx.first is not None else [])
     reference = Hypothesis("reference", ref, rules)
-    n = len(their_merges)
-    k, our_pair = probe if probe is not None else (None, None)
     probed = None
     # 1. The reference counts, until they fail, or (when variants follow) until
     # no tie rule is left: then no tie rule is the cause, and pass 2 carries on
     # the reference counts to find ``fit`` instead of replaying them twice.
-    stop = None  # the step at which pass 1 stopped with the counts still explaining it
-    for j, pair in enumerate(their_merges):
-        if j == k:
-            probed = _probe(ctx, our_pair, pair)
-        if not _check(reference, j, pair, ref.key(pair), ctx):
-            reference.fit = j
-            break
-        if variants and not reference.rules:
-            stop = j + 1
-            break
-        ref.apply(pair)
-    else:
-        reference.fit = n
-        reference.exhausted = ref.best() == 0
-    if probed is None and k is not None:
-        probed = _probe(ctx, our_pair, None)
+    stop = 0  # the step at which pass 1 stopped with the counts still explaining it (None: failed)
+    if not fused:
+        stop, probed = _pass_one(ctx, reference, their_merges, k, our_pair, variants)
+        if probed is None and k is not None:
+            probed = _probe(ctx, our_pair, None)
     others = []
     if stop is None:
         _complete(reference, n, wanted)
@@ -207,9 +205,10 @@ def replay_hypotheses(
         if not variants or reference.complete:
             return reference, others, probed
     # 2. The variants, as differences over a fresh replay (the first one let go).
-    reference.source = ctx.ref = ctx.first = ref = None
-    ref = ctx.ref = pristine
-    reference.source = ref
+    if not fused:
+        reference.source = ctx.ref = ctx.first = ref = None
+        ref = ctx.ref = pristine
+        reference.source = ref
     for o in make_overlays(ref, texts, special_tokens, readings=readings, pattern=pattern):
         others.append(Hypothesis(o.name, o, ORDER_FREE, o.detail))
         others[-1].aliases = o.aliases
@@ -218,6 +217,8 @@ def replay_hypotheses(
     counting = stop is not None
     for j, pair in enumerate(their_merges):
         key = ref.key(pair)
+        if fused and j == k:
+            probed = _probe(ctx, our_pair, pair)
         if counting and j >= stop and not _check(reference, j, pair, key, ctx):
             reference.fit, counting = j, False
         alive = [h for h in live if _check(h, j, pair, key, ctx)]
@@ -241,7 +242,7 @@ def replay_hypotheses(
         reference.exhausted = ref.best() == 0
     if stop is not None:
         _complete(reference, n, wanted)
-        reference.complete = False  # no tie rule is left
+        reference.complete = False  # no tie rule is left, or (fused) the counts failed
     reference.source = None
     for h in live:
         h.fit = n
@@ -249,6 +250,42 @@ def replay_hypotheses(
     for h in others:
         _complete(h, n, wanted)
     return reference, others, probed
+
+
+def _pass_one(ctx, reference, their_merges, k, our_pair, variants):
+    """Pass 1 of ``replay_hypotheses``: (the step it stopped at with the counts still
+    explaining their merges, or None, the probe at ``k`` if reached)."""
+    ref, probed = ctx.ref, None
+    for j, pair in enumerate(their_merges):
+        if j == k:
+            probed = _probe(ctx, our_pair, pair)
+        if not _check(reference, j, pair, ref.key(pair), ctx):
+            reference.fit = j
+            return None, probed
+        if variants and not reference.rules:
+            return j + 1, probed
+        ref.apply(pair)
+    reference.fit = len(their_merges)
+    reference.exhausted = ref.best() == 0
+    return None, probed
+
+
+def _falls_short(word_counts, their_merges, k, our_pair):
+    """Whether their merge ``k`` has a lower reference count than ``our_pair`` after
+    their first ``k`` merges (the same as ours).  The words that hold neither
+    pair's bytes hold neither pair: a replay of the others counts both.
+    (Not replaying the first ``k`` merges, the costliest, twice: english_small's
+    hf model, medians of 3 cold processes, 0.72 -> 0.55 s of merges under
+    CPython, 0.42 -> 0.35 s under PyPy, whose second replay was warm;
+    perf/verify_stages.py, PairReplay.apply.)"""
+    if k is None or our_pair is None or k >= len(their_merges):
+        return False
+    theirs = their_merges[k]
+    spelled = (theirs[0] + theirs[1], our_pair[0] + our_pair[1])
+    few = PairReplay({w: n for w, n in word_counts.items() if spelled[0] in w or spelled[1] in w})
+    for pair in their_merges[:k]:
+        few.apply(pair)
+    return few.count(theirs) < few.count(our_pair)
 
 
 def _complete(h, n, wanted):

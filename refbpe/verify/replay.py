@@ -179,6 +179,57 @@ class PairReplay(object):
             heapq.heappush(heap, e)
         return best
 
+    def top(self):
+        """(the maximum count, the keys of the pairs at it; none when it is 0)."""
+        m = self.max_count()
+        return m, (self.tied_keys(m) if m > 0 else [])
+
+    def top_excluding(self, skip, floor):
+        """``best_excluding(skip)``, M, and the keys ``tied_keys(max(M, floor), skip)``
+        gives, in its order, from one scan of the heap instead of two.
+
+        The scan first cleans and pops, as ``best_excluding``, down to the best
+        pair not in ``skip``, then goes on as ``tied_keys``; the entries popped
+        on the way are in the order ``tied_keys`` would pop them (the heap's
+        order), so the keys come in its order.  (An overlay asks both at every
+        step, and its difference's pairs often lead the heap, popped twice: its
+        checks 1.1-1.3x faster under PyPy, 1.25x under CPython; perf/micro.py
+        overlay-top.)
+        """
+        heap, counts = self.heap, self.counts
+        keep, best = {}, 0
+        while heap:
+            c, p = heap[0]
+            current = counts.get(p, 0)
+            if current != -c:
+                if current > 0:
+                    heapq.heapreplace(heap, (-current, p))
+                else:
+                    heapq.heappop(heap)
+                continue
+            keep[heapq.heappop(heap)] = True
+            if p not in skip:
+                best = current
+                break
+        m = max(best, floor)
+        found = {}
+        for c, p in keep:  # valid entries, popped first: the one not skipped has the count best
+            if -c == m and p not in skip:
+                found[p] = True
+        while heap and -heap[0][0] >= m:
+            c, p = heapq.heappop(heap)
+            current = counts.get(p, 0)
+            if current <= 0:
+                continue
+            e = (-current, p)
+            if e not in keep:  # equal entries: keep one
+                keep[e] = True
+                if current == m and p not in skip:
+                    found[p] = True
+        for e in keep:
+            heapq.heappush(heap, e)
+        return best, list(found)
+
     def tied(self, count):
         """All pairs (of byte strings) whose count is ``count``, sorted."""
         return sorted(self.pair(k) for k in self.tied_keys(count))

@@ -40,10 +40,12 @@ reference's and the same difference (``profile_rules.derived_table``).
 
 import bisect
 import heapq
+import re
 
 from ..pretokenize.patterns import get_pattern, pattern_names
 from ..pretokenize.unicode_tables import UNICODE_VERSIONS, changed_code_points
 from ..specials import special_pattern, split_specials
+from .cutter import ASCII_SPACE as _ASCII_SPACE
 from .cutter import Cutter, is_space
 from .replay import SHIFT, merge_ids
 
@@ -170,8 +172,10 @@ def reading_delta(
 
     Only windows between safe cuts (``cutter``) around each place that reads
     differently (a line end, a chunk end, a special token read as text) are
-    counted, and a window met again (line ends repeat: ``".\n\nThe"``)
-    reuses its difference.  Returns None when a text would need more than
+    counted, a line end's window mostly as its run of whitespace
+    (``_tally_runs``), and a window met again (line ends repeat:
+    ``".\n\nThe"``) reuses its difference: each distinct window is counted
+    once, its difference added as often as it occurs.  Returns None when a text would need more than
     ``max_cuts`` cuts.  ``encoded`` ((UTF-8 bytes, ``cuts.Cutter``) per text)
     and ``cache`` (a dict) may be shared between calls: chunk sizes that
     divide each other share windows.
@@ -179,26 +183,28 @@ def reading_delta(
     pattern = special_pattern(special_tokens, as_bytes=True)
     if encoded is None:
         encoded = encode_texts(texts, pattern)
-    delta = {}
-    seen = {} if cache is None else cache
+    tally = {}  # window key -> how often it occurs
+    # Line runs stand for their windows only when no special token holds a space (``_tally_runs``).
+    runs = bool(lines) and not chunk and not any(is_space(c) for t in special_tokens for c in t)
     for text, (data, cutter) in zip(texts, encoded):
-        cuts, quiet = [], set()  # every cut; those that change nothing on their own
+        # every cut; those that change nothing on their own; the others; their line runs
+        cuts, quiet, events, line_runs = [], (), [], None
         if lines:
-            starts = set(cutter.starts)
-            n = len(data)
-            i = data.find(b"\n")
-            while 0 <= i < n - 1:
-                cuts.append(i + 1)
-                if not _line_cut_matters(data, i + 1, n, starts):
-                    quiet.add(i + 1)
-                i = data.find(b"\n", i + 1)
+            census = cache.get(("lines", data, runs)) if cache is not None else None
+            if census is None:
+                census = _line_census(data, cutter, runs)
+                if cache is not None:  # the lines readings with and without special tokens share it
+                    cache[("lines", data, runs)] = census
+            cuts, quiet, events, line_runs = census
         if chunk:
             if max_cuts is not None and len(text) // chunk > max_cuts:
                 return None
-            cuts.extend(_chunk_offsets(text, chunk))
-        cuts.sort()
-        # Windows open around the cuts that matter; inside a window every cut is made.
-        events = [(c, c) for c in cuts if c not in quiet]
+            cuts = sorted(cuts + _chunk_offsets(text, chunk))
+            # Windows open around the cuts that matter; inside a window every cut is made.
+            events = [c for c in cuts if c not in quiet]
+        if line_runs is not None:
+            events = _tally_runs(data, cutter, events, line_runs, specials_as_text, tally)
+        events = [(c, c) for c in events]
         if specials_as_text:
             events.extend(zip(cutter.starts, cutter.ends))
             events.sort()
@@ -211,7 +217,6 @@ def reading_delta(
                 windows[-1][1] = max(windows[-1][1], q)
             else:
                 windows.append([a, q])
-        v_pattern = None if specials_as_text else pattern
         for a, q in windows:
             lo = bisect.bisect_right(cuts, a)
             hi = bisect.bisect_left(cuts, q)
@@ -219,17 +224,123 @@ def reading_delta(
             # Special tokens read as text change nothing in a window without one.
             as_text = specials_as_text and pattern is not None and pattern.search(window) is not None
             key = (as_text, window, tuple([c - a for c in cuts[lo:hi]]))
-            d = seen.get(key)
-            if d is None:
-                d = {}
-                _add_count(d, key[1], pattern, -1)
-                bounds = [a] + cuts[lo:hi] + [q]
-                for x, y in zip(bounds, bounds[1:]):
-                    _add_count(d, data[x:y], v_pattern, 1)
-                seen[key] = d = [(w, n) for w, n in d.items() if n]
-            for w, n in d:
-                delta[w] = delta.get(w, 0) + n
+            tally[key] = tally.get(key, 0) + 1
+    delta = {}
+    v_pattern = None if specials_as_text else pattern
+    for key, m in tally.items():  # each distinct window's difference found once, added m times
+        d = cache.get(key) if cache is not None else None
+        if d is None:
+            d = _window_delta(key[1], key[2], pattern, None if key[0] else v_pattern)
+            if cache is not None:
+                cache[key] = d
+        for w, n in d:
+            delta[w] = delta.get(w, 0) + n * m
     return {w: n for w, n in delta.items() if n}
+
+
+def _window_delta(window, offsets, pattern, v_pattern):
+    """[(bytes, signed count)]: the pieces of ``window`` cut at ``offsets`` (each part
+    read alone, special tokens split by ``v_pattern``) minus its pieces read whole
+    (special tokens split by ``pattern``); ``offsets`` None: after each newline."""
+    if offsets is None:
+        offsets = tuple(i + 1 for i in range(len(window)) if window[i] == 10)
+    d = {}
+    _add_count(d, window, pattern, -1)
+    bounds = (0,) + offsets + (len(window),)
+    for x, y in zip(bounds, bounds[1:]):
+        _add_count(d, window[x:y], v_pattern, 1)
+    return [(w, n) for w, n in d.items() if n]
+
+
+def _line_census(data, cutter, runs):
+    """(every line cut, those that change nothing on their own (a set), the others,
+    and with ``runs`` their runs of ASCII whitespace ``(a, r, first, end, alone)``:
+    bytes [a, r), ``events[first:end]`` its cuts, ``alone`` whether it is its own
+    window and holds its only cuts, special tokens cut out (``_stands_alone``))."""
+    n = len(data)
+    cuts, quiet = [], set()
+    starts = set(cutter.starts)
+    i = data.find(b"\n")
+    while 0 <= i < n - 1:
+        cuts.append(i + 1)
+        if not _line_cut_matters(data, i + 1, n, starts):
+            quiet.add(i + 1)
+        i = data.find(b"\n", i + 1)
+    events = [c for c in cuts if c not in quiet]
+    if not runs:
+        return cuts, quiet, events, None
+    line_runs, j, count = [], 0, len(events)
+    while j < count:
+        s = events[j]
+        a = s - 1
+        while a > 0 and data[a - 1] < 0x80 and _ASCII_SPACE[data[a - 1]]:
+            a -= 1
+        r = s
+        while r < n and data[r] < 0x80 and _ASCII_SPACE[data[r]]:
+            r += 1
+        k = j + 1
+        while k < count and events[k] <= r:
+            k += 1  # the run's other cuts that matter
+        line_runs.append((a, r, j, k, _stands_alone(cutter, a, r, n)))
+        j = k
+    return cuts, quiet, events, line_runs
+
+
+def _tally_runs(data, cutter, events, line_runs, specials_as_text, tally):
+    """The line cuts of ``events`` whose windows are not tallied here: each run of
+    ASCII whitespace (``line_runs``, from ``_line_census``) is counted in
+    ``tally`` as a stand-in window, and its cuts are left out, when that is exact.
+
+    A run [a, r) stands for its window [a, q) (``q``: the next safe cut) as
+    ``(None, run + stand-in, None)``: the stand-in is ``b"a"`` for the non-space
+    at r, ``b""`` for the text's end or a special token cut out there.  For the
+    reference and the lines reading alike, no piece joins the run to the
+    non-space before it, the run's split depends only on whether a non-space
+    follows it, and the pieces from that non-space to q are the same (its piece
+    takes the run's last character when that is a space, the same in both:
+    every line cut follows a newline), so they cancel.  Runs recur
+    (``".\\n\\nThe"`` and ``"!\\n\\nA"`` are one window) and a run costs its length,
+    not a recount.  Exact when the window holds no other cut and joins no
+    other window, which these checks ensure (special tokens hold no space):
+
+    * the characters before a and at r are no spaces (a non-ASCII space goes
+      on with the run, and the cut at a is then no safe cut);
+    * the next run with a newline starts after a non-space: a safe cut, so q
+      comes before it and no cut falls in [r, q);
+    * with special tokens read as text, no special token's window starts at a
+      (one in the word after the run, or right after it, joins the run's window).
+
+    (The census is kept in ``cache`` for the lines reading with special tokens
+    as text.  The windows of every line cut were most of what PyPy's JIT
+    warmed up on: verify's reading differences on english_small's hf model,
+    medians of 3 cold processes, 0.56 -> 0.30 s under PyPy, 0.45 -> 0.16 s
+    under CPython; perf/verify_stages.py, reading deltas.)
+    """
+    n = len(data)
+    cut_out = () if specials_as_text else set(cutter.starts)
+    joined = set(cutter.before(s) for s in cutter.starts) if specials_as_text else ()
+    rest = []
+    for a, r, j, k, alone in line_runs:
+        if alone and a not in joined:
+            key = (None, data[a:r] + (b"" if r == n or r in cut_out else b"a"), None)
+            tally[key] = tally.get(key, 0) + 1
+        else:
+            rest.extend(events[j:k])
+    return rest
+
+
+def _stands_alone(cutter, a, r, n):
+    """Whether the line run [a, r) is its own window and holds its only cuts, special
+    tokens cut out (``_tally_runs``)."""
+    if (a > 0 and cutter.space_before(a)) or (r < n and cutter.space_at(r)):
+        return False
+    data = cutter.data
+    x = data.find(b"\n", r)  # the next run's newline
+    if x < 0:
+        return True
+    while data[x - 1] < 0x80 and _ASCII_SPACE[data[x - 1]]:
+        x -= 1  # the next run's start (data[r] is no space: x - 1 >= r)
+    return not cutter.space_before(x)
 
 
 def unicode_delta(texts, special_tokens, version, encoded=None, pattern=None, code_points=None):
@@ -296,12 +407,17 @@ class Readings(object):
         return self._encoded
 
     def code_points(self):
-        """The set of code points in the texts."""
+        """The set of code points in the texts.
+
+        ASCII from the set of the UTF-8 bytes, the rest from the characters a
+        regex finds: PyPy walks a non-ASCII ``str`` slowly (english_small under
+        PyPy: 0.12 -> 0.05 s, part of perf/verify_stages.py's overlays)."""
         if self._code_points is None:
             found = set()
-            for t in self.texts:
-                found.update(set(t))
-            self._code_points = set(map(ord, found))
+            for text, (data, _) in zip(self.texts, self.encoded()):
+                found.update(b for b in set(data) if b < 0x80)
+                found.update(map(ord, set(_NON_ASCII.findall(text))))
+            self._code_points = found
         return self._code_points
 
     def delta(self, max_cuts=None, **options):
@@ -375,6 +491,7 @@ def encode_texts(texts, pattern):
     return out
 
 
+_NON_ASCII = re.compile("[^\x00-\x7f]")
 _NOT_PLAIN = bytes(0 if i < 128 and not is_space(chr(i)) else 1 for i in range(256))  # space or non-ASCII
 
 
@@ -471,8 +588,21 @@ class Overlay(object):
     def best(self):
         return max(self._own_best(), self.ref.best_excluding(self.delta))
 
+    def top(self):
+        """(the best count, the keys at it): ``best()``, then ``tied_keys`` of it,
+        from one scan of the reference heap (``PairReplay.top_excluding``)."""
+        own = self._own_best()
+        best, found = self.ref.top_excluding(self.delta, own)
+        m = max(own, best)
+        if m <= 0:
+            return m, []
+        return m, self._own_tied(m, found)
+
     def tied_keys(self, m):
-        found = self.ref.tied_keys(m, skip=self.delta)
+        return self._own_tied(m, self.ref.tied_keys(m, skip=self.delta))
+
+    def _own_tied(self, m, found):
+        """``found`` and the pairs of the own heap at count ``m``."""
         heap, delta, counts = self.heap, self.delta, self.ref.counts
         keep = {}
         while heap and -heap[0][0] >= m:
