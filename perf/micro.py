@@ -321,6 +321,63 @@ def bench_count_lines(args):
         )
 
 
+def pieces_int_keys(word_counts, spanned):
+    """The alternative to merge._pieces: pieces under 8 bytes under packed int keys (no slice),
+    the words' pieces in one flat array; (places of short pieces, of long ones, totals, flat, ends)."""
+    from array import array
+
+    small_place, place, totals = {}, {}, []
+    flat, ends = array("i"), array("l")
+    for w, n in word_counts.items():
+        m = len(w)
+        if m < 2 or n <= 0:
+            continue
+        start, left = 0, w[0]
+        key = 256 | left
+        for i in range(1, m + 1):
+            right = 0
+            if i < m:
+                right = w[i]
+                if spanned[(left << 8) | right]:
+                    if i - start < 7:
+                        key = (key << 8) | right
+                    left = right
+                    continue
+            table, k = (small_place, key) if i - start < 8 else (place, w[start:i])
+            j = table.get(k, -1)
+            if j < 0:
+                j = table[k] = len(totals)
+                totals.append(n)
+            else:
+                totals[j] += n
+            flat.append(j)
+            start, key, left = i, 256 | right, right
+        ends.append(len(flat))
+    return small_place, place, totals, flat, ends
+
+
+@case("superbpe-cut", "merge.py _pieces: SuperBPE's stage-2 words of english_medium cut into pieces", 3, 1)
+def bench_superbpe_cut(args):
+    from refbpe.corpus.sequences import count_texts
+    from refbpe.merge import _pieces, _spanned_bigrams, learn_merges
+
+    data = corpus("english_medium")
+    stage2 = count_texts([data], "lines", (), "superbpe-stage2")
+    spanned = _spanned_bigrams(learn_merges(count_texts([data], "lines", (), "superbpe-stage1"), 8000))
+
+    def ours():
+        piece_counts, _ = _pieces(stage2, spanned)
+        return sorted(piece_counts.values())
+
+    def int_keys():
+        return sorted(pieces_int_keys(stage2, spanned)[2])
+
+    yield (
+        [("bytes keys, a list per word", ours), ("int keys, one flat array", int_keys)],
+        "%d stage-2 words, 8,000 merges learnt on stage 1's words" % len(stage2),
+    )
+
+
 @case("spool-vs-pipe", "spool.py: count_words(english_medium, 2 workers), files vs the pipe", 5, 1, "wall")
 def bench_spool_vs_pipe(args):
     from refbpe.corpus.count import count_words, warm_up_scanner
