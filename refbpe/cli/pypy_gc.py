@@ -61,11 +61,12 @@ decided, 1.21 s and 141 MB now (docs/performance.md).
 with ``VERIFY_VALUE_OPTIONS`` and ``VERIFY_FLAGS``; ``--counts`` gives up) with
 ``TRAIN_GC_SETTINGS`` from ``VERIFY_RESTART_FROM`` (1 MiB): its replays and overlays
 allocate many short-lived tuples and lists, so the 240 MB nursery is touched page by
-page for nothing.  ``refbpe verify`` of english_small against the hf model, vocab 2,000
-(``/usr/bin/time``, medians of 5 alternating runs, PyPy, load average 1.9-2.4): 2.04 CPU
-seconds and a 459 MB peak with PyPy's nursery, 1.90 s and 226 MB with a 16 MB one set
-before the start (the restart adds an interpreter's start, 0.04 s); on its first 1 MiB,
-vocab 1,000: 1.41 s against 1.27 s.
+page for nothing.  ``refbpe verify`` of english_small against the hf model of
+``perf/verify_cost.py --build``, vocab 2,000 (PyPy, ``/usr/bin/time``, medians of 5
+alternating runs, load average 1.0-1.7, the restart toggled by setting
+``PYPY_GC_MAJOR_COLLECT`` to its default): 2.09 CPU seconds without the restart, 2.01
+with it, peak 459 MB and 227 MB.  On the first 1 MiB of it, vocab 1,000, with the
+nursery set before the start: 1.42 s against 1.27 s (medians of 3).
 """
 
 import gc
