@@ -65,8 +65,10 @@ page for nothing.  ``refbpe verify`` of english_small against the hf model of
 ``perf/verify_cost.py --build``, vocab 2,000 (PyPy, ``/usr/bin/time``, medians of 5
 alternating runs, load average 1.0-1.7, the restart toggled by setting
 ``PYPY_GC_MAJOR_COLLECT`` to its default): 2.09 CPU seconds without the restart, 2.01
-with it, peak 459 MB and 227 MB.  On the first 1 MiB of it, vocab 1,000, with the
-nursery set before the start: 1.42 s against 1.27 s (medians of 3).
+with it, peak 459 MB and 227 MB; against main in 7 alternating pairs (load average
+0.9), 2.31 and 2.25 s (paired differences -0.14 to +0.11 s): CPU level within the
+noise, memory halved.  On the first 1 MiB of it, vocab 1,000, with the nursery set
+before the start: 1.42 s against 1.27 s (medians of 3).
 """
 
 import gc
