@@ -47,6 +47,24 @@ def test_derived_table_equals_the_recount(texts):
                 assert table == {w: n for w, n in _recount(texts, s).items() if n}
 
 
+NEWLINE_SPECIAL = "<|x\n|>"  # a line cut falls inside it: the lines reading breaks it
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(list("ab \n.") + [NEWLINE_SPECIAL]), max_size=20).map("".join), max_size=3
+    )
+)
+def test_derived_lines_table_with_a_special_token_holding_a_newline(texts):
+    reference = count_texts(texts, "documents", [NEWLINE_SPECIAL])
+    s = get_profile("hf").settings(cut="lines", add_prefix_space=False)
+    table = derived_table(reference, Readings(texts, [NEWLINE_SPECIAL]), s)
+    assert table == {
+        w: n for w, n in count_texts(texts, "lines", (), settings_pattern(s), False).items() if n
+    }
+
+
 def _models(text, vocab):
     """(label, Model): the planted zoo, and the rustbpe and hf profiles' own outputs."""
     out = []

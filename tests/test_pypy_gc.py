@@ -269,3 +269,43 @@ def test_encode_restarts_from_its_command_line_alone(execs, tmp_path):
     expected = [["refbpe"] + encode[1:] + [str(small), str(big)], ["refbpe"] + encode[1:] + ["-"]]
     assert [argv[argv.index("refbpe") :] for _, argv, _ in execs] == expected
     assert all(env[name] == value for _, _, env in execs for name, value in pypy_gc.GC_SETTINGS.items())
+
+
+def test_the_verify_option_table_is_the_verify_parsers():
+    options = _parser_options("verify")
+    assert pypy_gc.VERIFY_VALUE_OPTIONS == {s for s, nargs in options.items() if nargs is None}
+    assert pypy_gc.VERIFY_FLAGS == {s for s, nargs in options.items() if nargs == 0} - {"-h", "--help"}
+    left_out = set(options) - pypy_gc.VERIFY_VALUE_OPTIONS - pypy_gc.VERIFY_FLAGS
+    assert left_out == {"-h", "--help", "--counts"}
+    assert all(pypy_gc.verify_corpus(["a.txt", s, "x"]) is None for s in left_out)
+
+
+def test_verify_corpus_reads_the_corpus_arguments_as_the_parser_does():
+    args = [
+        "a.txt",
+        "b.txt",
+        "--against",
+        "t.json",
+        "--vocab-size=2000",
+        "--json",
+        "--special-token",
+        "<|e|>",
+    ]
+    parser = build_parser()
+    assert pypy_gc.verify_corpus(args) == ["a.txt", "b.txt"]
+    assert parser.parse_args(["verify"] + args).corpus == pypy_gc.verify_corpus(args)
+    assert pypy_gc.verify_corpus(["a.txt", "--against"]) is None  # the parser's error, after parsing
+
+
+def test_verify_restarts_from_its_command_line_alone(execs, tmp_path):
+    big, small = _big_and_small(tmp_path, pypy_gc.VERIFY_RESTART_FROM)
+    verify = [MAIN, "verify", "--against", str(tmp_path / "t.json"), "--vocab-size", "1000"]
+    pypy_gc.restart_verify_early(verify + [str(small)])  # a short run
+    pypy_gc.restart_verify_early(verify + [str(big), str(tmp_path / "missing.txt")])  # verify's error
+    pypy_gc.restart_verify_early(verify + ["--counts", str(big)])  # word counts: the parser decides
+    pypy_gc.restart_verify_early([MAIN, "train", str(big), "--vocab-size", "300", "-o", "m"])
+    assert execs == []
+    pypy_gc.restart_early(verify + [str(small), str(big)])
+    expected = [["refbpe"] + verify[1:] + [str(small), str(big)]]
+    assert [argv[argv.index("refbpe") :] for _, argv, _ in execs] == expected
+    assert all(env[name] == value for _, _, env in execs for name, value in pypy_gc.TRAIN_GC_SETTINGS.items())

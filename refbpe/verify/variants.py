@@ -175,7 +175,10 @@ def reading_delta(
     counted, a line end's window mostly as its run of whitespace
     (``_tally_runs``), and a window met again (line ends repeat:
     ``".\n\nThe"``) reuses its difference: each distinct window is counted
-    once, its difference added as often as it occurs.  Returns None when a text would need more than
+    once, its difference added as often as it occurs.  With special tokens cut
+    out, a cut inside one breaks it: a text where the units read alone might
+    then find another special token (``_kept_or_dropped``) is recounted whole.
+    Returns None when a text would need more than
     ``max_cuts`` cuts.  ``encoded`` ((UTF-8 bytes, ``cuts.Cutter``) per text)
     and ``cache`` (a dict) may be shared between calls: chunk sizes that
     divide each other share windows.
@@ -186,13 +189,16 @@ def reading_delta(
     tally = {}  # window key -> how often it occurs
     # Line runs stand for their windows only when no special token holds a space (``_tally_runs``).
     runs = bool(lines) and not chunk and not any(is_space(c) for t in special_tokens for c in t)
+    tokens = [t.encode("utf-8") for t in special_tokens if t]
+    held = any(b"\n" in t[:-1] for t in tokens)  # a line cut can fall inside a special token
+    delta = {}
     for text, (data, cutter) in zip(texts, encoded):
         # every cut; those that change nothing on their own; the others; their line runs
         cuts, quiet, events, line_runs = [], (), [], None
         if lines:
             census = cache.get(("lines", data, runs)) if cache is not None else None
             if census is None:
-                census = _line_census(data, cutter, runs)
+                census = _line_census(data, cutter, runs, held)
                 if cache is not None:  # the lines readings with and without special tokens share it
                     cache[("lines", data, runs)] = census
             cuts, quiet, events, line_runs = census
@@ -202,6 +208,9 @@ def reading_delta(
             cuts = sorted(cuts + _chunk_offsets(text, chunk))
             # Windows open around the cuts that matter; inside a window every cut is made.
             events = [c for c in cuts if c not in quiet]
+        if not specials_as_text and not _kept_or_dropped(data, cutter, cuts, tokens):
+            _recount_text(delta, text, special_tokens, lines, chunk)
+            continue
         if line_runs is not None:
             events = _tally_runs(data, cutter, events, line_runs, specials_as_text, tally)
         events = [(c, c) for c in events]
@@ -225,7 +234,6 @@ def reading_delta(
             as_text = specials_as_text and pattern is not None and pattern.search(window) is not None
             key = (as_text, window, tuple([c - a for c in cuts[lo:hi]]))
             tally[key] = tally.get(key, 0) + 1
-    delta = {}
     v_pattern = None if specials_as_text else pattern
     for key, m in tally.items():  # each distinct window's difference found once, added m times
         d = cache.get(key) if cache is not None else None
@@ -252,18 +260,20 @@ def _window_delta(window, offsets, pattern, v_pattern):
     return [(w, n) for w, n in d.items() if n]
 
 
-def _line_census(data, cutter, runs):
+def _line_census(data, cutter, runs, held=False):
     """(every line cut, those that change nothing on their own (a set), the others,
     and with ``runs`` their runs of ASCII whitespace ``(a, r, first, end, alone)``:
     bytes [a, r), ``events[first:end]`` its cuts, ``alone`` whether it is its own
-    window and holds its only cuts, special tokens cut out (``_stands_alone``))."""
+    window and holds its only cuts, special tokens cut out (``_stands_alone``)).
+    ``held``: some special token holds a newline before its end, so a cut inside
+    one matters (it breaks the token)."""
     n = len(data)
     cuts, quiet = [], set()
     starts = set(cutter.starts)
     i = data.find(b"\n")
     while 0 <= i < n - 1:
         cuts.append(i + 1)
-        if not _line_cut_matters(data, i + 1, n, starts):
+        if not _line_cut_matters(data, i + 1, n, starts) and not (held and cutter.inside_special(i + 1)):
             quiet.add(i + 1)
         i = data.find(b"\n", i + 1)
     events = [c for c in cuts if c not in quiet]
@@ -284,6 +294,39 @@ def _line_census(data, cutter, runs):
         line_runs.append((a, r, j, k, _stands_alone(cutter, a, r, n)))
         j = k
     return cuts, quiet, events, line_runs
+
+
+def _kept_or_dropped(data, cutter, cuts, tokens):
+    """Whether reading the units between ``cuts`` alone (special tokens cut out)
+    keeps every special-token occurrence of the text that no cut falls inside,
+    drops the others, and finds no new one; then the windows of ``reading_delta``
+    are exact (its safe cuts are safe for that reading too).
+
+    A cut inside an occurrence [s, e) breaks it: its unit ends (or starts)
+    inside it.  The reading then finds another occurrence only where some
+    special token occurs at s (a shorter one) or inside (s, e): everywhere else
+    the reference found none, or found one no cut breaks, and each unit's
+    leftmost-longest scan finds the same.  ("a\\nb" and "a": the line "a\\n"
+    holds "a".)  Cost: a bisection per occurrence, and a scan of each broken one.
+    """
+    for s, e in zip(cutter.starts, cutter.ends):
+        i = bisect.bisect_right(cuts, s)
+        if i < len(cuts) and cuts[i] < e:  # broken
+            if any(data.startswith(t, p) for p in range(s + 1, e) for t in tokens):
+                return False
+            if any(len(t) < e - s and data.startswith(t, s) for t in tokens):
+                return False
+    return True
+
+
+def _recount_text(delta, text, special_tokens, lines, chunk):
+    """Add to ``delta`` the reading's difference on ``text`` by recounting it whole
+    (``count_variant``): the exact path where a window would not be."""
+    lines = "keep" if lines else None
+    for w, n in count_variant([text], special_tokens, lines=lines, chunk=chunk).items():
+        delta[w] = delta.get(w, 0) + n
+    for w, n in count_variant([text], special_tokens).items():
+        delta[w] = delta.get(w, 0) - n
 
 
 def _tally_runs(data, cutter, events, line_runs, specials_as_text, tally):
