@@ -268,11 +268,13 @@ def _run_with_here(units, workers, on_result, what, warm_up, preload, here):
     spool file, no table to add up) and, between its units, hands over the
     pool's results.  So no process idles while units remain, and at the end
     the processes differ by less than one unit (the last ones are small:
-    ``units._unit_step``).  Deciding the shares in advance from the rates
-    seen so far left one side idle for 0.1-0.2 s in the middle or at the
-    end of counting english_medium (perf/count_workers.py).  One unit per
-    pool process and none queued behind it: the hand-over takes a few
-    milliseconds under PyPy while this process counts.
+    ``units._unit_step``).  Shares decided in advance from the rates seen so
+    far went wrong when the load changed under them: counting english_medium
+    beside another job, 1.39x the one-worker speed against 1.68x so; on a
+    quiet machine both give 1.6-1.7x (perf/count_workers.py).  One unit per
+    pool process and none queued behind it: a second one hides the 50 ms or
+    so a pool process spends between units (packing its tables, the
+    hand-over), but leaves it more to finish at the end, and was no faster.
     """
     executor = make_executor(workers - 1, warm_up=warm_up, preload=preload)
     spool = SpoolDirectory()
