@@ -405,10 +405,10 @@ class Passes(object):
     passes up to ``k`` to its pass's ``on_result(result, covered)``, as they
     complete, then submits all that is left (``hand_over``, which the caller
     may also call at once), so that the workers go on with later passes while
-    the caller works.  Until then at most ``2 * workers``
-    units are in flight, as in ``run_units``; after it the spool holds the
-    later passes' units (at most their input's bytes, on disk), and the
-    workers run at a lower priority than the caller (``_lower_priority``).
+    the caller works.  Until then at most ``2 * workers`` units are in
+    flight, as in ``run_units``; after it the spool holds the later passes'
+    units (at most their input's bytes, on disk), and the workers run at a
+    lower priority than the caller (``_lower_priority``).
     """
 
     def __init__(self, executor, spool, workers):

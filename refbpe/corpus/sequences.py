@@ -22,7 +22,9 @@ boundaries into about three pieces per worker (a cut between two sequences
 changes nothing: each is counted on its own) and counts the pieces as work
 units on refbpe's process pool (``pool.run_units``), as counting does;
 refbpe's streaming reader (``count.count_words``) is used instead wherever it
-gives the same table (documents, no prefix space).
+gives the same table (documents, no prefix space).  Texts under 8 MiB are
+counted in this process (``_too_small_for_a_pool``).  Lines are scanned one by
+one, but their pieces are counted in one pass (``count_text``).
 ``count_texts_per_pattern`` counts several patterns' tables in the same pass
 (SuperBPE's two stages): the text is read, cut and sent to the workers once,
 and each sequence is scanned once per pattern.  ``counting_pattern_by_pattern``
@@ -94,7 +96,7 @@ def count_sequences(sequences, pattern=None, add_prefix_space=False, counts=None
 
 
 def count_texts(texts, cut, special_tokens=(), pattern=None, add_prefix_space=False):
-    """``{pre-token bytes: count}`` of ``texts`` (strs), each cut into sequences by ``cut``."""
+    """``{pre-token bytes: count}`` of ``texts`` (strs or UTF-8 bytes), each cut into sequences by ``cut``."""
     counts = {}
     small = {}
     for text in texts:
@@ -245,10 +247,10 @@ def counting_pattern_by_pattern(
     per pattern; ``rest()`` waits for what is left, and must be called inside
     the block: leaving it ends the pool).
 
-    ``workers`` processes count the first pattern too, and then the others.
-    Texts too small for a pool (``_too_small_for_a_pool``) are counted under
-    the first pattern here, while a pool of ``workers - 1`` processes counts
-    the others from the start: SuperBPE on english_small (4 MB), PyPy, 2
+    ``workers`` processes count the first pattern, and then the others; texts
+    too small for a pool (``_too_small_for_a_pool``) are counted under the
+    first pattern here instead, while a pool of ``workers - 1`` processes
+    counts the others from the start: SuperBPE on english_small (4 MB), PyPy, 2
     workers, whole ``train`` processes: count phase 0.63 s -> 0.51 s, wall
     2.58 s -> 2.32 s (perf/superbpe.py, medians of 3).
     """
