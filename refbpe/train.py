@@ -421,8 +421,8 @@ def _count_in_process(sources, special_tokens, settings, workers, errors, report
 def _counting_stage_by_stage(sources, special_tokens, settings, workers, errors, report, patterns):
     """Yield the stage tables of ``sources`` (as ``_count_in_process`` with
     ``patterns``), the first counted and the later ones callables that wait
-    for them: ``workers`` processes count stage 2 while this one trains stage
-    1 (``sequences.counting_pattern_by_pattern``; ``profiles.settled``), at a
+    for them: a pool counts stage 2 while this process trains stage 1
+    (``sequences.counting_pattern_by_pattern``; ``profiles.settled``), at a
     lower priority than it (``pool.Passes``).  perf/superbpe.py's SuperBPE run
     (english_small, vocab 10,000, T = 8,000, 2 workers): 3.16 s -> 2.82 s wall."""
     t0 = time.time()

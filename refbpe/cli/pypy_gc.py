@@ -60,15 +60,12 @@ decided, 1.21 s and 141 MB now (docs/performance.md).
 ``verify`` decides the same way (``restart_verify_early``: its CORPUS arguments, read
 with ``VERIFY_VALUE_OPTIONS`` and ``VERIFY_FLAGS``; ``--counts`` gives up) with
 ``TRAIN_GC_SETTINGS`` from ``VERIFY_RESTART_FROM`` (1 MiB): its replays and overlays
-allocate many short-lived tuples and lists, so the 240 MB nursery is touched page by
-page for nothing.  ``refbpe verify`` of english_small against the hf model of
-``perf/verify_cost.py --build``, vocab 2,000 (PyPy, ``/usr/bin/time``, medians of 5
-alternating runs, load average 1.0-1.7, the restart toggled by setting
-``PYPY_GC_MAJOR_COLLECT`` to its default): 2.09 CPU seconds without the restart, 2.01
-with it, peak 459 MB and 227 MB; against main in 7 alternating pairs (load average
-0.9), 2.31 and 2.25 s (paired differences -0.14 to +0.11 s): CPU level within the
-noise, memory halved.  On the first 1 MiB of it, vocab 1,000, with the nursery set
-before the start: 1.42 s against 1.27 s (medians of 3).
+allocate many short-lived tuples and lists, so a 240 MB nursery is touched page by
+page for nothing.  What the restart buys is memory, not time: ``refbpe verify`` of
+english_small against the hf model of ``perf/verify_cost.py --build``, vocab 2,000
+(PyPy, ``/usr/bin/time``, 7 alternating pairs, load average 0.9) took 2.31 CPU
+seconds with it and 2.25 s without (paired differences -0.14 to +0.11 s: level within
+the noise), with a peak of 227 MB against 459 MB.
 """
 
 import gc

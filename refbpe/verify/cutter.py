@@ -28,15 +28,15 @@ from ..pretokenize.gpt2 import SPACE, char_class
 
 __all__ = ["Cutter", "is_space", "ASCII_SPACE"]
 
-ASCII_SPACE = _ASCII_SPACE = bytes(1 if char_class(i) == SPACE else 0 for i in range(128))
-_SPACE_BYTES = re.escape(bytes(i for i in range(128) if _ASCII_SPACE[i]))
+ASCII_SPACE = bytes(1 if char_class(i) == SPACE else 0 for i in range(128))
+_SPACE_BYTES = re.escape(bytes(i for i in range(128) if ASCII_SPACE[i]))
 _CANDIDATE = re.compile(b"[^" + _SPACE_BYTES + b"][" + _SPACE_BYTES + b"]")
 
 
 def is_space(c):
     """Whether the ``str`` character ``c`` is whitespace under the pinned classes."""
     i = ord(c)
-    return bool(_ASCII_SPACE[i]) if i < 128 else char_class(i) == SPACE
+    return bool(ASCII_SPACE[i]) if i < 128 else char_class(i) == SPACE
 
 
 class Cutter(object):
@@ -61,7 +61,7 @@ class Cutter(object):
         d = self.data
         b = d[x - 1]
         if b < 0x80:
-            return _ASCII_SPACE[b] == 1
+            return ASCII_SPACE[b] == 1
         start = x - 1
         while start > 0 and start > x - 4 and 0x80 <= d[start] < 0xC0:
             start -= 1
@@ -73,7 +73,7 @@ class Cutter(object):
         d = self.data
         b = d[x]
         if b < 0x80:
-            return _ASCII_SPACE[b] == 1
+            return ASCII_SPACE[b] == 1
         end = x + 1
         while end < len(d) and end < x + 4 and 0x80 <= d[end] < 0xC0:
             end += 1
@@ -84,7 +84,7 @@ class Cutter(object):
         if x <= 0 or x >= len(d):
             return True
         b = d[x]
-        return b < 0x80 and _ASCII_SPACE[b] == 1 and not self.space_before(x) and not self.inside_special(x)
+        return b < 0x80 and ASCII_SPACE[b] == 1 and not self.space_before(x) and not self.inside_special(x)
 
     def before(self, x):
         """The greatest safe cut <= x."""

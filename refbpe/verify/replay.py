@@ -160,8 +160,17 @@ class PairReplay(object):
 
     def best_excluding(self, skip):
         """The largest count of a pair not in ``skip`` (0 if none)."""
+        keep, best = self._pop_to_best(skip)
+        for e in keep:
+            heapq.heappush(self.heap, e)
+        return best
+
+    def _pop_to_best(self, skip):
+        """({entry: True} popped, count): the heap's stale entries cleaned and its
+        valid ones popped down to the best pair not in ``skip``, whose count is
+        returned (0 if none); the caller pushes the popped entries back."""
         heap, counts = self.heap, self.counts
-        keep, best = [], 0
+        keep, best = {}, 0
         while heap:
             c, p = heap[0]
             current = counts.get(p, 0)
@@ -171,13 +180,11 @@ class PairReplay(object):
                 else:
                     heapq.heappop(heap)
                 continue
-            keep.append(heapq.heappop(heap))
+            keep[heapq.heappop(heap)] = True
             if p not in skip:
                 best = current
                 break
-        for e in keep:
-            heapq.heappush(heap, e)
-        return best
+        return keep, best
 
     def top(self):
         """(the maximum count, the keys of the pairs at it; none when it is 0)."""
@@ -197,20 +204,7 @@ class PairReplay(object):
         overlay-top.)
         """
         heap, counts = self.heap, self.counts
-        keep, best = {}, 0
-        while heap:
-            c, p = heap[0]
-            current = counts.get(p, 0)
-            if current != -c:
-                if current > 0:
-                    heapq.heapreplace(heap, (-current, p))
-                else:
-                    heapq.heappop(heap)
-                continue
-            keep[heapq.heappop(heap)] = True
-            if p not in skip:
-                best = current
-                break
+        keep, best = self._pop_to_best(skip)
         m = max(best, floor)
         found = {}
         for c, p in keep:  # valid entries, popped first: the one not skipped has the count best

@@ -45,8 +45,7 @@ import re
 from ..pretokenize.patterns import get_pattern, pattern_names
 from ..pretokenize.unicode_tables import UNICODE_VERSIONS, changed_code_points
 from ..specials import special_pattern, split_specials
-from .cutter import ASCII_SPACE as _ASCII_SPACE
-from .cutter import Cutter, is_space
+from .cutter import ASCII_SPACE, Cutter, is_space
 from .replay import SHIFT, merge_ids
 
 __all__ = [
@@ -283,10 +282,10 @@ def _line_census(data, cutter, runs, held=False):
     while j < count:
         s = events[j]
         a = s - 1
-        while a > 0 and data[a - 1] < 0x80 and _ASCII_SPACE[data[a - 1]]:
+        while a > 0 and data[a - 1] < 0x80 and ASCII_SPACE[data[a - 1]]:
             a -= 1
         r = s
-        while r < n and data[r] < 0x80 and _ASCII_SPACE[data[r]]:
+        while r < n and data[r] < 0x80 and ASCII_SPACE[data[r]]:
             r += 1
         k = j + 1
         while k < count and events[k] <= r:
@@ -381,7 +380,7 @@ def _stands_alone(cutter, a, r, n):
     x = data.find(b"\n", r)  # the next run's newline
     if x < 0:
         return True
-    while data[x - 1] < 0x80 and _ASCII_SPACE[data[x - 1]]:
+    while data[x - 1] < 0x80 and ASCII_SPACE[data[x - 1]]:
         x -= 1  # the next run's start (data[r] is no space: x - 1 >= r)
     return not cutter.space_before(x)
 
