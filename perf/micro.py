@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 
-from harness import GPT2_FILES, PERF, tree_env
+from harness import GPT2_FILES, PERF, TIKTOKEN_CACHE, tree_env
 from harness import corpus as corpus_path
 
 MB = 1 << 20
@@ -230,6 +230,54 @@ def bench_encode_int_cache(args):
         [("int or list", trick), ("always list", lambda: encode_lists_only(data, ends, small, cache))],
         "4 MB, warm",
     )
+
+
+_ENCODE_PARTS_CHILD = """
+import hashlib, os, sys, time
+import refbpe.tokenizer
+from refbpe.tokenizer import Tokenizer
+name, path, mb, cut = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4] == "parts"
+if not cut:  # the alternative: no piece is long enough to be cut, every piece encoded whole
+    refbpe.tokenizer._CUT_FROM = 1 << 62
+tok = Tokenizer.from_tiktoken(name)
+size = int(mb * 1e6)
+with open(path, "rb") as f:
+    warm, data = f.read(size), f.read(size)
+warm, data = (t.decode("utf-8", "ignore").encode("utf-8") for t in (warm, data))
+tok._encode_bytes(warm, [])  # the JIT warmed up on other text; then every cache emptied
+tok._cache, tok._small_cache, tok._old, tok._small_old, tok._parts = {}, {}, {}, {}, {}
+ends = tok._piece_ends(data)
+out = []
+t0 = time.process_time()
+tok._encode_bytes(data, out, ends)
+print(hashlib.sha256(repr(out).encode()).hexdigest(), time.process_time() - t0)
+"""
+
+
+@case(
+    "encode-parts",
+    "tokenizer.py _encode_in_parts, _CUT_FROM: pieces cut where no token spans them",
+    5,
+    1,
+    "self",
+)
+def bench_encode_parts(args):
+    env = dict(tree_env(), TIKTOKEN_CACHE_DIR=TIKTOKEN_CACHE)
+
+    def run(name, path, how):
+        command = [sys.executable, "-c", _ENCODE_PARTS_CHILD, name, path, "8", how]
+        done = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
+        digest, seconds = done.stdout.split()
+        return digest, float(seconds)
+
+    for name in ("o200k_base", "cl100k_base"):
+        for text in ("chinese", "mixed_multilingual", "russian", "python_code", "english_medium"):
+            path = corpus_path(text)
+            variants = [(how, lambda n=name, p=path, h=how: run(n, p, h)) for how in ("parts", "whole")]
+            yield (
+                variants,
+                "%s, %s: 8 MB after 8 MB of warm-up, caches emptied (own processes)" % (name, text),
+            )
 
 
 # --- count.py, spool.py -------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ The tree is the pipeline:
     ``profiles``     trainers' conventions (cs336, rustbpe, hf)
     ``extend``       continuing a model: its merges replayed, its ids kept
     ``tokenizer``    encode and decode
+    ``piece_cuts``   where a pre-token may be cut without changing its ids
     ``tiktoken_api`` tiktoken's ``Encoding`` on the tokenizer's engine, encodings by name
     ``encoding_models``  which encoding an OpenAI model uses (``encoding_for_model``)
     ``batch``        a function over a list of texts in forked worker processes

@@ -14,7 +14,10 @@ free id when no id does (the CS336 rule).  The two differ only when a special
 token's bytes equal a learned token's: the learned one is used inside text,
 the special one where the special token is matched.
 
-Pre-tokens repeat heavily, so their ids are cached (bounded).
+Pre-tokens repeat heavily, so their ids are cached (bounded).  A long CJK pre-token rarely
+repeats, but its parts do: where no token of the vocab spans a place, the ids of the two
+sides are the ids of the whole (``piece_cuts``), so such a piece is cut there and its parts
+are encoded once each.
 
 ``from_tiktoken`` loads a tiktoken encoding and encodes as tiktoken does
 (``naive.naive_rank_encode`` is that rule written plainly): a pre-token that
@@ -79,6 +82,7 @@ from .formats.gpt2_files import MANIFEST, read_gpt2, read_manifest_pattern, read
 from .formats.registry import load_tiktoken
 from .formats.tiktoken import merges_from_ranks
 from .lists import list_with_room
+from .piece_cuts import PieceCuts
 from .pretokenize.patterns import Pattern, get_pattern, pattern_key
 from .specials import special_pattern, split_specials
 
@@ -89,7 +93,13 @@ __all__ = ["Tokenizer"]
 # random Han, 128-192 for the real pieces of the chinese corpus (--corpus chinese).
 _LONG_PIECE = 192
 
+# Pieces this long (bytes) or longer that end in a character of three bytes (CJK, kana,
+# Hangul, Thai, Devanagari, ...) are cut where no token spans them (_encode_in_parts); the
+# test reads one byte.  Two-byte scripts (Russian) and code are left whole: their pieces
+# rarely have such a place.  perf/micro.py encode-parts measures each text with and without.
+_CUT_FROM = 8
 _CACHE_LIMIT = 1 << 15  # entries per cache generation (see _encode_bytes)
+_PARTS_LIMIT = 1 << 16  # parts kept by _encode_in_parts (short: a few MB)
 _NO_MERGE = 1 << 62  # above every packed rank
 _BATCH = 1 << 16  # characters gathered before a scan: bounds memory, amortises per-call work
 
@@ -107,7 +117,8 @@ class Tokenizer(object):
     Cost: building it, O(vocab + merges) plus a 65,536-entry table of byte
     pairs; ``encode``, one pass over the text plus, per distinct pre-token of
     L bytes, O(L^2) (O(L log L) from 192 bytes on), repeated pre-tokens being
-    cached; ``decode``, O(output bytes).
+    cached (and of a CJK pre-token, O(L) plus that per distinct part between
+    places no token spans); ``decode``, O(output bytes).
 
     >>> from refbpe import train_from_texts
     >>> vocab, merges = train_from_texts(["low low lower<|endoftext|>lowest"], 260, ["<|endoftext|>"])
@@ -152,6 +163,8 @@ class Tokenizer(object):
         self._cache = {}  # pieces of 8 bytes or more -> ids
         self._small_cache = {}  # shorter pieces, under packed-int keys -> ids
         self._old, self._small_old = {}, {}  # the previous generation of each
+        self._parts = {}  # parts of pieces (``_encode_in_parts``) -> ids
+        self._cuts = None  # ``PieceCuts`` of the vocab, built when first needed
         self._rank_of = None  # tiktoken's {token bytes: rank}, set by from_tiktoken
 
     @classmethod
@@ -493,7 +506,21 @@ class Tokenizer(object):
             whole = self._rank_of.get(piece)  # tiktoken: a piece that is a token is that token
             if whole is not None:
                 return [whole]
+        if len(piece) >= _CUT_FROM and piece[-3] >= 0xE0:
+            return self._encode_in_parts(piece)
         return self._encode_piece(piece)
+
+    def _encode_in_parts(self, piece):
+        """``_encode_piece`` of a piece cut where no token spans it (``piece_cuts``), each part
+        encoded once and kept (up to ``_PARTS_LIMIT`` parts, then the cache starts again): the
+        parts of CJK text repeat where its pieces do not."""
+        cuts = self._cuts
+        if cuts is None:
+            cuts = self._cuts = PieceCuts(self._id_of if self._rank_of is None else self._rank_of)
+        parts = self._parts
+        if len(parts) >= _PARTS_LIMIT:
+            parts = self._parts = {}
+        return cuts.encode_in_parts(piece, parts, self._encode_piece)
 
     @staticmethod
     def _cached_form(ids):

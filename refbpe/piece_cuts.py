@@ -1,0 +1,131 @@
+"""Where a pre-token may be cut without changing its ids: places no token of the vocab spans.
+
+BPE, by a merge list or by tiktoken's ranks, only ever joins two adjacent parts of a piece
+into a token of the vocab, so every part is a substring of the piece that is a token.  If no
+token is ``piece[i:j]`` with ``i < k < j`` (no token *spans* the place ``k``), no part ever
+does, and the parts left and right of ``k`` are merged as each would be alone: each step
+joins the lowest-ranked adjacent pair of the whole piece, leftmost on a tie; a step on the
+left side is then the lowest pair of that side (leftmost among the side's equals), and the
+other side does not change it.  So ``ids(piece) == ids(piece[:k]) + ids(piece[k:])`` for the
+merging loop (not for tiktoken's "a piece that is a token is that token", which the caller
+checks on the whole piece first).
+
+Long pieces are runs of CJK and other scripts whose characters take 2-4 bytes; their parts
+repeat far more than the pieces do, so each part is encoded once and kept (the caller's
+``parts``).  Only places between two multi-byte characters are tried.  A token spanning
+such a place either holds both characters whole, and then the pair is in ``joined`` (every
+two adjacent multi-byte characters inside a token), or begins or ends inside one of them,
+and then the two bytes around the place are in ``partial`` (the byte pairs around a
+character boundary of a token that begins or ends inside one of the two characters).  Both
+tests may say "spanned" for a place no token spans (a cut missed); neither can miss a token
+that spans it.
+
+Characters are the runs of a lead byte and its continuation bytes; a place is tried only
+between two runs that are well-formed UTF-8 (lead and length agree), so any bytes may be
+cut: a malformed run is never a side of a cut.
+
+Cost: building, O(total bytes of the tokens holding a multi-byte character);
+``encode_in_parts``, O(len(piece)) with one set look-up per place between two multi-byte
+characters, plus ``encode`` of each part not yet in ``parts``.
+"""
+
+from typing import Callable, Dict, Iterable, List
+
+__all__ = ["PieceCuts"]
+
+
+def _sequence_length(lead):
+    """Bytes of the UTF-8 sequence a lead byte starts (1 for ASCII; 0 for a continuation byte)."""
+    if lead < 0x80:
+        return 1
+    if lead < 0xC0:
+        return 0
+    if lead < 0xE0:
+        return 2
+    if lead < 0xF0:
+        return 3
+    return 4 if lead < 0xF8 else 0
+
+
+def _well_formed_multibyte(key):
+    """True if ``key`` (a run's bytes, big-endian) is a 2-, 3- or 4-byte UTF-8 sequence."""
+    return 0xC000 <= key < 0xE000 or 0xE00000 <= key < 0xF00000 or 0xF0000000 <= key < 0xF8000000
+
+
+def _runs(token):
+    """[(start, end)] of the runs of ``token``: a lead byte (or a stray continuation byte at the
+    start) and the continuation bytes after it."""
+    runs = []
+    start = 0
+    for k in range(1, len(token)):
+        if token[k] & 0xC0 != 0x80:
+            runs.append((start, k))
+            start = k
+    runs.append((start, len(token)))
+    return runs
+
+
+class PieceCuts(object):
+    """The places no token spans, for a vocab given as its tokens' bytes (special tokens may be
+    left out: the merging loop never makes one)."""
+
+    def __init__(self, tokens: Iterable[bytes]) -> None:
+        joined = set()
+        partial = bytearray(1 << 16)
+        for token in tokens:
+            if len(token) < 2 or max(token) < 0x80:
+                continue
+            runs = _runs(token)
+            for (s1, e1), (s2, e2) in zip(runs, runs[1:]):
+                first_whole = token[s1] >= 0xC0 and e1 - s1 == _sequence_length(token[s1])
+                second_whole = e2 - s2 == _sequence_length(token[s2])
+                if first_whole and second_whole:
+                    if e1 - s1 > 1 and e2 - s2 > 1:
+                        first, second = (
+                            int.from_bytes(token[s1:e1], "big"),
+                            int.from_bytes(token[s2:e2], "big"),
+                        )
+                        joined.add((first << 32) | second)
+                else:
+                    partial[(token[e1 - 1] << 8) | token[s2]] = 1
+        self._joined = joined
+        self._partial = bytes(partial)
+
+    def encode_in_parts(self, piece: bytes, parts: Dict[bytes, List[int]], encode: Callable) -> List[int]:
+        """``encode(piece)``, as the ids of its parts between the places no token spans, each
+        part's ``encode`` looked up in ``parts`` first (and added to it); one pass."""
+        joined, partial = self._joined, self._partial
+        ids = None
+        previous = 0  # the character before ``start``: its bytes if multi-byte and well-formed, else 0
+        start = 0  # where the current character (``key``, its bytes so far) starts
+        part_start = 0
+        key = piece[0] if piece else 0
+        for i in range(1, len(piece) + 1):
+            b = piece[i] if i < len(piece) else 0
+            if b & 0xC0 == 0x80:
+                key = ((key << 8) | b) & 0xFFFFFFFFFF  # a longer run: its last five bytes, not well-formed
+                continue
+            if _well_formed_multibyte(key):
+                around = (piece[start - 1] << 8) | piece[start]  # the two bytes around the place
+                if previous and not partial[around] and (previous << 32) | key not in joined:
+                    found = _part_ids(parts, piece[part_start:start], encode)
+                    if ids is None:
+                        ids = list(found)
+                    else:
+                        ids.extend(found)
+                    part_start = start
+                previous = key
+            else:
+                previous = 0
+            start, key = i, b
+        if ids is None:
+            return encode(piece)
+        ids.extend(_part_ids(parts, piece[part_start:], encode))
+        return ids
+
+
+def _part_ids(parts, part, encode):
+    found = parts.get(part)
+    if found is None:
+        found = parts[part] = encode(part)
+    return found
