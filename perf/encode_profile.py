@@ -14,7 +14,10 @@ Each (encoding, text) runs as its own PyPy process:
   (empty caches, JIT warm-up), then of the next ``--mb`` MB;
 - of the warm call: the scan alone (``_piece_ends``), the pieces, the piece-cache
   misses (pieces encoded by BPE: their count, bytes, and the CPU seconds of
-  encoding them all again, which is the BPE share of the call), the hit rate.
+  encoding them all again, which is the BPE share of the call), the hit rate;
+- cuts (a second table): the warm text's pieces and distinct pieces, their parts
+  between the places no token spans (``piece_cuts``, every piece cut) and the distinct
+  parts, the cut table's character pairs and its build time.
 
 What is left of the warm call after scan and BPE is the cache look-ups and the
 list of ids.  ``--cache-limit`` sets the entries per piece-cache generation
@@ -46,6 +49,7 @@ def child(name, path, size, cache_limit):
     from refbpe import Tokenizer, tokenizer
     from refbpe.formats.registry import encoding_files
     from refbpe.formats.tiktoken import merges_from_ranks, read_ranks
+    from refbpe.piece_cuts import PieceCuts
 
     imported = cpu() - c
     if cache_limit:
@@ -85,6 +89,13 @@ def child(name, path, size, cache_limit):
     for piece in missed:
         tok._encode_one(piece)
     bpe = cpu() - c
+    c = cpu()
+    cutter = PieceCuts(tok._rank_of)
+    cut_table = cpu() - c
+    pieces = [warm_text[a:b] for a, b in zip([0] + ends, ends)]
+    parts = []
+    for piece in pieces:
+        parts.extend(cutter.encode_in_parts(piece, {}, lambda part: [part]))
     fields = {
         "import": imported,
         "load": load,
@@ -99,6 +110,11 @@ def child(name, path, size, cache_limit):
         "misses": len(missed),
         "miss_bytes": sum(map(len, missed)),
         "bytes": len(warm_text),
+        "distinct_pieces": len(set(pieces)),
+        "parts": len(parts),
+        "distinct_parts": len(set(parts)),
+        "cut_pairs": len(cutter._joined),
+        "cut_table": cut_table,
     }
     print("RESULT " + json.dumps(fields))
     sys.stdout.flush()
@@ -119,10 +135,12 @@ def main(argv):
         "| scan s | BPE s | pieces | misses | hit rate | missed bytes/piece | rest s |"
     )
     print("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    cuts = []
     for name in args.encodings.split(","):
         for text in args.texts.split(","):
             cmd = [PYPY, __file__, "--child", name, corpus(text), str(size), str(args.cache_limit)]
             r = run_result(cmd, tree_env())["result"]
+            cuts.append((name, text, r))
             print(
                 "| %s | %s | %.2f | %.2f (%.2f / %.2f / %.2f) | %.2f | %.2f | %.1f | %.2f | %.2f | %d | %d "
                 "| %.1f%% | %.1f | %.2f |"
@@ -147,6 +165,24 @@ def main(argv):
                 )
             )
             sys.stdout.flush()
+    print(
+        "\n| encoding | text | pieces | distinct | parts | distinct parts | cut table pairs | its build s |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for name, text, r in cuts:
+        print(
+            "| %s | %s | %d | %d | %d | %d | %d | %.2f |"
+            % (
+                name,
+                text,
+                r["pieces"],
+                r["distinct_pieces"],
+                r["parts"],
+                r["distinct_parts"],
+                r["cut_pairs"],
+                r["cut_table"],
+            )
+        )
 
 
 if __name__ == "__main__":
