@@ -280,6 +280,41 @@ def bench_encode_parts(args):
             )
 
 
+_LONG_HAN_CHILD = """
+import hashlib, random, sys, time
+import refbpe.tokenizer
+from refbpe.tokenizer import Tokenizer
+path, which, cut = sys.argv[1], sys.argv[2], sys.argv[3] == "parts"
+if not cut:
+    refbpe.tokenizer._CUT_FROM = 1 << 62
+tok = Tokenizer.from_tiktoken("o200k_base")
+if which == "real":  # the chinese corpus's Han characters, all else dropped: one piece
+    with open(path, encoding="utf-8") as f:
+        text = "".join(c for c in f.read(3000000) if 0x4E00 <= ord(c) <= 0x9FFF)[:400000]
+else:
+    rnd = random.Random(1)
+    text = "".join(chr(rnd.randint(0x4E00, 0x9FFF)) for _ in range(400000))
+t0 = time.process_time()
+ids = tok.encode_ordinary(text)
+print(hashlib.sha256(repr(ids).encode()).hexdigest(), time.process_time() - t0)
+"""
+
+
+@case("encode-parts-long", "tokenizer.py _encode_in_parts: one piece of 400,000 Han characters", 3, 0, "self")
+def bench_encode_parts_long(args):
+    env = dict(tree_env(), TIKTOKEN_CACHE_DIR=TIKTOKEN_CACHE)
+
+    def run(which, how):
+        command = [sys.executable, "-c", _LONG_HAN_CHILD, corpus_path("chinese"), which, how]
+        done = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
+        digest, seconds = done.stdout.split()
+        return digest, float(seconds)
+
+    for which in ("real", "random"):
+        variants = [(how, lambda w=which, h=how: run(w, h)) for how in ("parts", "whole")]
+        yield variants, "o200k_base, %s Han, 1.2 MB: a first call, own processes" % which
+
+
 # --- count.py, spool.py -------------------------------------------------------------------------------
 
 
