@@ -21,6 +21,7 @@ import importlib
 import sys
 
 from .pypy_gc import restart_early
+from .pypy_jit import tune_jit_early
 
 __all__ = ["build_parser", "main"]
 
@@ -34,6 +35,7 @@ def main(argv=None):
     """Run ``refbpe`` on ``argv`` (None: this process's own command line); returns the exit status."""
     if argv is None:
         restart_early(sys.argv)
+        tune_jit_early(sys.argv)
     return _commands().main(argv)
 
 

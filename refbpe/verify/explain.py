@@ -230,6 +230,8 @@ def replay_hypotheses(
         live = alive
         if not live and not counting:
             break
+        if len(live) == 1 and not counting and not (fused and j < k):
+            live[0].source.read_alone()  # nothing else reads the reference heap any more
         a, b = ref.token_id(pair[0], True), ref.token_id(pair[1], True)
         z = ref.token_id(pair[0] + pair[1], True)
         for h in live:
