@@ -448,16 +448,16 @@ class Readings(object):
             self._encoded = encode_texts(self.texts, special_pattern(self.special_tokens, as_bytes=True))
         return self._encoded
 
-    def code_points(self):
-        """The set of code points in the texts.
+    def non_ascii_code_points(self):
+        """The set of the texts' code points above ASCII: the only ones that Unicode
+        versions class differently (``changed_code_points`` never holds ASCII).
 
-        ASCII from the set of the UTF-8 bytes, the rest from the characters a
-        regex finds: PyPy walks a non-ASCII ``str`` slowly (english_small under
-        PyPy: 0.12 -> 0.05 s, part of perf/verify_stages.py's overlays)."""
+        Found by a regex: PyPy walks a non-ASCII ``str`` slowly (english_small under
+        PyPy: 0.12 -> 0.05 s, part of perf/verify_stages.py's overlays), and the set
+        of the UTF-8 bytes for ASCII cost 0.03 CPU seconds of a cold process more."""
         if self._code_points is None:
             found = set()
-            for text, (data, _) in zip(self.texts, self.encoded()):
-                found.update(b for b in set(data) if b < 0x80)
+            for text in self.texts:
                 found.update(map(ord, set(_NON_ASCII.findall(text))))
             self._code_points = found
         return self._code_points
@@ -844,7 +844,7 @@ def make_overlays(ref, texts, special_tokens, max_cuts=None, readings=None, patt
         if version == split.unicode:
             continue
         delta, code_points = unicode_delta(
-            texts, special_tokens, version, readings.encoded(), split, readings.code_points()
+            texts, special_tokens, version, readings.encoded(), split, readings.non_ascii_code_points()
         )
         if not delta:
             continue
