@@ -27,7 +27,7 @@ try:
 except ImportError:  # CPython
     pypyjit = None
 
-__all__ = ["VERIFY_JIT_PARAMS", "tune_verify_jit", "tune_jit_early"]
+__all__ = ["tune_jit_early", "tune_verify_jit"]
 
 # ``refbpe verify`` of english_small against perf/verify_cost.py's hf model, vocab 2,000, PyPy,
 # /usr/bin/time user+system, medians of 3 alternating runs: the default 2.02 CPU s, thresholds
