@@ -605,7 +605,9 @@ class Overlay(object):
         """From now on this overlay is the reference heap's only reader: the entries of its
         difference's pairs, which it skips at every step, leave that heap when met instead
         of being popped and pushed back at each ``top``.  (The one variant left after the
-        others failed: english_small's hf model, ... perf/verify_stages.py, checks.)"""
+        others failed, for 1,500 of english_small's hf model's 1,743 merges: entries
+        popped per check 7.6 -> 2.9, checks 0.18-0.20 -> 0.14 CPU s in a cold PyPy
+        process, 3 alternating runs; perf/verify_stages.py, checks.)"""
         if self.parked is None:
             self.parked = {}
 
