@@ -396,7 +396,8 @@ def unicode_delta(texts, special_tokens, version, encoded=None, pattern=None, co
     the pattern's own rule (``Pattern.cut_points``, lone newlines between
     ASCII non-spaces).  Both read only ASCII and whitespace, the same in every
     version, so a cut safe for one version is safe for the other.
-    ``code_points`` (the set of those in ``texts``, when known) skips a
+    ``code_points`` (the set of the code points in ``texts``, when known; its
+    non-ASCII ones suffice, ``Readings.non_ascii_code_points``) skips a
     text-free answer's scan."""
     ours = get_pattern(pattern)
     changed = set(changed_code_points(version, ours.unicode))
