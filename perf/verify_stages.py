@@ -29,6 +29,7 @@ import refbpe.verify.merges as merges
 import refbpe.verify.profile_rules as profile_rules
 import refbpe.verify.variants as variants
 from refbpe.cli.commands import build_parser
+from refbpe.cli.pypy_jit import tune_verify_jit
 from refbpe.verify import replay, ties
 
 STAGES = [
@@ -73,6 +74,7 @@ def main():
     ap.add_argument("--vocab", type=int, default=2000)
     ap.add_argument("--repeats", type=int, default=1)
     args = ap.parse_args()
+    tune_verify_jit()  # as ``refbpe verify`` does (after the imports here, before them there)
     argv = ["verify", args.corpus, "--against", args.against, "--vocab-size", str(args.vocab)]
     argv += ["--special-token", SPECIAL, "--workers", "1"]
     totals = {}

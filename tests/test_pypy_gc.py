@@ -186,8 +186,8 @@ def test_train_restarts_from_its_command_line_alone(execs, tmp_path):
 
 @pytest.mark.parametrize("command", ["train", "encode"])
 def test_the_command_line_entry_decides_before_importing_the_rest(tmp_path, command):
-    """``refbpe.cli.main`` restarts ``train`` and ``encode`` with only ``refbpe``, ``refbpe.cli``
-    and ``pypy_gc`` imported: the restarted process is the first to pay for the rest."""
+    """``refbpe.cli.main`` restarts ``train`` and ``encode`` with only ``refbpe``, ``refbpe.cli``,
+    ``pypy_gc`` and ``pypy_jit`` imported: the restarted process is the first to pay for the rest."""
     args = ["-", "--vocab-size", "300", "-o", str(tmp_path / "m")]
     if command == "encode":
         args = ["cl100k_base", "-", "-o", str(tmp_path / "ids.npy")]
@@ -207,7 +207,7 @@ def test_the_command_line_entry_decides_before_importing_the_rest(tmp_path, comm
     env = {k: v for k, v in cli_env().items() if k not in pypy_gc.TRAIN_GC_SETTINGS}
     r = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     assert r.returncode == 0, r.stderr.decode()
-    assert r.stdout.decode().split() == ["refbpe", "refbpe.cli", "refbpe.cli.pypy_gc"]
+    assert r.stdout.decode().split() == ["refbpe", "refbpe.cli", "refbpe.cli.pypy_gc", "refbpe.cli.pypy_jit"]
 
 
 def test_the_entry_passes_its_own_command_line_to_the_early_restart(tmp_path, monkeypatch):

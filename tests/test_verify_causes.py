@@ -279,7 +279,7 @@ def test_overlay_top_is_best_then_tied_keys(ours, theirs, picks):
 # -- the fused replay: pass 1 skipped when the reference counts fail at the divergence ------
 
 
-def _replayed(text, merges, layout, fuse):
+def _replayed(text, merges, layout, fuse, park=True):
     """(every hypothesis's fields, the probe, the divergence k, whether it falls short there)."""
     counts = count_variant([text], [EOT])
     ours = _reference(text)
@@ -291,7 +291,16 @@ def _replayed(text, merges, layout, fuse):
     for j, (a, b) in enumerate(merges):
         ref_ids.setdefault(a + b, 256 + j)
     reference, others, probe = replay_hypotheses(
-        counts, merges, ids, ref_ids, [text], [EOT], probe=(k, ours[k]), wanted=VOCAB - 257, fuse=fuse
+        counts,
+        merges,
+        ids,
+        ref_ids,
+        [text],
+        [EOT],
+        probe=(k, ours[k]),
+        wanted=VOCAB - 257,
+        fuse=fuse,
+        park=park,
     )
     fields = [{f: v for f, v in vars(h).items() if f != "source"} for h in [reference] + others]
     return fields, probe, k, _falls_short(counts, merges, k, ours[k])
@@ -311,6 +320,20 @@ def test_fused_replay_answers_as_two_passes(text, bug):
     assert (fused, probe) == _replayed(text, theirs, layout, False)[:2]
     if short:  # their pair's count falls short of ours at the divergence: the reference fails there
         assert fused[0]["fit"] == k and probe["theirs"] < probe["ours"]
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    text=st.one_of(repeated_text(extra=[EOT, "\n", "\n\n  "]), mixed_text(extra=[EOT])),
+    bug=st.sampled_from(sorted(ZOO)),
+    fuse=st.booleans(),
+)
+def test_the_last_overlay_parking_answers_the_same(text, bug, fuse):
+    # The one variant left parks its pairs' entries of the reference heap: every
+    # hypothesis and the probe are the same as without.
+    options, layout, _, _, _ = ZOO[bug]
+    theirs = planted_train(text, VOCAB, [EOT], **options)
+    assert _replayed(text, theirs, layout, fuse)[:2] == _replayed(text, theirs, layout, fuse, park=False)[:2]
 
 
 # -- setup checks and the JSON contract through the command line ----------------------------

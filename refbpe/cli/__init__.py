@@ -8,10 +8,12 @@ verify and certify read (their model, the reference word counts); each
 subcommand is one module with ``register(subparsers)`` and ``run(args)``:
 ``train``, ``count``, ``encode``, ``decode``, ``stats``, ``show``, ``split``,
 ``convert``, ``verify``, ``certify``, ``fuzz``, ``conformance``; ``pypy_gc``
-restarts a long ``encode``, ``train`` or ``verify`` under PyPy with a small nursery.
+restarts a long ``encode``, ``train`` or ``verify`` under PyPy with a small nursery, and
+``pypy_jit`` raises PyPy's JIT thresholds for ``verify``.
 
-This file imports only ``pypy_gc`` (the standard library's modules): ``main``
-lets it restart a long ``train``, ``encode`` or ``verify`` from the command line alone, and imports
+This file imports only ``pypy_gc`` and ``pypy_jit`` (the standard library's modules): ``main``
+lets it restart a long ``train``, ``encode`` or ``verify`` from the command line alone (and
+set ``verify``'s JIT thresholds before anything else is imported), and imports
 ``commands``, every subcommand and the library behind them, only afterwards,
 so that only the restarted process pays for them (about 0.2 CPU seconds under
 PyPy, ``perf/startup.py``).
@@ -21,6 +23,7 @@ import importlib
 import sys
 
 from .pypy_gc import restart_early
+from .pypy_jit import tune_jit_early
 
 __all__ = ["build_parser", "main"]
 
@@ -34,6 +37,7 @@ def main(argv=None):
     """Run ``refbpe`` on ``argv`` (None: this process's own command line); returns the exit status."""
     if argv is None:
         restart_early(sys.argv)
+        tune_jit_early(sys.argv)
     return _commands().main(argv)
 
 

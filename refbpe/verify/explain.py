@@ -151,6 +151,7 @@ def replay_hypotheses(
     readings=None,
     pattern=None,
     fuse=True,
+    park=True,
 ):
     """Replay ``their_merges``; returns (reference Hypothesis, [variant Hypotheses],
     the probe at ``probe = (k, our pair k)``: counts at the first divergence).
@@ -166,6 +167,9 @@ def replay_hypotheses(
     the first merge (``fuse=False`` runs both passes; the tests compare).
     The answers are the same: each check reads the counts of one step, and
     the pairs tied at a count come in the heaps' order, whoever cleaned them.
+    Once one variant is left and nothing else reads the reference heap, its
+    overlay parks its own pairs' entries there (``Overlay.read_alone``;
+    ``park=False`` never does: the tests compare).
 
     ``readings`` (a ``variants.Readings`` of ``texts``) keeps the reading
     differences for later users (the profiles' word tables).
@@ -230,6 +234,8 @@ def replay_hypotheses(
         live = alive
         if not live and not counting:
             break
+        if park and len(live) == 1 and not counting and not (fused and j < k):
+            live[0].source.read_alone()  # nothing else reads the reference heap any more
         a, b = ref.token_id(pair[0], True), ref.token_id(pair[1], True)
         z = ref.token_id(pair[0] + pair[1], True)
         for h in live:

@@ -472,7 +472,8 @@ def derived_table(reference, readings, settings):
         return None
     if settings["sequences"] not in ("documents", "lines"):
         return None
-    if readings.code_points().intersection(changed_code_points(settings.get("unicode") or LATEST, LATEST)):
+    changed = changed_code_points(settings.get("unicode") or LATEST, LATEST)
+    if readings.non_ascii_code_points().intersection(changed):
         return None
     if settings["sequences"] == "documents":
         return reference

@@ -191,7 +191,7 @@ class PairReplay(object):
         m = self.max_count()
         return m, (self.tied_keys(m) if m > 0 else [])
 
-    def top_excluding(self, skip, floor):
+    def top_excluding(self, skip, floor, parked=None):
         """``best_excluding(skip)``, M, and the keys ``tied_keys(max(M, floor), skip)``
         gives, in its order, from one scan of the heap instead of two.
 
@@ -202,6 +202,13 @@ class PairReplay(object):
         step, and its difference's pairs often lead the heap, popped twice: its
         checks 1.1-1.3x faster under PyPy, 1.25x under CPython; perf/micro.py
         overlay-top.)
+
+        ``parked`` (a dict, when the caller is the heap's only reader): the
+        popped entries of pairs in ``skip`` are left out of the heap and their
+        keys put in ``parked``; the caller puts a key back (``unpark``) when it
+        leaves ``skip``.  Only entries that every later scan would skip are
+        left out, and a heap pops in the order of its entries whatever its
+        layout, so the answers stay the same.
         """
         heap, counts = self.heap, self.counts
         keep, best = self._pop_to_best(skip)
@@ -220,9 +227,22 @@ class PairReplay(object):
                 keep[e] = True
                 if current == m and p not in skip:
                     found[p] = True
-        for e in keep:
-            heapq.heappush(heap, e)
+        if parked is None:
+            for e in keep:
+                heapq.heappush(heap, e)
+        else:
+            for e in keep:
+                if e[1] in skip:
+                    parked[e[1]] = True
+                else:
+                    heapq.heappush(heap, e)
         return best, list(found)
+
+    def unpark(self, key):
+        """Put pair ``key``, whose entries ``top_excluding`` parked, back on the heap."""
+        c = self.counts.get(key, 0)
+        if c > 0:
+            heapq.heappush(self.heap, (-c, key))
 
     def tied(self, count):
         """All pairs (of byte strings) whose count is ``count``, sorted."""

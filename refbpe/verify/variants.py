@@ -396,7 +396,8 @@ def unicode_delta(texts, special_tokens, version, encoded=None, pattern=None, co
     the pattern's own rule (``Pattern.cut_points``, lone newlines between
     ASCII non-spaces).  Both read only ASCII and whitespace, the same in every
     version, so a cut safe for one version is safe for the other.
-    ``code_points`` (the set of those in ``texts``, when known) skips a
+    ``code_points`` (the set of the code points in ``texts``, when known; its
+    non-ASCII ones suffice, ``Readings.non_ascii_code_points``) skips a
     text-free answer's scan."""
     ours = get_pattern(pattern)
     changed = set(changed_code_points(version, ours.unicode))
@@ -448,16 +449,16 @@ class Readings(object):
             self._encoded = encode_texts(self.texts, special_pattern(self.special_tokens, as_bytes=True))
         return self._encoded
 
-    def code_points(self):
-        """The set of code points in the texts.
+    def non_ascii_code_points(self):
+        """The set of the texts' code points above ASCII: the only ones that Unicode
+        versions class differently (``changed_code_points`` never holds ASCII).
 
-        ASCII from the set of the UTF-8 bytes, the rest from the characters a
-        regex finds: PyPy walks a non-ASCII ``str`` slowly (english_small under
-        PyPy: 0.12 -> 0.05 s, part of perf/verify_stages.py's overlays)."""
+        Found by a regex: PyPy walks a non-ASCII ``str`` slowly (english_small under
+        PyPy: 0.12 -> 0.05 s, part of perf/verify_stages.py's overlays), and the set
+        of the UTF-8 bytes for ASCII cost 0.03 CPU seconds of a cold process more."""
         if self._code_points is None:
             found = set()
-            for text, (data, _) in zip(self.texts, self.encoded()):
-                found.update(b for b in set(data) if b < 0x80)
+            for text in self.texts:
                 found.update(map(ord, set(_NON_ASCII.findall(text))))
             self._code_points = found
         return self._code_points
@@ -588,6 +589,7 @@ class Overlay(object):
         self.delta = {}
         self.heap = []
         self._touched = set()
+        self.parked = None  # keys whose reference heap entries are left out (``read_alone``)
 
     def add(self, key, n):
         if n:
@@ -596,7 +598,19 @@ class Overlay(object):
                 self.delta[key] = v
             else:
                 del self.delta[key]
+                if self.parked is not None and self.parked.pop(key, False):
+                    self.ref.unpark(key)  # counted by the reference heap again
             self._touched.add(key)
+
+    def read_alone(self):
+        """From now on this overlay is the reference heap's only reader: the entries of its
+        difference's pairs, which it skips at every step, leave that heap when met instead
+        of being popped and pushed back at each ``top``.  (The one variant left after the
+        others failed, for 1,500 of english_small's hf model's 1,743 merges: entries
+        popped per check 7.6 -> 2.9, checks 0.18-0.20 -> 0.14 CPU s in a cold PyPy
+        process, 3 alternating runs; perf/verify_stages.py, checks.)"""
+        if self.parked is None:
+            self.parked = {}
 
     def count_key(self, key):
         if key is None:
@@ -634,7 +648,7 @@ class Overlay(object):
         """(the best count, the keys at it): ``best()``, then ``tied_keys`` of it,
         from one scan of the reference heap (``PairReplay.top_excluding``)."""
         own = self._own_best()
-        best, found = self.ref.top_excluding(self.delta, own)
+        best, found = self.ref.top_excluding(self.delta, own, self.parked)
         m = max(own, best)
         if m <= 0:
             return m, []
@@ -833,7 +847,7 @@ def make_overlays(ref, texts, special_tokens, max_cuts=None, readings=None, patt
         if version == split.unicode:
             continue
         delta, code_points = unicode_delta(
-            texts, special_tokens, version, readings.encoded(), split, readings.code_points()
+            texts, special_tokens, version, readings.encoded(), split, readings.non_ascii_code_points()
         )
         if not delta:
             continue
