@@ -232,6 +232,17 @@ def bench_encode_int_cache(args):
     )
 
 
+def encode_child(script, *args):
+    """(digest, CPU seconds) a child process running ``script`` with ``args`` prints (this tree's
+    refbpe, the shared offline tiktoken cache)."""
+    env = dict(tree_env(), TIKTOKEN_CACHE_DIR=TIKTOKEN_CACHE)
+    done = subprocess.run(
+        [sys.executable, "-c", script] + list(args), env=env, check=True, capture_output=True, text=True
+    )
+    digest, seconds = done.stdout.split()
+    return digest, float(seconds)
+
+
 _ENCODE_PARTS_CHILD = """
 import hashlib, os, sys, time
 import refbpe.tokenizer
@@ -262,13 +273,8 @@ print(hashlib.sha256(repr(out).encode()).hexdigest(), time.process_time() - t0)
     "self",
 )
 def bench_encode_parts(args):
-    env = dict(tree_env(), TIKTOKEN_CACHE_DIR=TIKTOKEN_CACHE)
-
     def run(name, path, how):
-        command = [sys.executable, "-c", _ENCODE_PARTS_CHILD, name, path, "8", how]
-        done = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
-        digest, seconds = done.stdout.split()
-        return digest, float(seconds)
+        return encode_child(_ENCODE_PARTS_CHILD, name, path, "8", how)
 
     for name in ("o200k_base", "cl100k_base"):
         for text in ("chinese", "mixed_multilingual", "russian", "python_code", "english_medium"):
@@ -302,13 +308,8 @@ print(hashlib.sha256(repr(ids).encode()).hexdigest(), time.process_time() - t0)
 
 @case("encode-parts-long", "tokenizer.py _encode_in_parts: one piece of 400,000 Han characters", 3, 0, "self")
 def bench_encode_parts_long(args):
-    env = dict(tree_env(), TIKTOKEN_CACHE_DIR=TIKTOKEN_CACHE)
-
     def run(which, how):
-        command = [sys.executable, "-c", _LONG_HAN_CHILD, corpus_path("chinese"), which, how]
-        done = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
-        digest, seconds = done.stdout.split()
-        return digest, float(seconds)
+        return encode_child(_LONG_HAN_CHILD, corpus_path("chinese"), which, how)
 
     for which in ("real", "random"):
         variants = [(how, lambda w=which, h=how: run(w, h)) for how in ("parts", "whole")]

@@ -34,35 +34,16 @@ from typing import Callable, Dict, Iterable, List
 __all__ = ["PieceCuts"]
 
 
-def _sequence_length(lead):
-    """Bytes of the UTF-8 sequence a lead byte starts (1 for ASCII; 0 for a continuation byte)."""
-    if lead < 0x80:
-        return 1
-    if lead < 0xC0:
-        return 0
-    if lead < 0xE0:
-        return 2
-    if lead < 0xF0:
-        return 3
-    return 4 if lead < 0xF8 else 0
-
-
 def _well_formed_multibyte(key):
     """True if ``key`` (a run's bytes, big-endian) is a 2-, 3- or 4-byte UTF-8 sequence."""
     return 0xC000 <= key < 0xE000 or 0xE00000 <= key < 0xF00000 or 0xF0000000 <= key < 0xF8000000
 
 
 def _runs(token):
-    """[(start, end)] of the runs of ``token``: a lead byte (or a stray continuation byte at the
-    start) and the continuation bytes after it."""
-    runs = []
-    start = 0
-    for k in range(1, len(token)):
-        if token[k] & 0xC0 != 0x80:
-            runs.append((start, k))
-            start = k
-    runs.append((start, len(token)))
-    return runs
+    """[(start, end, key)] of the runs of ``token``: a lead byte (or a stray continuation byte at
+    the start) and the continuation bytes after it; ``key``, the run's bytes big-endian."""
+    starts = [0] + [k for k in range(1, len(token)) if token[k] & 0xC0 != 0x80] + [len(token)]
+    return [(s, e, int.from_bytes(token[s:e], "big")) for s, e in zip(starts, starts[1:])]
 
 
 class PieceCuts(object):
@@ -76,17 +57,10 @@ class PieceCuts(object):
             if len(token) < 2 or max(token) < 0x80:
                 continue
             runs = _runs(token)
-            for (s1, e1), (s2, e2) in zip(runs, runs[1:]):
-                first_whole = token[s1] >= 0xC0 and e1 - s1 == _sequence_length(token[s1])
-                second_whole = e2 - s2 == _sequence_length(token[s2])
-                if first_whole and second_whole:
-                    if e1 - s1 > 1 and e2 - s2 > 1:
-                        first, second = (
-                            int.from_bytes(token[s1:e1], "big"),
-                            int.from_bytes(token[s2:e2], "big"),
-                        )
-                        joined.add((first << 32) | second)
-                else:
+            for (s1, e1, first), (s2, e2, second) in zip(runs, runs[1:]):
+                if _well_formed_multibyte(first) and _well_formed_multibyte(second):
+                    joined.add((first << 32) | second)
+                elif not (_whole(first, e1 - s1) and _whole(second, e2 - s2)):
                     partial[(token[e1 - 1] << 8) | token[s2]] = 1
         self._joined = joined
         self._partial = bytes(partial)
@@ -122,6 +96,11 @@ class PieceCuts(object):
             return encode(piece)
         ids.extend(_part_ids(parts, piece[part_start:], encode))
         return ids
+
+
+def _whole(key, length):
+    """Whether a run (its ``key`` and ``length``) is a whole character: ASCII or well-formed."""
+    return key < 0x80 if length == 1 else _well_formed_multibyte(key)
 
 
 def _part_ids(parts, part, encode):

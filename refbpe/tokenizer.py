@@ -516,7 +516,7 @@ class Tokenizer(object):
         parts of CJK text repeat where its pieces do not."""
         cuts = self._cuts
         if cuts is None:
-            cuts = self._cuts = PieceCuts(self._id_of if self._rank_of is None else self._rank_of)
+            cuts = self._cuts = PieceCuts(self._id_of)
         parts = self._parts
         if len(parts) >= _PARTS_LIMIT:
             parts = self._parts = {}
