@@ -3,6 +3,7 @@
 ``io``          reading inputs in chunks cut where cutting cannot change the pieces
 ``units``       work units: inputs cut into byte ranges or chunks, each run by a work function
 ``pool``        the process pool that runs them: start, submit, how a run ends
+``claims``      a regular file's units claimed by the processes themselves (counting)
 ``count``       counting pre-tokens: a unit's word table, and the tables added up
 ``sequences``   cutting input into a trainer's sequences (lines, documents) and counting them
 ``spool``       the files that carry the pool's work and results between processes

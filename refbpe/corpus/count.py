@@ -19,9 +19,11 @@ At most ``2 * workers`` units are in flight, so memory is bounded by the
 chunk size and the word table, not by the corpus.  ``count_words`` takes any
 ``concurrent.futures.Executor``; by default it runs on refbpe's own process
 pool (``pool``) of ``workers - 1`` processes, the main process counting its
-share of the units too (``pool.run_units`` with ``here``: a unit it counts is
-added to the tables as it is, never packed), or in-process for one worker or
-one unit.
+share of the units too (a unit it counts is added to its tables as it is,
+never packed: ``_Tables``), or in-process for one worker or one unit.  The
+units of regular files are claimed by the processes themselves from a
+shared counter (``claims``); stream chunks, read here, are handed out from
+here (``pool.run_units`` with ``here``).
 
 Worker results travel as flat arrays and one joined ``bytes`` instead of a
 pickled dict (``pack_counts`` gives the reason, measured by perf/bench_pickle.py); in refbpe's own pool
@@ -40,6 +42,7 @@ from typing import Callable, Dict, Iterable, Optional, Sequence, Tuple, Union
 from ..pretokenize.gpt2 import add_small_counts
 from ..pretokenize.patterns import get_pattern
 from ..specials import special_pattern
+from .claims import run_claimed
 from .io import InputError
 from .pool import default_workers, run_on_sample, run_units
 from .units import auto_chunk_size, checked_utf8, input_spans, total_bytes, work_units
@@ -155,6 +158,25 @@ def add_chunk_counts(chunk, offset, source, special_tokens, errors, pattern, sma
             count(chunk[pos:], counts, small)
 
 
+class _Tables(object):
+    """One process's word tables, its units counted into them (``count_unit``)."""
+
+    def __init__(self):
+        self.small, self.counts = {}, {}
+
+    def count_unit(self, chunk, offset, source, *params):
+        """``add_chunk_counts`` of one unit, into fresh tables, then added: counting into
+        the large tables directly was 7% slower.  The first tables are kept as they are:
+        adding them to empty ones made six units counted here 3-6% slower (both
+        perf/micro.py count-here)."""
+        unit_small, unit_counts = {}, {}
+        add_chunk_counts(chunk, offset, source, *params, unit_small, unit_counts)
+        if self.small or self.counts:
+            add_tables(unit_small, unit_counts, self.small, self.counts)
+        else:
+            self.small, self.counts = unit_small, unit_counts
+
+
 def warm_up_scanner(pattern=None):
     """What a pool for counting runs before ``fork`` under PyPy (``pool.run_on_sample``):
     the counting of ``pattern``'s scanner."""
@@ -243,36 +265,36 @@ def count_words(
         head = list(itertools.islice(units, 2))
         single = len(head) < 2
         units = itertools.chain(head, units)
-    small, counts = {}, {}
+    tables = _Tables()
     done = [0]
 
-    def count_here(chunk, offset, source, *params):
-        # Into fresh tables, then added: counting into the large tables directly was 7%
-        # slower.  The first tables are kept as they are: adding them to empty ones made
-        # six units counted here 3-6% slower (both perf/micro.py count-here).
-        nonlocal small, counts
-        unit_small, unit_counts = {}, {}
-        add_chunk_counts(chunk, offset, source, *params, unit_small, unit_counts)
-        if small or counts:
-            add_tables(unit_small, unit_counts, small, counts)
-        else:
-            small, counts = unit_small, unit_counts
-
     def add(packed, covered):
-        if packed is not None:  # None: counted here, into the tables (``count_here``)
-            unpack_counts(packed, small, counts)
+        if packed is not None:  # None: counted here, into the tables (``_Tables.count_unit``)
+            unpack_counts(packed, tables.small, tables.counts)
         done[0] += covered
         if progress:
             progress(done[0], total)
 
-    run_units(
-        units,
-        1 if executor is None and single else workers,
-        add,
-        executor,
-        "a counting",
-        warm_up=lambda: warm_up_scanner(pattern),
-        preload=(__name__,),
-        here=count_here,
-    )
-    return add_small_counts(small, counts)
+    if executor is None and workers > 1 and not single and total is not None and executor_data == "path":
+        run_claimed(
+            list(units),
+            workers,
+            tables.count_unit,
+            lambda packed: unpack_counts(packed, tables.small, tables.counts),
+            (lambda covered: progress(covered, total)) if progress else (lambda covered: None),
+            "a counting",
+            warm_up=lambda: warm_up_scanner(pattern),
+            preload=(__name__,),
+        )
+    else:
+        run_units(
+            units,
+            1 if executor is None and single else workers,
+            add,
+            executor,
+            "a counting",
+            warm_up=lambda: warm_up_scanner(pattern),
+            preload=(__name__,),
+            here=tables.count_unit,
+        )
+    return add_small_counts(tables.small, tables.counts)

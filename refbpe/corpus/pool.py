@@ -16,7 +16,8 @@ sequences (``sequences``) run their work units (``units``) on this pool:
   worker runs them in this process, no pool to start.  Given ``here`` (how
   this process runs a unit itself), the pool has ``workers - 1`` processes
   and each process, this one too, takes the next unit when it is free
-  (``_run_with_here``).  Encoding, which
+  (``_run_with_here``: counting a stream; a regular file's units are
+  claimed by the processes themselves, ``claims``).  Encoding, which
   needs input order, keeps its own queue (``encode``) on ``submit`` and
   ``pool_session``.
 * ``pool_passes``: one pool for passes of units queued one after another

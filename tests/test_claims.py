@@ -1,0 +1,74 @@
+"""Units claimed by the processes themselves (``refbpe.corpus.claims``): counting's schedule
+for regular files.  Each unit runs once, in one process; errors come back; the sums equal
+one worker's."""
+
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import examples, mixed_text
+
+from refbpe.corpus.claims import run_claimed
+from refbpe.corpus.count import count_words
+
+from test_units import square_slowly, with_work
+
+EOT = "<|endoftext|>"
+
+
+def tagged_square(x, pause):
+    """``square_slowly`` with the pid of the process that ran it (a pool process's result)."""
+    return square_slowly(x, pause) + ([os.getpid()],)
+
+
+def run(units, workers=2):
+    """(pool results, units run here, progress seen) of ``run_claimed`` over ``units``."""
+    pooled, here, seen = [], [], []
+
+    def here_square(x, pause):
+        here.append(x)
+        return square_slowly(x, pause)
+
+    run_claimed(units, workers, here_square, pooled.append, seen.append, "a test")
+    return pooled, here, seen
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_every_unit_runs_once_and_every_process_takes_some(workers):
+    units = [(with_work, (tagged_square, x, 0.02), x) for x in range(1, 41) if x != 13]
+    pooled, here, seen = run(units, workers)
+    squares = sorted([r[0][0] for r in pooled] + [x * x for x in here])
+    assert squares == [x * x for x in range(1, 41) if x != 13]
+    assert here and pooled  # this process and the pool's both took units
+    assert len({r[1][0] for r in pooled}) <= workers - 1 and os.getpid() not in {r[1][0] for r in pooled}
+    assert seen[-1] == sum(range(1, 41)) - 13 and seen == sorted(seen)  # progress: bytes done
+
+
+def test_each_process_claims_its_units_in_input_order():
+    units = [(with_work, (tagged_square, x, 0.01), 1) for x in range(1, 31) if x != 13]
+    pooled, here, _ = run(units)
+    assert here == sorted(here)  # the pool's results are taken as published, in any order
+    assert sorted(r[0][0] for r in pooled) == sorted(x * x for x in range(1, 31) if x not in here + [13])
+
+
+@pytest.mark.parametrize("bad_unit", [1, 6, 20])
+def test_a_failing_unit_raises_wherever_it_ran_and_no_unit_is_claimed_after(bad_unit):
+    units = [(with_work, (tagged_square, 13 if x == bad_unit else x, 0.02), 1) for x in range(1, 21)]
+    with pytest.raises(ValueError, match="thirteen"):
+        run(units)
+
+
+def test_no_units_and_fewer_units_than_processes():
+    assert run([]) == ([], [], [0])
+    pooled, here, _ = run([(with_work, (tagged_square, 3, 0.0), 1)], workers=3)
+    assert [r[0][0] for r in pooled] + [x * x for x in here] == [9]
+
+
+@settings(max_examples=examples(8), deadline=None)
+@given(text=mixed_text(), chunk=st.integers(1, 64), workers=st.integers(2, 3))
+def test_claimed_counting_equals_one_worker(tmp_path_factory, text, chunk, workers):
+    path = tmp_path_factory.mktemp("claims") / "corpus.txt"
+    path.write_bytes((text + EOT + text[::-1]).encode("utf-8"))
+    alone = count_words(str(path), [EOT], workers=1, chunk_size=chunk)
+    assert count_words(str(path), [EOT], workers=workers, chunk_size=chunk) == alone
