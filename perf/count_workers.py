@@ -10,7 +10,8 @@ for the count section of perf/run.py.  It reports the wall time, the CPU
 seconds of the main process (``getrusage``, from the call on) and of its
 workers (their sum, and the busiest one's from ``/proc``), and the load
 average.  Runs alternate (tree A w1, tree A w2, tree B w1, ...) and the
-medians of ``--repeats`` are printed.
+medians of ``--repeats`` are printed; ``paired x`` is the median of each round's
+w1 wall over its w2 wall (``paired_speedup``).
 
 On a machine shared with other work the wall ratio is what the load left
 over; the CPU columns are not.  ``cpu bound`` is the ratio a quiet 2-core
@@ -112,6 +113,14 @@ def summary(runs, workers):
     return row
 
 
+def paired_speedup(ones, twos):
+    """The median over rounds of one round's w1 wall over its w2 wall: the two run back
+    to back, so a machine whose speed drifts during the runs (seen: w1 from 4.7 s to
+    3.0 s over eleven rounds) moves both alike, where the ratio of the medians mixes
+    rounds."""
+    return statistics.median(a["wall"] / b["wall"] for a, b in zip(ones, twos))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", default="english_medium")
@@ -153,8 +162,8 @@ def main(argv=None):
     out = {"corpus": args.corpus, "repeats": args.repeats, "interpreter": sys.version.split()[0], "trees": {}}
     print("\n%s, medians of %d (CPU in seconds)" % (args.corpus, args.repeats))
     print(
-        "  %-40s %7s %7s %9s %9s %9s %10s %6s"
-        % ("tree", "w1 wall", "w2 wall", "wall x", "w1 cpu", "w2 cpu", "cpu bound", "load")
+        "  %-40s %7s %7s %9s %9s %9s %9s %10s %6s"
+        % ("tree", "w1 wall", "w2 wall", "wall x", "paired x", "w1 cpu", "w2 cpu", "cpu bound", "load")
     )
     for tree in trees:
         one, two = summary(runs[tree, 1], 1), summary(runs[tree, 2], 2)
@@ -162,16 +171,19 @@ def main(argv=None):
             "w1": one,
             "w2": two,
             "wall_speedup": one["wall"] / two["wall"],
+            "paired_speedup": paired_speedup(runs[tree, 1], runs[tree, 2]),
             "cpu_bound_speedup": one["main_cpu"] / two["busiest_cpu"],
+            "runs": {"w1": runs[tree, 1], "w2": runs[tree, 2]},
         }
         out["trees"][tree] = row
         print(
-            "  %-40s %7.2f %7.2f %8.2fx %9.2f %9.2f %9.2fx %6.1f"
+            "  %-40s %7.2f %7.2f %8.2fx %8.2fx %9.2f %9.2f %9.2fx %6.1f"
             % (
                 tree[-40:],
                 one["wall"],
                 two["wall"],
                 row["wall_speedup"],
+                row["paired_speedup"],
                 one["main_cpu"],
                 two["main_cpu"] + two["workers_cpu"],
                 row["cpu_bound_speedup"],

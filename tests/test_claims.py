@@ -8,11 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import examples, mixed_text
+from test_units import square_slowly, with_work
 
 from refbpe.corpus.claims import run_claimed
 from refbpe.corpus.count import count_words
-
-from test_units import square_slowly, with_work
 
 EOT = "<|endoftext|>"
 
@@ -72,3 +71,22 @@ def test_claimed_counting_equals_one_worker(tmp_path_factory, text, chunk, worke
     path.write_bytes((text + EOT + text[::-1]).encode("utf-8"))
     alone = count_words(str(path), [EOT], workers=1, chunk_size=chunk)
     assert count_words(str(path), [EOT], workers=workers, chunk_size=chunk) == alone
+
+
+def test_more_units_than_claimed_ones_are_handed_out_as_cut(tmp_path, monkeypatch):
+    import refbpe.corpus.claims as claims
+    import refbpe.corpus.count as count
+
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(("low lower lowest, newer newest\n" * 200).encode("utf-8"))
+    alone = count_words(str(path), [EOT], workers=1, chunk_size=64)
+    claimed = []
+    monkeypatch.setattr(
+        count,
+        "run_claimed",
+        lambda units, *a, **k: claimed.append(len(units)) or claims.run_claimed(units, *a, **k),
+    )
+    assert count_words(str(path), [EOT], workers=2, chunk_size=64) == alone and claimed
+    monkeypatch.setattr(count, "CLAIMED_UNITS", 3)
+    claimed.clear()
+    assert count_words(str(path), [EOT], workers=2, chunk_size=64) == alone and not claimed

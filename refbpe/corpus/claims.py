@@ -14,13 +14,16 @@ units are its small ones (``units``' taper), so the processes end within a
 small unit of each other.
 
 Why claimed (instead of ``pool.run_units`` handing units out from this
-process): a pool process waited about 50 ms between units for this one's
-manager thread to see its result and submit the next, while this one
-counted.  Claimed, it goes straight on.  Tried and dropped: this process
-claiming from the back of the list (the small units) and the pool from the
-front; the two met on large units and the pool process sat idle for the
-last 0.37 s of a 2.4 s run.  perf/count_workers.py measures the 1 -> 2
-worker speed-up; docs/performance.md has the figures.
+process, which ``count`` still does for streams and very many units): a pool
+process waited for this one's manager thread to see its result and submit
+the next unit, while this one counted.  Claimed, it goes straight on.
+english_medium with 2 workers under PyPy (perf/count_workers.py --repeats 11
+--trees BEFORE,AFTER, twice): each round's two-worker wall time 3.5% lower
+(the median of the rounds' ratios), the 1 -> 2 worker speed-up 1.66x -> 1.77x
+and 1.52x -> 1.74x (``paired x``).  Tried and dropped: this process claiming
+from the back of the list (the small units) and the pool from the front; the
+two met on large units, and one process sat idle for the length of one at
+the end.
 
 Every unit is claimed exactly once (the counter only grows, under the
 lock); the sums do not depend on which process counted what.  An error in
@@ -28,8 +31,9 @@ any process closes the counter (no unit is claimed after it) and is raised
 here; a dead pool process is the pool's ``WorkerError``
 (``pool.pool_session``).  Progress is the bytes of the units finished,
 summed in the second shared value.  Memory: one unit in flight per process,
-and the results published and not yet taken (those the pool finished while
-this process counted one unit).
+the list of units (at most ``count.CLAIMED_UNITS``), and the results
+published and not yet taken (those the pool finished while this process
+counted one unit).
 """
 
 import concurrent.futures

@@ -21,9 +21,9 @@ chunk size and the word table, not by the corpus.  ``count_words`` takes any
 pool (``pool``) of ``workers - 1`` processes, the main process counting its
 share of the units too (a unit it counts is added to its tables as it is,
 never packed: ``_Tables``), or in-process for one worker or one unit.  The
-units of regular files are claimed by the processes themselves from a
-shared counter (``claims``); stream chunks, read here, are handed out from
-here (``pool.run_units`` with ``here``).
+units of regular files (up to ``CLAIMED_UNITS`` of them) are claimed by the
+processes themselves from a shared counter (``claims``); stream chunks, read
+here, are handed out from here (``pool.run_units`` with ``here``).
 
 Worker results travel as flat arrays and one joined ``bytes`` instead of a
 pickled dict (``pack_counts`` gives the reason, measured by perf/bench_pickle.py); in refbpe's own pool
@@ -58,6 +58,11 @@ __all__ = [
 ]
 
 DEFAULT_CHUNK_SIZE = None  # chosen per input by _unit_size
+
+# Regular files of at most this many units are claimed (``claims``): the list is made before
+# any counting starts, a few small reads per unit (a file each for many small files); more
+# units are handed out as they are cut (``pool.run_units``), so that work starts at once.
+CLAIMED_UNITS = 1 << 14
 
 
 def _unit_size(total, workers):
@@ -275,9 +280,14 @@ def count_words(
         if progress:
             progress(done[0], total)
 
+    claimed = None
     if executor is None and workers > 1 and not single and total is not None and executor_data == "path":
+        claimed = list(itertools.islice(units, CLAIMED_UNITS + 1))
+        if len(claimed) > CLAIMED_UNITS:
+            units, claimed = itertools.chain(claimed, units), None
+    if claimed is not None:
         run_claimed(
-            list(units),
+            claimed,
             workers,
             tables.count_unit,
             lambda packed: unpack_counts(packed, tables.small, tables.counts),

@@ -11,17 +11,18 @@ same code path.  Results of a 1 MiB chunk are about 0.5 MB.)
 So the pool's messages are kept small: a worker writes its packed counts
 (``count.pack_counts``) to a file in a private spool directory and returns
 the file's name (or, claiming its own units, ``claims``, publishes it there
-under the unit's number: written under another name, then renamed), and a chunk read from a stream (stdin, gzip) goes to the
-worker the same way.  A dead worker then only ever stops between messages,
-and the pool notices it through its process sentinel (measured: 0 hangs in
-70 runs with a worker killed, against 2 in 12 before, by running
-tests/test_robustness.py's killed-worker test 70 times).  The files live in
-the page cache for the moment between write and read, and the pool's
-pickling of large results is gone: english_medium with 2 PyPy workers counts
-in 1.9-2.2 s against 2.2-2.5 s through the pipe on a quiet machine (perf/micro.py
-spool-vs-pipe; it also prints the CPU seconds of all processes, 5% fewer
-through the spool).  The directory is removed when
-the run ends, however it ends (``pool.pool_session``).
+under the unit's number: written under another name, then renamed), and a
+chunk read from a stream (stdin, gzip) goes to the worker the same way.  A
+dead worker then only ever stops between messages, and the pool notices it
+through its process sentinel (measured: 0 hangs in 70 runs with a worker
+killed, against 2 in 12 before, by running tests/test_robustness.py's
+killed-worker test 70 times).  The files live in the page cache for the
+moment between write and read, and the pool's pickling of large results is
+gone: english_medium with 2 PyPy workers counts in 1.9-2.2 s against 2.2-2.5
+s through the pipe on a quiet machine (perf/micro.py spool-vs-pipe; it also
+prints the CPU seconds of all processes, 5% fewer through the spool).  The
+directory is removed when the run ends, however it ends
+(``pool.pool_session``).
 
 The spool is a pure transport: it knows files and packed parts, not what a
 worker computes (``pool.submit`` passes the work units' functions to
