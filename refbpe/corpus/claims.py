@@ -18,12 +18,12 @@ process, which ``count`` still does for streams and very many units): a pool
 process waited for this one's manager thread to see its result and submit
 the next unit, while this one counted.  Claimed, it goes straight on.
 english_medium with 2 workers under PyPy (perf/count_workers.py --repeats 11
---trees BEFORE,AFTER, twice): each round's two-worker wall time 3.5% lower
-(the median of the rounds' ratios), the 1 -> 2 worker speed-up 1.66x -> 1.77x
-and 1.52x -> 1.74x (``paired x``).  Tried and dropped: this process claiming
-from the back of the list (the small units) and the pool from the front; the
-two met on large units, and one process sat idle for the length of one at
-the end.
+--trees BEFORE,AFTER, three runs): the 1 -> 2 worker speed-up (``paired x``)
+1.52-1.66x before, 1.74-1.77x after, a gain of a few per cent at most once
+the noise is allowed for (docs/performance.md).  Tried and dropped: this
+process claiming from the back of the list (the small units) and the pool
+from the front; the two met on large units, and one process sat idle for the
+length of one at the end.
 
 Every unit is claimed exactly once (the counter only grows, under the
 lock); the sums do not depend on which process counted what.  An error in
