@@ -3,6 +3,7 @@ for regular files.  Each unit runs once, in one process; errors come back; the s
 one worker's."""
 
 import os
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -16,16 +17,24 @@ from refbpe.corpus.count import count_words
 EOT = "<|endoftext|>"
 
 
-def tagged_square(x, pause):
-    """``square_slowly`` with the pid of the process that ran it (a pool process's result)."""
+def tagged_square(x, pause, flag=None):
+    """``square_slowly`` with the pid of the process that ran it (a pool process's result);
+    ``flag``: a file created first, to say that a pool process has started."""
+    if flag is not None:
+        open(flag, "a").close()
     return square_slowly(x, pause) + ([os.getpid()],)
 
 
-def run(units, workers=2):
-    """(pool results, units run here, progress seen) of ``run_claimed`` over ``units``."""
+def run(units, workers=2, flag=None):
+    """(pool results, units run here, progress seen) of ``run_claimed`` over ``units``;
+    with ``flag``, this process's first unit waits until a pool process has run one
+    (a pool started by ``forkserver`` under load may otherwise find every unit taken)."""
     pooled, here, seen = [], [], []
 
-    def here_square(x, pause):
+    def here_square(x, pause, flag=None):
+        deadline = time.time() + 60
+        while flag is not None and not here and not os.path.exists(flag) and time.time() < deadline:
+            time.sleep(0.01)
         here.append(x)
         return square_slowly(x, pause)
 
@@ -34,8 +43,9 @@ def run(units, workers=2):
 
 
 @pytest.mark.parametrize("workers", [2, 3])
-def test_every_unit_runs_once_and_every_process_takes_some(workers):
-    units = [(with_work, (tagged_square, x, 0.02), x) for x in range(1, 41) if x != 13]
+def test_every_unit_runs_once_and_every_process_takes_some(workers, tmp_path):
+    flag = str(tmp_path / "pool-started")
+    units = [(with_work, (tagged_square, x, 0.02, flag), x) for x in range(1, 41) if x != 13]
     pooled, here, seen = run(units, workers)
     squares = sorted([r[0][0] for r in pooled] + [x * x for x in here])
     assert squares == [x * x for x in range(1, 41) if x != 13]
