@@ -75,7 +75,7 @@ def run_claimed(units, workers, here, on_result, on_progress, what, warm_up=None
 
     with pool_session(executor, True, spool, what, lambda: futures):
         try:
-            futures = [executor.submit(_run_claimed, units, spool.path) for _ in range(workers - 1)]
+            futures = [executor.submit(_claim_in_pool, units, spool.path) for _ in range(workers - 1)]
             while True:
                 k = _claim(shared, len(units))
                 if k is None:
@@ -91,17 +91,16 @@ def run_claimed(units, workers, here, on_result, on_progress, what, warm_up=None
                     futures, timeout=0.05, return_when=concurrent.futures.FIRST_EXCEPTION
                 )
                 _raise_pool_error(finished)
-                take_ready()
+                take_ready()  # a pool process has published all it ran before its future completes
                 on_progress(shared[_DONE])
                 if not running:
                     break
         except BaseException:
             _close(shared, len(units))
             raise
-        take_ready()
 
 
-def _run_claimed(units, directory):
+def _claim_in_pool(units, directory):
     """In a pool process: the units it claims, each result published."""
     shared = _SHARED
     while True:

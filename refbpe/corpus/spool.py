@@ -68,15 +68,15 @@ def run_spooled(directory, func, args):
     return _write(directory, func(*args), ".counts")
 
 
+READY = ".ready"  # the suffix of a file ``publish`` has finished
+
+
 def publish(directory, packed, name):
     """In a worker: ``packed`` written to ``directory/name + READY``, whole when it appears
     there (written under another name, then renamed: ``ready`` lists only whole files)."""
     path = os.path.join(directory, name + READY)
     os.rename(_write(directory, packed, ".part"), path)
     return path
-
-
-READY = ".ready"
 
 
 def ready(directory):
