@@ -78,6 +78,17 @@ def test_no_restart_unless_every_condition_holds(execs, monkeypatch):
     assert execs == []
 
 
+def test_a_nursery_smaller_than_asked_for_restarts_too(execs, monkeypatch):
+    """Where PyPy sized its nursery from a small reported cache (512 KB from 1 MiB), the
+    settings are applied all the same: the same on every machine."""
+    monkeypatch.setattr(pypy_gc, "_nursery_bytes", lambda: 512 << 10)
+    pypy_gc.restart_with_small_nursery([MAIN, "encode", "m", "big.txt"], pypy_gc.RESTART_FROM)
+    train = pypy_gc.TRAIN_GC_SETTINGS
+    pypy_gc.restart_with_small_nursery([MAIN, "train", "big.txt"], pypy_gc.TRAIN_RESTART_FROM, train)
+    assert [env["PYPY_GC_NURSERY"] for _, _, env in execs] == ["4MB", "16MB"]
+    assert execs[0][2]["PYPY_GC_MAJOR_COLLECT"] == pypy_gc.GC_SETTINGS["PYPY_GC_MAJOR_COLLECT"]
+
+
 def test_train_restarts_with_its_own_settings_unless_the_nursery_is_that_small(execs, monkeypatch):
     train = pypy_gc.TRAIN_GC_SETTINGS
     pypy_gc.restart_with_small_nursery([MAIN, "train", "big.txt"], pypy_gc.RESTART_FROM, train)
@@ -104,7 +115,7 @@ def _pypy():
 
 
 def test_a_restarted_encoding_reads_stdin_and_writes_the_same_ids(tmp_path):
-    """Under PyPy a stream restarts the command (where PyPy's nursery is above 4 MB): stdin,
+    """Under PyPy a stream restarts the command (where PyPy's nursery is not 4 MB): stdin,
     untouched until then, is read by the restarted process and the ids are the same."""
     text = ("The cat sat on the mat. Привет, мир! 中文 12345\n" * 300).encode("utf-8")
     model = cs336_path("gpt2_vocab.json")
@@ -222,7 +233,7 @@ def test_the_entry_passes_its_own_command_line_to_the_early_restart(tmp_path, mo
 
 
 def test_a_restarted_training_reads_stdin_and_writes_the_same_model(tmp_path):
-    """Under PyPy, ``train -`` restarts before reading (where PyPy's nursery is above 16 MB); the
+    """Under PyPy, ``train -`` restarts before reading (where PyPy's nursery is not 16 MB); the
     model equals the one trained on the same text from a file in this process."""
     text = ("The cat sat on the mat. Привет, мир! 中文 12345\n" * 300).encode("utf-8")
     corpus = tmp_path / "c.txt"

@@ -8,7 +8,7 @@ verify and certify read (their model, the reference word counts); each
 subcommand is one module with ``register(subparsers)`` and ``run(args)``:
 ``train``, ``count``, ``encode``, ``decode``, ``stats``, ``show``, ``split``,
 ``convert``, ``verify``, ``certify``, ``fuzz``, ``conformance``; ``pypy_gc``
-restarts a long ``encode``, ``train`` or ``verify`` under PyPy with a small nursery, and
+restarts a long ``encode``, ``train`` or ``verify`` under PyPy with the nursery it was tuned for, and
 ``pypy_jit`` raises PyPy's JIT thresholds for ``verify``.
 
 This file imports only ``pypy_gc`` and ``pypy_jit`` (the standard library's modules): ``main``
