@@ -23,9 +23,16 @@ whole suite (user + sys of ``time`` around the first and last commands below, CP
 """
 
 import inspect
+import signal
 
 import pytest
 from support import cs336_path, shutdown_executors
+
+# The signal tests send SIGINT to the commands they start.  A suite started in the background
+# by a non-interactive shell inherits SIGINT ignored, and an ignored signal stays ignored across
+# exec: the commands would never see it.  Handled here, it is the default again in every child.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 PEER_MODULES = {"tiktoken", "tokenizers", "rustbpe", "numpy"}
 CLI_RUNNERS = {"run_main", "run_cli", "start_train", "refbpe.cli"}
