@@ -33,7 +33,7 @@ from harness import SPECIAL as EOT
 
 from refbpe.corpus.countfile import sum_counts
 from refbpe.formats import read_model
-from refbpe.train import train_from_counts
+from refbpe.learn.train import train_from_counts
 from refbpe.verify.certify import certify
 
 

@@ -22,7 +22,7 @@ both trees give the same output:
   process tree; merges compared.
 - ``encode``: ``perf/peers/encode_refbpe.py`` per tree, one process per run: a cold call on the
   first 8 MB of each corpus and a warm one on the next 8 MB (GPT-2 vocab); ids compared.
-- ``encode-inline``: both trees' ``refbpe.tokenizer`` in one process (each imported afresh);
+- ``encode-inline``: both trees' ``refbpe.encode.tokenizer`` in one process (each imported afresh);
   each round a new ``Tokenizer`` (GPT-2 vocab, empty caches) of each tree encodes the first
   8 MB, alternating: less noisy than separate processes on a busy machine.
 - ``merge``: the merge phase alone (``perf/merge_engine.py``'s inputs and child: word tables of
@@ -171,12 +171,12 @@ def mode_encode(args, trees, work):
 
 
 def load_tokenizer_module(tree):
-    """``refbpe.tokenizer`` of ``tree``, imported afresh (every refbpe module forgotten first)."""
+    """``refbpe.encode.tokenizer`` of ``tree``, imported afresh (every refbpe module forgotten first)."""
     for name in [m for m in sys.modules if m == "refbpe" or m.startswith("refbpe.")]:
         del sys.modules[name]
     sys.path.insert(0, tree)
     try:
-        return importlib.import_module("refbpe.tokenizer")
+        return importlib.import_module("refbpe.encode.tokenizer")
     finally:
         sys.path.pop(0)
 

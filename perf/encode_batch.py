@@ -65,7 +65,7 @@ def child(system, name, corpus, threads, mb, small_threshold):
         enc = tiktoken.get_encoding(name)
     else:
         import refbpe
-        from refbpe import batch
+        from refbpe.encode import batch
 
         enc = refbpe.get_encoding(name)
         if small_threshold:

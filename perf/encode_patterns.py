@@ -58,7 +58,7 @@ def worker_train(pattern, path, vocab, workers):
     sys.path.insert(0, PEERS)
     from _common import emit, merges_digest, now
 
-    from refbpe.train import train_bpe
+    from refbpe.learn.train import train_bpe
 
     report = {}
     t0 = now()

@@ -46,10 +46,11 @@ def _utf8_part(path, start, size):
 def child(name, path, size, cache_limit):
     cpu = time.process_time
     c = cpu()
-    from refbpe import Tokenizer, tokenizer
-    from refbpe.formats.registry import encoding_files
+    from refbpe import Tokenizer
+    from refbpe.encode import tokenizer
+    from refbpe.encode.piece_cuts import PieceCuts
+    from refbpe.encodings.registry import encoding_files
     from refbpe.formats.tiktoken import merges_from_ranks, read_ranks
-    from refbpe.piece_cuts import PieceCuts
 
     imported = cpu() - c
     if cache_limit:

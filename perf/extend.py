@@ -19,7 +19,7 @@ from harness import SPECIAL, corpus, timed
 
 from refbpe.corpus.count import count_words
 from refbpe.formats import Model
-from refbpe.train import train_from_counts
+from refbpe.learn.train import train_from_counts
 
 
 def main():

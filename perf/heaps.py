@@ -87,8 +87,8 @@ from harness import (
 from refbpe.corpus.count import count_chunk, count_words, unpack_counts
 from refbpe.corpus.countfile import read_counts, write_counts
 from refbpe.corpus.io import iter_chunks
+from refbpe.learn.train import train_from_counts
 from refbpe.pretokenize.gpt2 import add_small_counts
-from refbpe.train import train_from_counts
 
 MIB = 1 << 20
 

@@ -1,4 +1,4 @@
-"""The merge phase alone, in-process: seconds and peak memory of ``refbpe.merge.learn_merges``.
+"""The merge phase alone, in-process: seconds and peak memory of ``refbpe.learn.merge.learn_merges``.
 
     .venv-pypy/bin/python perf/merge_engine.py                     # this tree
     .venv-pypy/bin/python perf/merge_engine.py --long --repeats 1  # and the generated long words
@@ -28,7 +28,7 @@ from refbpe.corpus.count import count_words
 
 CHILD = r"""
 import hashlib, pickle, random, resource, sys, time
-from refbpe.merge import learn_merges
+from refbpe.learn.merge import learn_merges
 source, vocab = sys.argv[1], int(sys.argv[2])
 if source == "long-a":
     counts = {b"a" * 20000000: 1}

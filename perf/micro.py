@@ -10,7 +10,7 @@ input from the shared corpora (found by ``perf/harness.py``).  The trick is the 
 code where the comment sits on a function (``Tokenizer._encode_piece``, ``_encode_bytes``,
 ``count_pretokens``); the alternative is written out here, small.
 ``merge-*`` run a self-contained copy of the merge engine (checked once against
-``refbpe.merge.learn_merges``) with one trick switched; ``pretokenize-inline`` compiles the
+``refbpe.learn.merge.learn_merges``) with one trick switched; ``pretokenize-inline`` compiles the
 source of ``piece_ends`` as it is and edited to call a helper; ``count-chunk-size`` runs
 ``python -m refbpe count`` in fresh processes (the count time of its ``--report``);
 ``pack-counts`` runs ``perf/bench_pickle.py``.
@@ -127,7 +127,7 @@ _GPT2 = {}
 def gpt2():
     """A Tokenizer with the GPT-2 vocab and merges (shared data)."""
     if not _GPT2:
-        from refbpe.tokenizer import Tokenizer
+        from refbpe.encode.tokenizer import Tokenizer
 
         _GPT2["t"] = Tokenizer.from_files(*GPT2_FILES)
     return _GPT2["t"]
@@ -245,11 +245,11 @@ def encode_child(script, *args):
 
 _ENCODE_PARTS_CHILD = """
 import hashlib, os, sys, time
-import refbpe.tokenizer
-from refbpe.tokenizer import Tokenizer
+import refbpe.encode.tokenizer
+from refbpe.encode.tokenizer import Tokenizer
 name, path, mb, cut = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4] == "parts"
 if not cut:  # the alternative: no piece is long enough to be cut, every piece encoded whole
-    refbpe.tokenizer._CUT_FROM = 1 << 62
+    refbpe.encode.tokenizer._CUT_FROM = 1 << 62
 tok = Tokenizer.from_tiktoken(name)
 size = int(mb * 1e6)
 with open(path, "rb") as f:
@@ -288,11 +288,11 @@ def bench_encode_parts(args):
 
 _LONG_HAN_CHILD = """
 import hashlib, random, sys, time
-import refbpe.tokenizer
-from refbpe.tokenizer import Tokenizer
+import refbpe.encode.tokenizer
+from refbpe.encode.tokenizer import Tokenizer
 path, which, cut = sys.argv[1], sys.argv[2], sys.argv[3] == "parts"
 if not cut:
-    refbpe.tokenizer._CUT_FROM = 1 << 62
+    refbpe.encode.tokenizer._CUT_FROM = 1 << 62
 tok = Tokenizer.from_tiktoken("o200k_base")
 if which == "real":  # the chinese corpus's Han characters, all else dropped: one piece
     with open(path, encoding="utf-8") as f:
@@ -443,7 +443,7 @@ def pieces_int_keys(word_counts, spanned):
 @case("superbpe-cut", "merge.py _pieces: SuperBPE's stage-2 words of english_medium cut into pieces", 3, 1)
 def bench_superbpe_cut(args):
     from refbpe.corpus.sequences import count_texts
-    from refbpe.merge import _pieces, _spanned_bigrams, learn_merges
+    from refbpe.learn.merge import _pieces, _spanned_bigrams, learn_merges
 
     data = corpus("english_medium")
     stage2 = count_texts([data], "lines", (), "superbpe-stage2")
@@ -677,12 +677,12 @@ def merge_runs(args, variants, heap_seconds=None):
     """Runs of mini_learn on english_small's word counts (checked once against learn_merges)."""
     if not _WORDS:
         from refbpe.corpus.count import count_words
-        from refbpe.merge import learn_merges
+        from refbpe.learn.merge import learn_merges
 
         path = corpus_path("english_small")
         _WORDS["w"] = words = count_words([path], special_tokens=["<|endoftext|>"], workers=1)
         if mini_learn(words, args.merges)[0] != learn_merges(words, args.merges):
-            raise AssertionError("the engine copy here no longer matches refbpe.merge.learn_merges")
+            raise AssertionError("the engine copy here no longer matches refbpe.learn.merge.learn_merges")
 
     def run(label, kw):
         merges, in_heap = mini_learn(_WORDS["w"], args.merges, **kw)
@@ -721,7 +721,7 @@ def link_by_extend(word_counts, ids):
     """The alternative to merge._link_words' fill: extend the arrays word by word."""
     from array import array
 
-    from refbpe.merge import SEP, _index_type, _zeros
+    from refbpe.learn.merge import SEP, _index_type, _zeros
 
     words = [(w, n) for w, n in word_counts.items() if len(w) > 1 and n > 0]
     size = 1 + sum(len(w) + 1 for w, _ in words)
@@ -746,7 +746,7 @@ def link_by_extend(word_counts, ids):
 @case("merge-link-fill", "merge.py _link_words, '2x' cold: arrays filled in place vs extended per word", 1, 0)
 def bench_merge_link_fill(args):
     from refbpe.corpus.count import count_words
-    from refbpe.merge import _link_words
+    from refbpe.learn.merge import _link_words
 
     words = count_words([corpus_path("english_medium")], special_tokens=["<|endoftext|>"], workers=2)
     runs = [
@@ -801,7 +801,7 @@ def write_pieces(pieces, write):
 
 @case("write-large", "atomic.py _write_piece: 20 MB pieces written raw vs through the buffered file", 5, 1)
 def bench_write_large(args):
-    from refbpe.atomic import _write_piece
+    from refbpe._util.atomic import _write_piece
 
     pieces = [bytes([97 + k]) * (20 * MB) for k in range(8)]
     runs = [
@@ -952,7 +952,7 @@ def written(write, *args):
 def bench_trace_write(args):
     from refbpe.corpus.count import count_words
     from refbpe.formats.trace import trace_records, write_trace, write_training_trace
-    from refbpe.train import train_from_counts
+    from refbpe.learn.train import train_from_counts
 
     words = count_words([corpus_path("english_small")], special_tokens=["<|endoftext|>"], workers=2)
     trace = []
@@ -994,7 +994,7 @@ def overlay_checks(counts, delta, merges, one_scan):
 
 @case("overlay-top", "replay.py top_excluding: overlay checks, one scan vs best() + tied_keys", 5, 1, "self")
 def bench_overlay_top(args):
-    from refbpe.train import train_from_counts
+    from refbpe.learn.train import train_from_counts
     from refbpe.verify.variants import Readings, count_variant
 
     text = corpus("english_small").decode("utf-8")

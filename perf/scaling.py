@@ -22,7 +22,7 @@ import time
 from harness import SPECIAL, corpus, save_json, timed
 
 from refbpe.corpus.count import count_words
-from refbpe.merge import learn_merges
+from refbpe.learn.merge import learn_merges
 
 
 def median_time(fn, repeats):

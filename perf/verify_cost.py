@@ -33,7 +33,7 @@ from harness import INTERPRETERS, ROOT, corpus, measure, tree_env
 from harness import SPECIAL as EOT
 
 from refbpe.formats import write_model
-from refbpe.train import build_vocab, train_from_counts
+from refbpe.learn.train import build_vocab, train_from_counts
 from refbpe.verify import PairReplay, count_variant
 
 

@@ -9,24 +9,16 @@ The tree is the pipeline:
     ``pretokenize``  split patterns: hand-written scanners over pinned Unicode tables
     ``specials``     split text on special tokens first
     ``corpus``       inputs read in safe chunks, counted in parallel, count files, id files
-    ``merge``        the merge engine (heap with lazy deletion, inverted index)
-    ``train``        ``train_bpe`` and friends: counting, then merging, then the vocab
-    ``profiles``     trainers' conventions (cs336, rustbpe, hf)
-    ``extend``       continuing a model: its merges replayed, its ids kept
-    ``tokenizer``    encode and decode
-    ``piece_cuts``   where a pre-token may be cut without changing its ids
-    ``tiktoken_api`` tiktoken's ``Encoding`` on the tokenizer's engine, encodings by name
-    ``encoding_models``  which encoding an OpenAI model uses (``encoding_for_model``)
-    ``batch``        a function over a list of texts in forked worker processes
+    ``learn``        learning the merges: the engine, the trainers, profiles, extend
+    ``encode``       the tokenizer: encode and decode, piece cuts, batches
+    ``encodings``    tiktoken's ``Encoding`` API, encodings by name, their cache, the model table
     ``formats``      every model format, one module each
     ``analysis``     compression figures and token boundaries of a trained model
     ``naive``        the short, slow oracle the tests hold the fast code to
     ``verify``       comparing another implementation with the reference
     ``fuzz``         generating inputs that break other implementations, and the conformance pack
     ``testing``      the fuzzer's strategies and the reference as assertions, for other projects' tests
-    ``atomic``       files written atomically
-    ``lists``        an empty list with room reserved (PyPy), for the scanners and the encoder
-    ``quoting``      user bytes in an error message, escaped and short
+    ``_util``        small private helpers: atomic files, reserved lists, quoting in messages
     ``cli``          the command line, a layer on top that the library never imports
 
 ``__all__`` is the public API, described in ``docs/api.md``: the trainers, counting
@@ -35,7 +27,7 @@ and word-count files, ``Tokenizer``, the split patterns, and model files.
 Importing the package is cheap: each name is imported from its module on first use
 (PEP 562's module ``__getattr__``), so ``refbpe train`` can restart under PyPy
 (``cli/pypy_gc.py``) before paying for the modules, about 0.2 CPU seconds there
-(``perf/startup.py``).  ``refbpe.formats``, ``refbpe.tokenizer`` and the other
+(``perf/startup.py``).  ``refbpe.formats``, ``refbpe.encode.tokenizer`` and the other
 modules load on first attribute access as well, as they did when this file imported them.
 """
 
@@ -47,12 +39,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # for type checkers and readers: where each name lives
     from .corpus.count import count_words
     from .corpus.countfile import read_counts, write_counts
-    from .encoding_models import encoding_for_model, encoding_name_for_model
+    from .encode.tokenizer import Tokenizer
+    from .encodings.api import Encoding, get_encoding, list_encoding_names
+    from .encodings.models import encoding_for_model, encoding_name_for_model
     from .formats import FORMATS, Model, read_model, write_model
+    from .learn.train import train_bpe, train_from_count_files, train_from_counts, train_from_texts
     from .pretokenize import Pattern, get_pattern, pattern_names
-    from .tiktoken_api import Encoding, get_encoding, list_encoding_names
-    from .tokenizer import Tokenizer
-    from .train import train_bpe, train_from_count_files, train_from_counts, train_from_texts
 
 __version__ = "0.1.0"
 
@@ -85,8 +77,8 @@ _HOMES = {
     "count_words": ".corpus.count",
     "read_counts": ".corpus.countfile",
     "write_counts": ".corpus.countfile",
-    "encoding_for_model": ".encoding_models",
-    "encoding_name_for_model": ".encoding_models",
+    "encoding_for_model": ".encodings.models",
+    "encoding_name_for_model": ".encodings.models",
     "FORMATS": ".formats",
     "Model": ".formats",
     "read_model": ".formats",
@@ -94,14 +86,14 @@ _HOMES = {
     "Pattern": ".pretokenize",
     "get_pattern": ".pretokenize",
     "pattern_names": ".pretokenize",
-    "Encoding": ".tiktoken_api",
-    "get_encoding": ".tiktoken_api",
-    "list_encoding_names": ".tiktoken_api",
-    "Tokenizer": ".tokenizer",
-    "train_bpe": ".train",
-    "train_from_count_files": ".train",
-    "train_from_counts": ".train",
-    "train_from_texts": ".train",
+    "Encoding": ".encodings.api",
+    "get_encoding": ".encodings.api",
+    "list_encoding_names": ".encodings.api",
+    "Tokenizer": ".encode.tokenizer",
+    "train_bpe": ".learn.train",
+    "train_from_count_files": ".learn.train",
+    "train_from_counts": ".learn.train",
+    "train_from_texts": ".learn.train",
 }
 
 

@@ -6,7 +6,7 @@ applies every merge, in creation order, to every pre-token.  Tokens are kept as
 bookkeeping.  It is quadratic and meant for small inputs: the test suite proves
 the fast paths in ``merge`` and ``tokenizer`` equal to it.
 
-The trainer profiles (``refbpe.profiles``) are here as their rules, spelled out
+The trainer profiles (``refbpe.learn.profiles``) are here as their rules, spelled out
 again without the engine's renumbering trick: ``_ids`` lays out each profile's
 ids (HF's: special tokens, the alphabet by mapped character, merges) and the
 tie goes to the smallest pair of those ids (rustbpe, hf) or to the greatest
@@ -18,8 +18,8 @@ import re
 from collections import Counter
 
 from .formats.bytemap import decode_token, encode_token
+from .learn.profiles import ProfileLimit, get_profile
 from .pretokenize.patterns import get_pattern
-from .profiles import ProfileLimit, get_profile
 from .specials import special_pattern, split_specials
 
 __all__ = [
@@ -73,7 +73,7 @@ def naive_train_bpe_from_counts(
     ``profile`` is ``cs336``, ``rustbpe`` or ``hf``; ``initial_alphabet`` (hf) is a
     list of byte values; ``min_frequency`` stops before a pair seen fewer times.
     ``extend``: merges applied first, in order, whatever the counts say (the
-    definition in ``refbpe.extend``); ids are the profile's own layout.
+    definition in ``refbpe.learn.extend``); ids are the profile's own layout.
     ``superbpe``: SuperBPE's stage 2 on these (stage-2) counts, ``extend`` the
     stage-1 merges: hf's rules, except that an inherited merge whose pair never
     occurred is left out, and a pair whose token holds ``b": "`` or more than four

@@ -28,7 +28,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from refbpe import merge
+from refbpe.learn import merge
 from refbpe.testing.atoms import (  # noqa: F401 (the suite imports them from here)
     COMBINING,
     CONTRACTIONS,
@@ -265,7 +265,7 @@ _GPT2 = {}
 
 def gpt2_tokenizer(special_tokens=("<|endoftext|>",)):
     """The GPT-2 tokenizer of the shared CS336 files (with ``special_tokens``), loaded once."""
-    from refbpe.tokenizer import Tokenizer
+    from refbpe.encode.tokenizer import Tokenizer
 
     key = tuple(special_tokens)
     if key not in _GPT2:

@@ -15,10 +15,16 @@ from refbpe.analysis.stats import corpus_stats
 from refbpe.corpus.count import count_words
 from refbpe.corpus.countfile import read_counts
 from refbpe.corpus.encode import encode_to_file, iter_encoded
+from refbpe.encode.tokenizer import Tokenizer
 from refbpe.formats import read_model, write_model
+from refbpe.learn.train import (
+    count_corpus,
+    train_bpe,
+    train_from_count_files,
+    train_from_counts,
+    train_from_texts,
+)
 from refbpe.naive import naive_train_bpe, naive_train_bpe_from_counts, naive_train_from_texts
-from refbpe.tokenizer import Tokenizer
-from refbpe.train import count_corpus, train_bpe, train_from_count_files, train_from_counts, train_from_texts
 
 BYTES = {i: bytes([i]) for i in range(256)}
 
@@ -94,7 +100,7 @@ def _public_objects():
 
 
 # The modules defining the public names, and the merge engine's (its example is the engine's shape).
-DOCTEST_MODULES = sorted({obj.__module__ for obj in _public_objects().values()} | {"refbpe.merge"})
+DOCTEST_MODULES = sorted({obj.__module__ for obj in _public_objects().values()} | {"refbpe.learn.merge"})
 
 
 @pytest.mark.parametrize("module", DOCTEST_MODULES)

@@ -27,7 +27,7 @@ def test_no_import_cycle():
 
 def _with_packages(graph):
     """``graph`` with an edge to each package an import runs the ``__init__`` of: ``from
-    .formats.model import X`` in ``refbpe.extend`` runs ``refbpe.formats`` first (its own
+    .formats.model import X`` in ``refbpe.learn.extend`` runs ``refbpe.formats`` first (its own
     packages are running already).  Not ``refbpe``: it imports its names on first use."""
     out = {}
     for module, edges in graph.items():

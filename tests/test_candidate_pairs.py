@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import examples
 
-from refbpe import merge
-from refbpe.merge import SEP, _count_candidate_pairs, _link_words, learn_merges
+from refbpe.learn import merge
+from refbpe.learn.merge import SEP, _count_candidate_pairs, _link_words, learn_merges
 from refbpe.naive import naive_train_bpe_from_counts
 
 words = st.dictionaries(

@@ -13,9 +13,9 @@ from support import IS_PYPY, corpus_path, cs336_path, examples, run_main
 
 from refbpe.formats import read_model
 from refbpe.formats.trace import read_trace, trace_records, write_trace, write_training_trace
-from refbpe.merge import learn_merges
+from refbpe.learn.merge import learn_merges
+from refbpe.learn.train import count_with_profile, train_from_counts
 from refbpe.naive import naive_step_checks, naive_trace
-from refbpe.train import count_with_profile, train_from_counts
 from refbpe.verify.certify import PROFILE_TIE_RULES, certify, render_certificate
 from refbpe.verify.traces import compare_traces, render_trace_comparison
 

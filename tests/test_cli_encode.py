@@ -10,8 +10,8 @@ from support import assert_one_line_error, cs336_path, run_main, write_file
 
 from refbpe import train_bpe
 from refbpe.corpus.idfile import npy_header, read_bin, read_npy
+from refbpe.encode.tokenizer import Tokenizer
 from refbpe.formats import encode_token, write_model_dir
-from refbpe.tokenizer import Tokenizer
 
 EOT = "<|endoftext|>"
 TEXT = (

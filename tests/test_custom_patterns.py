@@ -34,7 +34,9 @@ from support import (
 from refbpe.cli.model_argument import load_tokenizer
 from refbpe.corpus.count import count_words
 from refbpe.corpus.countfile import read_counts_pattern
+from refbpe.encode.tokenizer import Tokenizer
 from refbpe.formats import write_model_dir
+from refbpe.learn.train import train_from_texts
 from refbpe.pretokenize import _unicode_categories, _unicode_properties, _unicode_table, utf8_ranges
 from refbpe.pretokenize import patterns as patterns_module
 from refbpe.pretokenize.patterns import ALIASES, Pattern, get_pattern
@@ -42,8 +44,6 @@ from refbpe.pretokenize.regex_compile import UnmatchedText, compile_split_regex
 from refbpe.pretokenize.regex_syntax import RegexError
 from refbpe.pretokenize.unicode_classes import PinnedClasses, _runs_to_sets
 from refbpe.pretokenize.utf8_ranges import union
-from refbpe.tokenizer import Tokenizer
-from refbpe.train import train_from_texts
 
 NANOCHAT = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,2}| ?[^\s\p{L}\p{N}]++[\r\n]*|"""

@@ -13,8 +13,8 @@ from refbpe import train_bpe
 from refbpe.corpus.count import InputError
 from refbpe.corpus.encode import DocumentTally, encode_to_file, iter_encoded
 from refbpe.corpus.idfile import read_ids
+from refbpe.encode.tokenizer import Tokenizer
 from refbpe.pretokenize.patterns import pattern_names
-from refbpe.tokenizer import Tokenizer
 
 EOT = "<|endoftext|>"
 SPECIALS = [EOT, "<|x|>", "<|x|><|x|>"]

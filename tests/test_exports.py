@@ -27,8 +27,8 @@ from refbpe.formats import (
     tiktoken_special_tokens,
     write_model,
 )
+from refbpe.learn.train import build_vocab, train_from_counts
 from refbpe.pretokenize.gpt2 import GPT2_PATTERN
-from refbpe.train import build_vocab, train_from_counts
 from refbpe.verify.variants import count_variant
 
 REPO = REPO_ROOT

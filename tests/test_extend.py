@@ -1,4 +1,4 @@
-"""Extending a model (``refbpe.extend``, docs/extend.md): the definition, proven.
+"""Extending a model (``refbpe.learn.extend``, docs/extend.md): the definition, proven.
 
 - The prefix property, for every profile: training to N then extending to M on
   the same input equals training to M (merges and vocab; with special tokens,
@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 from support import REPLAY_ROUTES, examples, replay_route, run_main
 
 from refbpe.corpus.countfile import write_counts
-from refbpe.extend import keep_parent_ids, load_parent
 from refbpe.formats import Model, read_model, write_model
-from refbpe.merge import learn_merges
+from refbpe.learn.extend import keep_parent_ids, load_parent
+from refbpe.learn.merge import learn_merges
+from refbpe.learn.profiles import ProfileLimit
+from refbpe.learn.train import train_from_count_files, train_from_counts, train_from_texts
 from refbpe.naive import naive_train_bpe_from_counts
-from refbpe.profiles import ProfileLimit
-from refbpe.train import train_from_count_files, train_from_counts, train_from_texts
 
 PROFILES = ("cs336", "rustbpe", "hf")
 TIE_BYTES = [0x61, 0x62, 0x20, 0x0A, 0xFF, 0x80, 0x41]  # a b space newline 0xff 0x80 A

@@ -6,11 +6,11 @@ import base64
 
 import pytest
 
-import refbpe.tokenizer
+import refbpe.encode.tokenizer
+from refbpe.encode.tokenizer import Tokenizer
 from refbpe.formats.model import FormatError
 from refbpe.formats.tiktoken import read_tiktoken
 from refbpe.naive import naive_rank_encode
-from refbpe.tokenizer import Tokenizer
 
 
 def _ranks_file(tmp_path, tokens):
@@ -26,8 +26,8 @@ BYTES = [bytes([b]) for b in range(256)]
 def test_merges_are_rebuilt_only_when_asked_for(tmp_path, monkeypatch):
     path = _ranks_file(tmp_path, BYTES + [b"ab", b"abc", b" a", b" abc"])
     calls = []
-    rebuild = refbpe.tokenizer.merges_from_ranks
-    monkeypatch.setattr(refbpe.tokenizer, "merges_from_ranks", lambda r: calls.append(1) or rebuild(r))
+    rebuild = refbpe.encode.tokenizer.merges_from_ranks
+    monkeypatch.setattr(refbpe.encode.tokenizer, "merges_from_ranks", lambda r: calls.append(1) or rebuild(r))
     tok = Tokenizer.from_tiktoken(path)
     assert tok.encode("abc abc ab") == [257, 259, 32, 256] and calls == []
     expected = [(b"a", b"b"), (b"ab", b"c"), (b" ", b"a"), (b" ", b"abc")]

@@ -27,8 +27,8 @@ from support import HEAVY, IS_PYPY, REPO_ROOT, examples, read_outputs, run_cli
 from refbpe import Tokenizer
 from refbpe.corpus.count import pack_counts, unpack_counts
 from refbpe.corpus.countfile import read_counts, write_counts
+from refbpe.learn.train import train_from_counts
 from refbpe.naive import naive_train_bpe_from_counts
-from refbpe.train import train_from_counts
 
 EOT = "<|endoftext|>"
 
@@ -38,13 +38,13 @@ STREAM_MB = 50 if (IS_PYPY or HEAVY) else 12
 
 _STREAM_SCRIPT = textwrap.dedent("""
     import gc, random, sys
-    import refbpe.tokenizer
+    import refbpe.encode.tokenizer
     from refbpe import Tokenizer, train_bpe
 
     # The piece caches are bounded (two generations of _CACHE_LIMIT entries each), but the bound
     # is reached only after some 100 MB of this text: a small one is reached in the warm-up, so
     # any growth after it is memory that grows with the stream.
-    refbpe.tokenizer._CACHE_LIMIT = 1 << 10
+    refbpe.encode.tokenizer._CACHE_LIMIT = 1 << 10
 
     def rss_mb():
         with open("/proc/self/status") as f:
@@ -164,7 +164,7 @@ def test_huge_counts_through_a_count_file(tmp_path):
 
 _VOCAB_SCRIPT = textwrap.dedent("""
     import resource, sys
-    from refbpe.train import train_from_counts
+    from refbpe.learn.train import train_from_counts
 
     resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # a table by the request would not fit
     words = {("w%dx" % i).encode() * (1 + i % 7): 1 + i % 5 for i in range(3000)}

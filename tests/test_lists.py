@@ -1,9 +1,9 @@
-"""refbpe/lists.py: an empty list with room reserved under PyPy."""
+"""refbpe/_util/lists.py: an empty list with room reserved under PyPy."""
 
 import pytest
 from support import IS_PYPY
 
-from refbpe.lists import list_with_room
+from refbpe._util.lists import list_with_room
 
 
 def test_an_empty_new_list_that_grows_as_any_list():

@@ -13,12 +13,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support import examples, gpt2_tokenizer
 
-from refbpe import tokenizer as tokenizer_module
 from refbpe.corpus.count import count_words
-from refbpe.merge import learn_merges
+from refbpe.encode import tokenizer as tokenizer_module
+from refbpe.encode.tokenizer import Tokenizer
+from refbpe.learn.merge import learn_merges
+from refbpe.learn.train import train_from_counts
 from refbpe.naive import naive_encode, naive_train_bpe, naive_train_bpe_from_counts
-from refbpe.tokenizer import Tokenizer
-from refbpe.train import train_from_counts
 
 EOT = "<|endoftext|>"
 # Letters of one GPT-2 class (so that a word of them is one piece), 1 to 3 UTF-8 bytes.

@@ -15,10 +15,10 @@ from support import edge_atoms, examples, write_file
 
 from refbpe.corpus.count import count_words
 from refbpe.corpus.io import cut_points, next_cut
+from refbpe.encode.tokenizer import Tokenizer
+from refbpe.learn.train import train_bpe
 from refbpe.naive import naive_encode, naive_train_bpe
 from refbpe.pretokenize.patterns import get_pattern, pattern_names
-from refbpe.tokenizer import Tokenizer
-from refbpe.train import train_bpe
 
 PATTERNS = pattern_names()
 SPECIALS = ["<|endoftext|>"]

@@ -9,10 +9,10 @@ from support import IS_PYPY, run_main, shared_root
 
 from refbpe.corpus.count import count_words
 from refbpe.corpus.countfile import read_counts
+from refbpe.encode.tokenizer import Tokenizer
+from refbpe.learn.train import train_bpe
 from refbpe.pretokenize.alternatives import alternatives
 from refbpe.pretokenize.patterns import get_pattern
-from refbpe.tokenizer import Tokenizer
-from refbpe.train import train_bpe
 
 TEXT = (
     "Hello world! don't we'LL HELLO\tworld\n\n  12345 x\n   \u4e2d\u6587 e\u0301t\u00e9 /x/\n"

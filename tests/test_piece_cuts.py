@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from support import examples
 
 from refbpe import train_from_texts
+from refbpe.encode.piece_cuts import PieceCuts
+from refbpe.encode.tokenizer import Tokenizer
 from refbpe.naive import naive_encode, naive_rank_encode
-from refbpe.piece_cuts import PieceCuts
-from refbpe.tokenizer import Tokenizer
 
 CHARS = "a é中丁文ア𝄞"
 BYTES = sorted(set(CHARS.encode("utf-8")))

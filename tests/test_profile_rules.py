@@ -10,8 +10,8 @@ from support import examples
 
 from refbpe.corpus.sequences import count_texts
 from refbpe.formats import Model
+from refbpe.learn.profiles import get_profile, settings_pattern
 from refbpe.pretokenize.unicode_tables import UNICODE_VERSIONS, changed_code_points
-from refbpe.profiles import get_profile, settings_pattern
 from refbpe.verify import PairReplay, verify_merges
 from refbpe.verify.profile_rules import (
     SettingChecks,

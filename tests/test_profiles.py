@@ -24,11 +24,11 @@ from refbpe.corpus.sequences import (
     pieces_at_sequence_boundaries,
 )
 from refbpe.formats.bytemap import encode_token
+from refbpe.learn.profiles import ProfileLimit, get_profile, profile_names
+from refbpe.learn.train import train_bpe, train_from_counts, train_from_texts
 from refbpe.naive import naive_train_bpe_from_counts, naive_train_from_texts
 from refbpe.pretokenize.gpt2 import GPT2_PATTERN
 from refbpe.pretokenize.patterns import get_pattern
-from refbpe.profiles import ProfileLimit, get_profile, profile_names
-from refbpe.train import train_bpe, train_from_counts, train_from_texts
 
 PROFILES = ("cs336", "rustbpe", "hf")
 TIE_BYTES = [0x61, 0x62, 0x20, 0x0A, 0xFF, 0x80, 0x41]  # a b space newline 0xff 0x80 A

@@ -7,7 +7,7 @@ import pytest
 
 import refbpe.corpus.progress as progress_module
 from refbpe.corpus.progress import Progress
-from refbpe.train import train_from_counts, train_from_texts
+from refbpe.learn.train import train_from_counts, train_from_texts
 
 
 class Clock(object):

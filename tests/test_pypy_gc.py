@@ -14,7 +14,7 @@ from refbpe.cli import main as cli_main
 from refbpe.cli import train as train_cli
 from refbpe.corpus.idfile import read_npy
 from refbpe.corpus.units import input_spans, total_bytes
-from refbpe.tokenizer import Tokenizer
+from refbpe.encode.tokenizer import Tokenizer
 
 MAIN = os.path.join(os.path.dirname(pypy_gc.__file__), os.pardir, "__main__.py")
 

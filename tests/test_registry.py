@@ -18,8 +18,8 @@ import pytest
 from support import IS_PYPY, REPO_ROOT, shared_data_path
 
 import refbpe
-import refbpe.formats.cache as cache
-from refbpe.formats.registry import KNOWN_ENCODINGS, encoding_files, load_tiktoken, ranks_path
+import refbpe.encodings.cache as cache
+from refbpe.encodings.registry import KNOWN_ENCODINGS, encoding_files, load_tiktoken, ranks_path
 
 CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
 _VARIABLES = (

@@ -710,7 +710,8 @@ def test_full_filesystem_keeps_previous_outputs(tmp_path, small_filesystem):
 
 
 def test_failed_write_leaves_no_new_directory_and_old_files_intact(tmp_path, monkeypatch):
-    from refbpe import atomic, formats
+    from refbpe import formats
+    from refbpe._util import atomic
 
     def no_space(fd):
         raise OSError(28, "No space left on device")
@@ -731,7 +732,7 @@ def test_failed_write_leaves_no_new_directory_and_old_files_intact(tmp_path, mon
 
 
 def test_large_pieces_are_written_in_order_and_in_full_after_short_writes(tmp_path, monkeypatch):
-    from refbpe import atomic
+    from refbpe._util import atomic
 
     big = atomic._RAW_PIECE
     pieces = [b"a", b"b" * big, b"c" * 10, b"d" * (3 * big + 1), b"e"]

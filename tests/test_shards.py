@@ -28,8 +28,8 @@ from support import (
 from refbpe.corpus.count import count_words
 from refbpe.corpus.countfile import counts_tsv, gzip_bytes, read_counts, sum_counts, write_counts
 from refbpe.corpus.shard import ShardError, parse_shard, shard_spans
+from refbpe.learn.train import train_from_counts
 from refbpe.pretokenize.patterns import get_pattern
-from refbpe.train import train_from_counts
 
 count_pretokens = get_pattern("gpt2").count_pretokens
 
@@ -299,7 +299,7 @@ def test_cli_train_from_shard_counts_is_byte_identical(tmp_path, capsys, two_fil
 
 
 def test_cli_count_defaults_to_cpu_count_workers(tmp_path, capsys, two_files, monkeypatch):
-    import refbpe.train as train_module  # refbpe count counts through train.count_corpus
+    import refbpe.learn.train as train_module  # refbpe count counts through train.count_corpus
 
     seen = {}
     real = train_module.count_words

@@ -21,14 +21,14 @@ from test_patterns import _comparable
 from refbpe.corpus import sequences
 from refbpe.corpus.io import cut_points
 from refbpe.corpus.sequences import count_texts, count_texts_per_pattern, counting_pattern_by_pattern
+from refbpe.encode.tokenizer import Tokenizer
 from refbpe.formats.bytemap import encode_token
-from refbpe.merge import learn_merges
+from refbpe.learn.merge import learn_merges
+from refbpe.learn.profiles import ProfileLimit, SuperBPEProfile
+from refbpe.learn.train import train_bpe, train_from_counts, train_from_texts
 from refbpe.naive import naive_train_bpe_from_counts, naive_train_superbpe
 from refbpe.pretokenize.patterns import get_pattern, pattern_names
 from refbpe.pretokenize.superbpe import STAGE1_PATTERN, STAGE2_PATTERN
-from refbpe.profiles import ProfileLimit, SuperBPEProfile
-from refbpe.tokenizer import Tokenizer
-from refbpe.train import train_bpe, train_from_counts, train_from_texts
 
 WORDS = ["the", "of", "a", "cat", "sat", ":", "on", "mat", "12", "345", "!!", "by", "way", "x", "é"]
 lines = st.lists(st.sampled_from(WORDS), min_size=1, max_size=20).map(" ".join)

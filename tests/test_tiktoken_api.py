@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from support import IS_PYPY, corpus_path, cs336_path, edge_atoms, examples, shared_root
 
 import refbpe
-from refbpe.tiktoken_api import Encoding, encoding_definition
-from refbpe.tokenizer import Tokenizer
+from refbpe.encode.tokenizer import Tokenizer
+from refbpe.encodings.api import Encoding, encoding_definition
 
 pytestmark = pytest.mark.slow  # each test needs an encoding built from its ranks: seconds under CPython
 
@@ -319,7 +319,7 @@ def test_batch_thread_count_is_checked_as_tiktoken(method):
 
 @pytest.fixture
 def processes_for_any_batch(monkeypatch):
-    from refbpe import batch
+    from refbpe.encode import batch
 
     monkeypatch.setattr(batch, "_PROCESSES_FROM", 0)
 

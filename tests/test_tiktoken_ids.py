@@ -21,8 +21,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support import HEAVY, IS_PYPY, MARKS, WORDS_ANY_CASE, edge_atoms, examples, shared_root
 
+from refbpe.encode.tokenizer import Tokenizer
 from refbpe.naive import naive_rank_encode
-from refbpe.tokenizer import Tokenizer
 
 ENCODINGS = ["cl100k_base", "o200k_base"]
 CORPORA = [

@@ -22,9 +22,9 @@ from support import (
 )
 
 from refbpe.corpus.count import count_words
+from refbpe.encode.tokenizer import Tokenizer
+from refbpe.learn.train import train_from_counts
 from refbpe.naive import naive_encode
-from refbpe.tokenizer import Tokenizer
-from refbpe.train import train_from_counts
 
 EOT = "<|endoftext|>"
 SMALL_SPECIALS = [EOT, "<|eot|>", "<|eot|><|eot|>"]

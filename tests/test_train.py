@@ -31,13 +31,13 @@ from refbpe import train_bpe
 from refbpe.corpus.count import InputError, count_words
 from refbpe.corpus.countfile import read_counts, write_counts
 from refbpe.corpus.io import iter_chunks
+from refbpe.encode.tokenizer import Tokenizer
 from refbpe.formats import decode_token
+from refbpe.learn.train import build_vocab, train_from_count_files, train_from_counts
 from refbpe.naive import naive_train_bpe, naive_train_bpe_from_counts
 from refbpe.pretokenize.gpt2 import CLASS_OF, SPACE
 from refbpe.pretokenize.patterns import get_pattern
 from refbpe.specials import special_pattern, split_specials
-from refbpe.tokenizer import Tokenizer
-from refbpe.train import build_vocab, train_from_count_files, train_from_counts
 
 count_pretokens = get_pattern("gpt2").count_pretokens
 

@@ -11,6 +11,9 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from refbpe.profiles import ProfileLimit, get_profile
+from refbpe.tokenizer import Tokenizer
+from refbpe.train import train_from_texts
 from support import HEAVY, IS_PYPY, examples
 from test_profiles import hf_model, refbpe_hf_model, refbpe_ranks, rustbpe_ranks
 from test_tiktoken_ids import _tiktoken, pair
@@ -18,9 +21,6 @@ from test_tiktoken_ids import _tiktoken, pair
 from refbpe.pretokenize import unicode_tables
 from refbpe.pretokenize.patterns import get_pattern, pattern_key
 from refbpe.pretokenize.unicode_tables import LATEST, UNICODE_VERSIONS, category_table, class_table
-from refbpe.profiles import ProfileLimit, get_profile
-from refbpe.tokenizer import Tokenizer
-from refbpe.train import train_from_texts
 
 PEER_VERSIONS = {
     "tiktoken:gpt2": "16.0.0",
@@ -277,8 +277,9 @@ def _new_letter(older, newer):
 
 
 def _model(merges):
-    from refbpe.formats import Model
     from refbpe.train import build_vocab
+
+    from refbpe.formats import Model
 
     return Model(build_vocab(merges, [EOT]), merges, [EOT], "json", True, "theirs")
 

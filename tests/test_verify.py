@@ -13,11 +13,11 @@ from support import REPO_ROOT, examples, run_main, shared_root
 
 from refbpe.corpus.countfile import counts_tsv, escape_word, read_counts, unescape_word
 from refbpe.corpus.idfile import read_ids
+from refbpe.encode.tokenizer import Tokenizer
 from refbpe.formats import Model, read_model, write_model
+from refbpe.learn.train import build_vocab, train_from_counts
 from refbpe.pretokenize.patterns import get_pattern
 from refbpe.specials import special_pattern, split_specials
-from refbpe.tokenizer import Tokenizer
-from refbpe.train import build_vocab, train_from_counts
 from refbpe.verify import PairReplay, count_variant, verify_encoding, verify_merges
 
 REPO = REPO_ROOT

@@ -17,8 +17,8 @@ from planted_trainers import EOT, ZOO, ZOO_TEXT, layout_vocab, planted_train, re
 from support import examples, mixed_text, repeated_text, run_main
 
 from refbpe.formats import Model, write_model
+from refbpe.learn.train import build_vocab
 from refbpe.naive import naive_train_bpe
-from refbpe.train import build_vocab
 from refbpe.verify import CAUSES, PairReplay, count_variant, verify_merges
 from refbpe.verify.explain import _falls_short, replay_hypotheses
 from refbpe.verify.variants import VARIANT_CAUSE, WordsOverlay, reading_delta

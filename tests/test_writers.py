@@ -24,7 +24,7 @@ from refbpe.formats import FormatError, read_model, write_model
 from refbpe.formats.bytemap import MappedText, encode_token
 from refbpe.formats.model import special_ids, with_specials
 from refbpe.formats.tiktoken import merges_from_ranks, read_ranks
-from refbpe.train import train_from_texts
+from refbpe.learn.train import train_from_texts
 
 CORPORA = [
     "english_small.txt",

@@ -7,7 +7,7 @@ No reference training: their merges are replayed over the reference counts
 import json
 import sys
 
-from ..profiles import get_profile
+from ..learn.profiles import get_profile
 from ..verify.certify import PROFILE_TIE_RULES, certify, render_certificate
 from ..verify.ties import ORDER_FREE
 from .common import (

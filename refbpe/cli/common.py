@@ -18,15 +18,15 @@ import os
 import sys
 import tempfile
 
-from ..atomic import atomic_write
+from .._util.atomic import atomic_write
+from .._util.quoting import one_line
 from ..corpus.cluster import dask_executor
 from ..corpus.count import DEFAULT_CHUNK_SIZE, InputError
 from ..corpus.io import parse_size
 from ..corpus.progress import Progress, clear_status_line
+from ..learn.profiles import get_profile, profile_names
 from ..pretokenize.patterns import Pattern, pattern_key, pattern_names
 from ..pretokenize.unicode_tables import UNICODE_VERSIONS, unicode_version
-from ..profiles import get_profile, profile_names
-from ..quoting import one_line
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -160,7 +160,7 @@ def add_special_token_argument(p, help="a special token (repeatable), e.g. '<|en
 
 
 def add_profile_argument(p):
-    """``--profile``: the trainer whose conventions to reproduce (``refbpe.profiles``)."""
+    """``--profile``: the trainer whose conventions to reproduce (``refbpe.learn.profiles``)."""
     p.add_argument(
         "--profile",
         choices=profile_names(),

@@ -6,8 +6,8 @@ from ..corpus.count import InputError
 from ..corpus.countfile import write_counts
 from ..corpus.io import input_size
 from ..corpus.shard import parse_shard
+from ..learn.train import count_corpus
 from ..pretokenize.patterns import get_pattern
-from ..train import count_corpus
 from .common import (
     CliError,
     add_counting_arguments,

@@ -15,11 +15,11 @@ nursery (``pypy_gc``), which keeps each process's memory to its working set.
 
 import sys
 
+from .._util.quoting import quote
 from ..corpus.encode import encode_to_file
 from ..corpus.idfile import DTYPES, file_kind
 from ..corpus.progress import peak_memory_figures
 from ..corpus.units import input_spans, total_bytes
-from ..quoting import quote
 from .common import (
     CliError,
     add_encoding_arguments,

@@ -12,11 +12,11 @@ import os
 import sys
 import tempfile
 
+from ..encode.tokenizer import Tokenizer
+from ..encodings.registry import KNOWN_ENCODINGS, ranks_path
 from ..formats import FORMATS, read_model, write_model
-from ..formats.registry import KNOWN_ENCODINGS, ranks_path
 from ..fuzz import Target, TargetError, Trial, search_for_failure, write_findings
 from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, MISSING, available
-from ..tokenizer import Tokenizer
 from .common import CliError, add_pattern_argument, add_profile_argument, positive_float, positive_int
 from .reference import is_tiktoken_encoding
 

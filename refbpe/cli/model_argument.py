@@ -12,11 +12,11 @@ pattern (default: the one a refbpe manifest names, else GPT-2's).
 
 import os
 
+from .._util.quoting import quote
+from ..encode.tokenizer import Tokenizer
+from ..encodings.registry import KNOWN_ENCODINGS, is_encoding_name
 from ..formats import FORMATS, MANIFEST, FormatError, read_manifest_pattern, read_model
-from ..formats.registry import KNOWN_ENCODINGS, is_encoding_name
 from ..pretokenize.patterns import pattern_key
-from ..quoting import quote
-from ..tokenizer import Tokenizer
 from .common import CliError, add_pattern_argument, add_special_token_argument, check_special_tokens
 
 __all__ = ["add_model_argument", "add_model_options", "load_tokenizer"]

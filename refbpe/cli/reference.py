@@ -6,9 +6,9 @@ import os
 
 from ..corpus.count import InputError
 from ..corpus.countfile import is_counts_path, sum_counts
+from ..encodings.registry import is_encoding_name, load_tiktoken
 from ..formats import FormatError, Model, read_model
-from ..formats.registry import is_encoding_name, load_tiktoken
-from ..train import count_corpus, count_with_profile
+from ..learn.train import count_corpus, count_with_profile
 from .common import CliError, check_inputs, counting_error, counting_options, executor_context, make_progress
 
 __all__ = ["is_tiktoken_encoding", "their_model", "word_counts", "SMALL_CORPUS"]

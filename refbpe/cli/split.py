@@ -10,7 +10,7 @@ order, so the output is the same for every ``--workers`` and ``--chunk-size``.
 import collections
 import sys
 
-from ..atomic import atomic_stream
+from .._util.atomic import atomic_stream
 from ..corpus.count import InputError
 from ..corpus.pool import make_executor, pool_session, result_of, submit
 from ..corpus.pretokens import CHUNK_SIZE, split_unit, warm_up_splitter

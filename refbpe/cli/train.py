@@ -11,7 +11,6 @@ from ..corpus.count import InputError
 from ..corpus.countfile import read_counts_pattern
 from ..corpus.progress import peak_memory_figures
 from ..corpus.units import input_spans, total_bytes
-from ..extend import load_parent
 from ..formats import (
     FORMATS,
     FormatError,
@@ -24,9 +23,10 @@ from ..formats.gpt2_files import write_gpt2_dir_any_ids
 from ..formats.model import special_ids
 from ..formats.peers import PEER_FORMATS, write_peer_model
 from ..formats.trace import write_training_trace
+from ..learn.extend import load_parent
+from ..learn.profiles import SuperBPEProfile, get_profile, settings_pattern
+from ..learn.train import check_training_args, train_bpe, train_from_count_files
 from ..pretokenize.patterns import get_pattern, pattern_key
-from ..profiles import SuperBPEProfile, get_profile, settings_pattern
-from ..train import check_training_args, train_bpe, train_from_count_files
 from .common import (
     CliError,
     add_counting_arguments,
@@ -219,7 +219,7 @@ def _parent(args):
 
 
 def _parent_extra(report):
-    """What the manifest records of the parent (``refbpe.extend``), if any."""
+    """What the manifest records of the parent (``refbpe.learn.extend``), if any."""
     return {"parent": report["parent"]} if "parent" in report else {}
 
 

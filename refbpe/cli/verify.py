@@ -11,11 +11,11 @@ import sys
 from ..corpus.idfile import read_ids
 from ..corpus.io import InputError
 from ..corpus.pretokens import iter_segments
-from ..extend import load_parent
+from ..encode.tokenizer import Tokenizer
 from ..formats import FORMATS, FormatError, read_model
 from ..formats.trace import read_trace
-from ..tokenizer import Tokenizer
-from ..train import train_from_counts
+from ..learn.extend import load_parent
+from ..learn.train import train_from_counts
 from ..verify import verify_encoding, verify_merges
 from ..verify.pieces import compare_split, name_other_version, render_split_comparison
 from ..verify.profile_rules import profile_verdict

@@ -33,8 +33,8 @@ import os
 import zlib
 from typing import Dict, Optional, Union
 
-from ..atomic import atomic_write
-from ..quoting import quote
+from .._util.atomic import atomic_write
+from .._util.quoting import quote
 
 __all__ = [
     "escape_word",

@@ -16,11 +16,9 @@ Formats, one module each
 ``bytemap`` is the GPT-2 byte-to-unicode table (gpt2 and hf), ``detect`` tells
 the formats apart, ``peers`` writes a profile's model in its peer's own shape
 (``train --profile rustbpe|hf``), ``trace`` reads and writes training traces
-(``train --trace``), ``registry`` knows tiktoken's named encodings (``gpt2``,
-``r50k_base``, ``p50k_base``, ``cl100k_base``, ``o200k_base``, ...), ``cache``
-finds their files in a cache or fetches them once, and this module dispatches.
-Every file is written
-atomically (``refbpe.atomic``).
+(``train --trace``), and this module dispatches.  Named encodings (``gpt2``,
+``cl100k_base``, ...) live in ``refbpe.encodings``.  Every file is written
+atomically (``refbpe._util.atomic``).
 """
 
 from __future__ import annotations
@@ -29,7 +27,7 @@ import json
 import os
 from typing import Dict, Iterable, Optional, Tuple, Union
 
-from ..atomic import atomic_write, atomic_write_many
+from .._util.atomic import atomic_write, atomic_write_many
 from ..pretokenize.patterns import get_pattern
 from .bytemap import decode_token, encode_token
 from .detect import FILE_OF, detect_format, gpt2_paths

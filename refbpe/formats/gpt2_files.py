@@ -14,7 +14,7 @@ token's cannot be told apart from it in ``vocab.json``: the manifest is what
 keeps both).
 
 Reading names the file and line of anything invalid (``ModelFileError``).
-Every file is written atomically (``refbpe.atomic``), the files of one model
+Every file is written atomically (``refbpe._util.atomic``), the files of one model
 together.
 """
 
@@ -22,8 +22,8 @@ import json
 import os
 import re
 
-from ..atomic import atomic_write_many, chunked
-from ..quoting import quote
+from .._util.atomic import atomic_write_many, chunked
+from .._util.quoting import quote
 from .bytemap import MappedText, TokenBytes, encode_token
 
 __all__ = [

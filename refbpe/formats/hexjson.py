@@ -14,8 +14,8 @@ it is.
 import json
 from binascii import hexlify
 
-from ..atomic import chunked
-from ..quoting import quote
+from .._util.atomic import chunked
+from .._util.quoting import quote
 from .model import FormatError, Model, build_vocab, special_ids, with_specials
 
 __all__ = ["hex_json", "hex_json_chunks", "read_hex_json"]

@@ -10,9 +10,9 @@ the special tokens as added tokens (``special: true``).  Read: any byte-level BP
 
 import json
 
-from ..atomic import chunked
+from .._util.atomic import chunked
+from .._util.quoting import quote
 from ..pretokenize.patterns import Pattern
-from ..quoting import quote
 from .bytemap import MappedText, TokenBytes, encode_token
 from .model import FormatError, Model, special_ids, with_specials
 

@@ -21,7 +21,7 @@ import base64
 import json
 import os
 
-from ..atomic import atomic_write_many
+from .._util.atomic import atomic_write_many
 from ..pretokenize.patterns import get_pattern
 from .bytemap import encode_token
 from .gpt2_files import MANIFEST

@@ -28,7 +28,7 @@ per line in C.
 import base64
 import binascii
 
-from ..atomic import chunked
+from .._util.atomic import chunked
 from .model import FormatError, Model, special_ids, with_specials
 
 __all__ = [

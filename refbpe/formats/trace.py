@@ -15,7 +15,7 @@ and ``count``.
 
 import json
 
-from ..atomic import atomic_write
+from .._util.atomic import atomic_write
 
 __all__ = ["trace_records", "write_trace", "write_training_trace", "read_trace"]
 

@@ -25,7 +25,7 @@ import shutil
 import sys
 import tempfile
 
-from ..atomic import atomic_write
+from .._util.atomic import atomic_write
 from ..formats import write_model
 from ..pretokenize.patterns import get_pattern
 from .target import REFBPE_ROOT

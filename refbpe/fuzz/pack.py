@@ -32,13 +32,15 @@ import os
 import random
 
 from .. import __version__
-from ..atomic import atomic_write
+from .._util.atomic import atomic_write
 from ..corpus.countfile import counts_tsv, read_counts
+from ..encode.tokenizer import Tokenizer
 from ..formats import read_model
 from ..formats.hexjson import hex_json
+from ..learn.profiles import ProfileLimit, get_profile
+from ..learn.train import train_from_counts, train_from_texts
 from ..pretokenize._unicode_table import UNICODE_VERSION
 from ..pretokenize.patterns import get_pattern
-from ..profiles import ProfileLimit, get_profile
 from ..testing.atoms import (
     COMBINING,
     CONTRACTIONS,
@@ -56,8 +58,6 @@ from ..testing.atoms import (
     WORDS_ANY_CASE,
 )
 from ..testing.strategies import CLASSES, EOT
-from ..tokenizer import Tokenizer
-from ..train import train_from_counts, train_from_texts
 from .trial import Trial
 
 __all__ = ["PackError", "check_pack", "write_pack"]

@@ -19,12 +19,12 @@ plus one reference training of the small case.
 
 import os
 
-from ..atomic import atomic_write
+from .._util.atomic import atomic_write
 from ..corpus.countfile import write_counts
 from ..corpus.sequences import count_texts
+from ..learn.profiles import ProfileLimit
+from ..learn.train import train_bpe, train_from_counts
 from ..pretokenize.patterns import get_pattern
-from ..profiles import ProfileLimit
-from ..train import train_bpe, train_from_counts
 from ..verify.judge import judge_encoding, judge_split, judge_training, split_segments
 from .target import fault_of, read_output
 

@@ -28,7 +28,7 @@ characters after its end, as for GPT-2 (see ``tokenizer``), and never looks
 behind.  Cost: one pass, each byte read O(1) times, O(n) for ``n`` bytes.
 """
 
-from ..lists import list_with_room
+from .._util.lists import list_with_room
 from ._unicode_categories import CASE_VARIANTS
 from .gpt2 import CLASS_OF, LETTER, NUMBER, OTHER, SPACE
 from .gpt2 import decode_at as _decode_at

@@ -35,7 +35,7 @@ Speed: PyPy's JIT turns the index loop below into machine code; indexing a
 about 30x).
 """
 
-from ..lists import list_with_room
+from .._util.lists import list_with_room
 from ._unicode_table import UNICODE_VERSION
 from .unicode_tables import class_table
 

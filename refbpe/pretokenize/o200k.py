@@ -37,7 +37,7 @@ forward scan (the end of the last L seen), so each byte is read O(1) times:
 O(n) for ``n`` bytes.
 """
 
-from ..lists import list_with_room
+from .._util.lists import list_with_room
 from ._unicode_categories import CASE_VARIANTS
 from .gpt2 import decode_at as _decode_at
 from .unicode_tables import category_table, unicode_version

@@ -15,9 +15,9 @@ import os
 import tempfile
 
 from ..corpus.sequences import count_texts
+from ..encode.tokenizer import Tokenizer
 from ..formats import Model, read_model
-from ..profiles import ProfileLimit
-from ..tokenizer import Tokenizer
+from ..learn.profiles import ProfileLimit
 from ..verify.judge import judge_encoding, judge_training
 
 __all__ = ["assert_encodes_like_reference", "assert_trains_like_reference"]

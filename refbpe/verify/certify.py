@@ -35,14 +35,14 @@ runner-up are read (a scan of the counts) only for the failing steps listed.
 
 import heapq
 
-from ..merge import MergeCheck
+from ..learn.merge import MergeCheck
 from .display import pair_json, show_pair
 from .replay import SHIFT, PairReplay
 from .ties import ORDER_FREE, RULE_TEXT
 
 __all__ = ["certify", "PROFILE_TIE_RULES", "render_certificate"]
 
-# The tie rule each trainer profile merges by (``refbpe.profiles``).
+# The tie rule each trainer profile merges by (``refbpe.learn.profiles``).
 PROFILE_TIE_RULES = {"cs336": "greatest-bytes", "rustbpe": "smallest-ids-refbpe-layout", "hf": "smallest-ids"}
 _MASK = (1 << SHIFT) - 1
 _FAR = float("inf")

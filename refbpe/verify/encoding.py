@@ -13,11 +13,11 @@ point of the text differently: the one that gives exactly their ids is named
 the text per such version (and building the tokenizer again).
 """
 
+from ..encode.tokenizer import Tokenizer
 from ..pretokenize.alternatives import alternative
 from ..pretokenize.patterns import get_pattern
 from ..pretokenize.unicode_tables import UNICODE_VERSIONS, changed_code_points
 from ..specials import special_pattern, split_specials
-from ..tokenizer import Tokenizer
 from .display import show
 from .variants import versioned
 

@@ -17,10 +17,10 @@ The result is one report (a dict, the JSON contract in docs/verify.md); ``render
 makes the text from it, so the text carries every conclusion the JSON holds.
 """
 
-from ..extend import keep_parent_ids
-from ..merge import learn_merges
+from ..learn.extend import keep_parent_ids
+from ..learn.merge import learn_merges
+from ..learn.train import build_vocab, check_training_args
 from ..pretokenize.patterns import get_pattern
-from ..train import build_vocab, check_training_args
 from .display import pair_json, show
 from .explain import replay_hypotheses
 from .render import render_text
@@ -105,7 +105,7 @@ def verify_merges(
     reference trained on ``word_counts``.
 
     ``extend`` (an ``extend.Parent``): the reference extends that parent
-    (``refbpe.extend``); a divergence is then reported without hypotheses
+    (``refbpe.learn.extend``); a divergence is then reported without hypotheses
     (their replays assume every merge is the rule's choice, and inherited
     merges are not).
 

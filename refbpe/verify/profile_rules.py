@@ -1,7 +1,7 @@
 """Which trainer profile reproduces their model exactly: ``profile_verdict``.
 
 ``refbpe verify --profile P`` trains the reference under profile P
-(``refbpe.profiles``) and compares: "identical to profile P", or the first
+(``refbpe.learn.profiles``) and compares: "identical to profile P", or the first
 differing merge with both pairs and their counts at that step (replayed over
 the word table P counts, ``replay.PairReplay``) and whether it was a tie.
 Without ``--profile``, when the CS336 reference differs, the rustbpe and hf
@@ -42,10 +42,10 @@ from ..corpus.countfile import is_counts_path
 from ..corpus.pool import default_workers
 from ..corpus.sequences import count_texts_parallel
 from ..formats.gpt2_files import MANIFEST
-from ..merge import merges_possible
+from ..learn.merge import merges_possible
+from ..learn.profiles import ProfileLimit, get_profile, settings_pattern
 from ..pretokenize.patterns import get_pattern
 from ..pretokenize.unicode_tables import LATEST, UNICODE_VERSIONS, changed_code_points
-from ..profiles import ProfileLimit, get_profile, settings_pattern
 from .display import pair_json, show_pair
 from .replay import PairReplay
 from .setup_checks import SETUP_CODES

@@ -37,8 +37,8 @@ import itertools
 import os
 from typing import Dict, Iterable, List, Optional, Tuple, Union
 
-from .formats.detect import FILE_OF, gpt2_paths
-from .formats.model import Model, special_ids
+from ..formats.detect import FILE_OF, gpt2_paths
+from ..formats.model import Model, special_ids
 
 __all__ = ["Parent", "load_parent", "keep_parent_ids"]
 

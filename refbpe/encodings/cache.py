@@ -31,7 +31,7 @@ import tempfile
 import urllib.error
 import urllib.request
 
-from ..atomic import atomic_write
+from .._util.atomic import atomic_write
 
 __all__ = [
     "TIKTOKEN_HOST",

@@ -38,11 +38,11 @@ to whoever asks for them.
 import json
 import os
 
+from ..formats.gpt2_files import read_gpt2
+from ..formats.model import FormatError
+from ..formats.tiktoken import read_ranks, read_tiktoken
 from ..pretokenize.patterns import REGEX_PREFIX, Pattern, pattern_key
 from .cache import TIKTOKEN_HOST, cached_file
-from .gpt2_files import read_gpt2
-from .model import FormatError
-from .tiktoken import read_ranks, read_tiktoken
 
 __all__ = [
     "KNOWN_ENCODINGS",

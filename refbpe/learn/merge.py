@@ -2,7 +2,7 @@
 
 Input is ``{pre-token bytes: count}``; output is the merge list.  Each step
 merges the pair with the greatest ``(count, left_bytes, right_bytes)``, or,
-under the rustbpe and HF tie rules (``refbpe.profiles``), the greatest count
+under the rustbpe and HF tie rules (``refbpe.learn.profiles``), the greatest count
 and then the smallest pair of ids; the rule is one heap-entry class
 (``_Entry``, ``_IdEntry``), chosen before the loop.
 
@@ -179,18 +179,18 @@ def learn_merges(
 ):
     """Return up to ``num_merges`` merges ``[(left_bytes, right_bytes), ...]``.
 
-    ``inherited`` (``refbpe.extend``): merges applied first, in their order,
+    ``inherited`` (``refbpe.learn.extend``): merges applied first, in their order,
     whatever the rule would choose (``_replay``: on the words' own table, or on
     their pieces when the words are long, ``_long_words``), then the loop
     continues; they are the first merges returned and count towards ``num_merges``.
-    ``rules`` (``refbpe.profiles``' SuperBPE): an object whose ``skip_absent``
+    ``rules`` (``refbpe.learn.profiles``' SuperBPE): an object whose ``skip_absent``
     (True: an inherited merge whose tokens or pair never occurred is left out,
     as SuperBPE's trainer does) and ``refuse(token_bytes)`` (True: the best
     pair is dropped for good instead of merged) change those two steps.
 
     Fewer are returned when no pair is left, or when the best pair occurs
     fewer than ``min_count`` times (HF's ``min_frequency``).  ``tie`` picks the
-    tie rule (``_entry_maker``; ``refbpe.profiles`` chooses it): the default is
+    tie rule (``_entry_maker``; ``refbpe.learn.profiles`` chooses it): the default is
     CS336's.  ``progress(done, total)``, if given, is called now and then.
     ``trace``, a list, receives ``(count, ties, runner_up)`` per merge: the
     merged pair's count, how many pairs had that count (it included), and the

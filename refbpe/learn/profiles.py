@@ -42,12 +42,12 @@ Cost: the layout and checks are linear in the vocab; training cost is the
 engine's (``merge``).
 """
 
+from ..formats.bytemap import bytes_to_unicode
+from ..formats.model import build_vocab
+from ..pretokenize.patterns import get_pattern, pattern_key
+from ..pretokenize.unicode_tables import LATEST, unicode_version
 from .extend import keep_parent_ids, load_parent
-from .formats.bytemap import bytes_to_unicode
-from .formats.model import build_vocab
 from .merge import learn_merges, merges_possible
-from .pretokenize.patterns import get_pattern, pattern_key
-from .pretokenize.unicode_tables import LATEST, unicode_version
 
 __all__ = [
     "Profile",
@@ -141,7 +141,7 @@ class Profile(object):
 
         ``extend`` (a model path, ``Model`` or ``extend.Parent``; its first
         ``inherit_merges`` merges): the parent's merges are replayed first and
-        its tokens keep their ids (``refbpe.extend``)."""
+        its tokens keep their ids (``refbpe.learn.extend``)."""
         parent, special_tokens = _parent_and_specials(extend, inherit_merges, special_tokens)
         wanted = vocab_size - 256 - len(special_tokens)
         merges = learn_merges(

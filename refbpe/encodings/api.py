@@ -55,13 +55,13 @@ from typing import AbstractSet, Any, Collection, Dict, List, Literal, Optional, 
 
 import regex
 
-from .batch import check_num_threads, map_texts
-from .formats.gpt2_files import read_gpt2_vocab
-from .formats.registry import KNOWN_ENCODINGS, TIKTOKEN_UNICODE, encoding_files
-from .formats.tiktoken import read_ranks
-from .pretokenize.patterns import Pattern, get_pattern, pattern_names
-from .specials import special_pattern
-from .tokenizer import Tokenizer
+from ..encode.batch import check_num_threads, map_texts
+from ..encode.tokenizer import Tokenizer
+from ..formats.gpt2_files import read_gpt2_vocab
+from ..formats.tiktoken import read_ranks
+from ..pretokenize.patterns import Pattern, get_pattern, pattern_names
+from ..specials import special_pattern
+from .registry import KNOWN_ENCODINGS, TIKTOKEN_UNICODE, encoding_files
 
 __all__ = ["Encoding", "get_encoding", "list_encoding_names", "encoding_definition"]
 

@@ -8,7 +8,7 @@ Cost: one dict lookup, then one ``startswith`` per prefix.
 
 from __future__ import annotations
 
-from .tiktoken_api import Encoding, get_encoding
+from .api import Encoding, get_encoding
 
 __all__ = ["encoding_name_for_model", "encoding_for_model"]
 

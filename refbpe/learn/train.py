@@ -5,13 +5,13 @@ in the order given (duplicates dropped).  ``vocab_size`` counts all three, so
 ``vocab_size - 256 - len(special_tokens)`` merges are learned, or fewer when no
 pair is left (the result then says so in ``report["stopped_early"]``).
 
-``profile=`` (``refbpe.profiles``: ``cs336``, the default, ``rustbpe``, ``hf``)
+``profile=`` (``refbpe.learn.profiles``: ``cs336``, the default, ``rustbpe``, ``hf``)
 changes the tie rule, the id layout and how input is cut into sequences, to
 reproduce another trainer exactly; its options (``pattern``, ``cut``,
 ``add_prefix_space``, ``min_frequency``, ``initial_alphabet``; ``SuperBPEProfile(transition=T)``
 counts the input once per stage) are keyword-only
 parameters of every trainer here, as are the counting options, and ``extend``
-with ``inherit_merges`` (``refbpe.extend``: replay a model's first merges, then
+with ``inherit_merges`` (``refbpe.learn.extend``: replay a model's first merges, then
 go on; its tokens keep their ids, its special tokens come first).
 
 Cost: counting is linear in the input (``corpus.count``: split over
@@ -28,21 +28,21 @@ import time
 from concurrent.futures import Executor
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from .corpus.count import DEFAULT_CHUNK_SIZE, count_words
-from .corpus.countfile import sum_counts
-from .corpus.io import open_input
-from .corpus.pool import default_workers
-from .corpus.progress import Progress, peak_memory_mb
-from .corpus.sequences import (
+from ..corpus.count import DEFAULT_CHUNK_SIZE, count_words
+from ..corpus.countfile import sum_counts
+from ..corpus.io import open_input
+from ..corpus.pool import default_workers
+from ..corpus.progress import Progress, peak_memory_mb
+from ..corpus.sequences import (
     count_texts,
     count_texts_parallel,
     count_texts_per_pattern,
     counting_pattern_by_pattern,
 )
-from .corpus.units import checked_utf8
+from ..corpus.units import checked_utf8
+from ..formats.model import Model, build_vocab
+from ..pretokenize.patterns import pattern_key
 from .extend import Parent, load_parent
-from .formats.model import Model, build_vocab
-from .pretokenize.patterns import pattern_key
 from .profiles import Profile, get_profile, settings_pattern, settled
 
 __all__ = [
@@ -201,7 +201,7 @@ def train_bpe(
     profile's, docs/unicode.md).  ``profile``
     (``cs336``, ``rustbpe`` or ``hf``) and its options (``cut``,
     ``add_prefix_space``, ``min_frequency``, ``initial_alphabet``, and
-    ``pattern``; ``refbpe.profiles``) reproduce another trainer;
+    ``pattern``; ``refbpe.learn.profiles``) reproduce another trainer;
     ``report["profile"]`` then records the settings.
 
     Cost: counting O(input bytes), split over ``workers`` processes, in memory

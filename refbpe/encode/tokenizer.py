@@ -78,13 +78,13 @@ from typing import (
     Union,
 )
 
-from .formats.gpt2_files import MANIFEST, read_gpt2, read_manifest_pattern, read_model_dir
-from .formats.registry import load_tiktoken
-from .formats.tiktoken import merges_from_ranks
-from .lists import list_with_room
+from .._util.lists import list_with_room
+from ..encodings.registry import load_tiktoken
+from ..formats.gpt2_files import MANIFEST, read_gpt2, read_manifest_pattern, read_model_dir
+from ..formats.tiktoken import merges_from_ranks
+from ..pretokenize.patterns import Pattern, get_pattern, pattern_key
+from ..specials import special_pattern, split_specials
 from .piece_cuts import PieceCuts
-from .pretokenize.patterns import Pattern, get_pattern, pattern_key
-from .specials import special_pattern, split_specials
 
 __all__ = ["Tokenizer"]
 
