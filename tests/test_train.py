@@ -805,3 +805,12 @@ def test_iter_chunks_cuts_only_at_safe_points(text, specials, chunk_size, read_s
             if not is_special:
                 count_pretokens(seg, chunked)
     assert chunked == whole_count([data], specials), [c for _, c in chunks]
+
+
+@pytest.mark.parametrize("out", ["tok", "tok/"])
+def test_the_write_line_names_the_files_with_one_separator(out, tmp_path):
+    write_file(str(tmp_path / "c.txt"), "low lower lowest " * 20)
+    r = run_cli(["train", "c.txt", "--vocab-size", "260", "-o", out], cwd=str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    write = [line for line in r.stderr.decode().splitlines() if line.startswith("write: ")]
+    assert len(write) == 1 and " tok%svocab.json, merges.txt" % os.sep in write[0], write

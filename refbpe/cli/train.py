@@ -404,6 +404,6 @@ def _summary(args, report, progress):
             % (m["merges"], m["merges_requested"])
         )
     progress.line(
-        "write: %.2fs, %s/%s (%d tokens)"
-        % (report["write"]["seconds"], args.out, _written(report), report["vocab_size"])
+        "write: %.2fs, %s (%d tokens)"
+        % (report["write"]["seconds"], os.path.join(args.out, _written(report)), report["vocab_size"])
     )
