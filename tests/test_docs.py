@@ -1,13 +1,27 @@
 """The README and docs/ stay true to the tree: the README opens with the code, every link and
 anchor resolves, every path named exists, every option of every subcommand is in docs/cli.md,
-and every measured figure names the script or command that reproduces it."""
+every measured figure names the script or command that reproduces it, and every code block runs.
 
+Docs that run: every fence names its language. A ```python, ```pycon, ```sh, ```bash or
+```shell block is run, unless the line right before its fence is a marker with the reason,
+``<!-- not run: needs a Rust trainer -->``. The runnable blocks of a page run in order in one
+temporary directory (so a block may use what an earlier one wrote) holding small inputs made
+here: ``corpus.txt`` and ``big.txt`` (the first 200 KB of the shared english_small corpus),
+``more.txt`` (the next 100 KB) and ``my_bpe.py`` (a trainer of yours: refbpe's own
+``train_bpe``). Python blocks run in one namespace per page, a block of ``>>>`` lines as a
+doctest; shell blocks run under ``bash -e`` with ``refbpe`` and ``python`` meaning this
+interpreter and this tree, and the tiktoken encodings read from the shared data (``support``
+sets the variables). Other languages (json, yaml, text, console transcripts) are data."""
+
+import doctest
 import glob
 import os
 import re
+import subprocess
+import sys
 
 import pytest
-from support import REPO_ROOT
+from support import REPO_ROOT, cli_env, corpus_path
 
 from refbpe.cli import build_parser
 
@@ -92,3 +106,102 @@ def test_every_measured_figure_names_the_script_that_reproduces_it(page):
         if _MEASURED.search(block) and not _REPRODUCER.search(block):
             bare.append(" ".join(block.split())[:120])
     assert bare == []
+
+
+# -- docs that run ------------------------------------------------------------------------------
+
+_BLOCK = re.compile(r"^```(\S*)[^\n]*\n(.*?)^```", re.S | re.M)
+_MARKER = re.compile(r"<!--\s*not run\b:?(.*?)-->")
+_RUNS = {"python": "python", "pycon": "python", "sh": "sh", "bash": "sh", "shell": "sh"}
+_DATA = {"json", "jsonl", "yaml", "toml", "text", "console"}
+_SHELL_PRELUDE = 'refbpe() { "$PYTHON" -m refbpe "$@"; }\npython() { "$PYTHON" "$@"; }\n'
+
+
+def _blocks(text):
+    """(line, language, code, marker or None) of every fenced block, in order."""
+    for m in _BLOCK.finditer(text):
+        before = text[: m.start()].rstrip("\n").rpartition("\n")[2].strip()
+        marker = _MARKER.fullmatch(before)
+        yield text.count("\n", 0, m.start()) + 1, m.group(1), m.group(2), marker
+
+
+def _runnable(page):
+    return [(line, _RUNS[lang], code) for line, lang, code, marker in _blocks(_read(page)) if lang in _RUNS and not marker]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_rel)
+def test_every_code_block_runs_or_says_why_not(page):
+    """Each fence names its language; a marker sits before a code block and gives its reason."""
+    wrong = []
+    for line, lang, _, marker in _blocks(_read(page)):
+        if lang not in _RUNS and lang not in _DATA:
+            wrong.append("line %d: a fence without a known language (%r)" % (line, lang))
+        elif marker and lang not in _RUNS:
+            wrong.append("line %d: a marker before a %s block, which never runs" % (line, lang))
+        elif marker and len(marker.group(1).split()) < 2:
+            wrong.append("line %d: a marker without its reason" % line)
+    assert wrong == []
+
+
+def _prepare_inputs(directory):
+    with open(corpus_path("english_small.txt"), "rb") as f:
+        head = f.read(300_000).decode("utf-8", "ignore")
+    files = {
+        "corpus.txt": head[:200_000],
+        "big.txt": head[:200_000],
+        "more.txt": head[200_000:],
+        "my_bpe.py": "from refbpe import train_bpe  # noqa: F401\n",
+    }
+    for name, text in files.items():
+        with open(os.path.join(directory, name), "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+def _run_python(code, where, namespace):
+    if code.lstrip().startswith(">>>"):
+        test = doctest.DocTestParser().get_doctest(code, namespace, where, where, 0)
+        lines = []
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        runner.run(test, out=lines.append, clear_globs=False)
+        namespace.update(test.globs)  # a DocTest runs on a copy of the names it is given
+        assert runner.failures == 0, "".join(lines)
+    else:
+        exec(compile(code, where, "exec"), namespace)
+
+
+def _run_shell(code, where, directory):
+    r = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", _SHELL_PRELUDE + code],
+        cwd=directory,
+        env=cli_env({"PYTHON": sys.executable}),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=300,
+    )
+    assert r.returncode == 0, "%s exited %d:\n%s" % (where, r.returncode, r.stderr.decode(errors="replace"))
+
+
+def _page_params():
+    params = []
+    for page in PAGES:
+        blocks = _runnable(page)
+        if blocks:
+            # A shell block starts a process per command, each 0.3-1 s: past the quick run's budget.
+            slow = any(lang == "sh" for _, lang, _ in blocks)
+            params.append(pytest.param(page, id=_rel(page), marks=[pytest.mark.slow] if slow else []))
+    return params
+
+
+@pytest.mark.parametrize("page", _page_params())
+def test_the_code_blocks_of_each_page_run(page, tmp_path, monkeypatch):
+    _prepare_inputs(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    namespace = {"__name__": "__doc_example__"}
+    for line, lang, code in _runnable(page):
+        where = "%s:%d" % (_rel(page), line)
+        if lang == "python":
+            _run_python(code, where, namespace)
+        else:
+            _run_shell(code, where, str(tmp_path))
+    sys.modules.pop("my_bpe", None)
