@@ -112,7 +112,7 @@ def test_tiktoken_export_manifest_builds_a_tiktoken_encoding(capsys, tmp_path, c
     tiktoken = pytest.importorskip("tiktoken")
     from tiktoken.load import load_tiktoken_bpe
 
-    # The three lines of docs/patterns-and-profiles.md.
+    # The snippet of docs/patterns.md.
     enc = tiktoken.Encoding(
         "mine",
         pat_str=manifest["pat_str"],

@@ -1,7 +1,7 @@
 """``refbpe conformance write DIR`` / ``refbpe conformance check DIR --train CMD``: the conformance pack.
 
 ``write`` puts the fixed cases (``refbpe.fuzz.pack``; layout in
-docs/conformance.md) in a new directory; ``check`` replays the cases of one
+docs/ci.md) in a new directory; ``check`` replays the cases of one
 kind against their command and prints PASS or FAIL per case, with verify's
 report for each failure.  Exit status: 0 every case passes, 1 a case fails,
 2 bad options, a pack altered or incomplete, or a command that cannot start.

@@ -3,7 +3,7 @@
 Cases are drawn from the fuzzer's classes with ``random.Random`` seeded by a
 string (the same on every interpreter and platform, no Hypothesis needed), so
 ``refbpe conformance write`` gives byte-identical packs on CPython and PyPy.
-The layout (docs/conformance.md)::
+The layout (docs/ci.md, "The conformance pack")::
 
     manifest.json        {"format": "refbpe-conformance", "version": 1, "refbpe_version", "profile",
                           "pattern", "unicode_version", "cases": [{"name", "kind", "class",
