@@ -130,7 +130,8 @@ def _blocks(text):
 
 
 def _runnable(page):
-    return [(line, _RUNS[lang], code) for line, lang, code, marker in _blocks(_read(page)) if lang in _RUNS and not marker]
+    blocks = _blocks(_read(page))
+    return [(line, _RUNS[lang], code) for line, lang, code, marker in blocks if lang in _RUNS and not marker]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=_rel)
