@@ -64,6 +64,26 @@ def test_the_readme_opens_with_a_python_and_a_cli_example():
     assert "```sh\nrefbpe train " in first_screen
 
 
+def _section(text, heading):
+    """The text under ``heading`` up to the next heading of the same or a higher level."""
+    level = heading.split(" ")[0]
+    start = text.index("\n" + heading + "\n")
+    end = re.search(r"^#{1,%d} " % len(level), text[start + len(heading) + 2 :], re.M)
+    return text[start : start + len(heading) + 2 + end.start()] if end else text[start:]
+
+
+def test_the_readme_figures_are_those_of_the_performance_tables():
+    """Every time and ratio the README's Speed section gives is in performance.md's Training
+    section, and every ratio it gives for SuperBPE is in the SuperBPE table."""
+    readme = _read(README)
+    performance = _read(os.path.join(REPO_ROOT, "docs", "performance.md"))
+    figure = re.compile(r"\b\d+\.\d+(?: s|x)")
+    speed = figure.findall(_section(readme, "## Speed"))
+    assert speed and [f for f in speed if f not in _section(performance, "## Training")] == []
+    superbpe = re.findall(r"\d+\.\d+", re.search(r"--profile superbpe --transition T`:[^)]*", readme).group(0))
+    assert superbpe and [f for f in superbpe if f + "x" not in _section(performance, "## SuperBPE")] == []
+
+
 @pytest.mark.parametrize("page", PAGES, ids=_rel)
 def test_every_link_and_anchor_resolves(page):
     text = _read(page)
