@@ -27,8 +27,9 @@ import refbpe
 from refbpe.cli import build_parser
 
 README = os.path.join(REPO_ROOT, "README.md")
+CHANGELOG = os.path.join(REPO_ROOT, "CHANGELOG.md")
 DOCS = sorted(glob.glob(os.path.join(REPO_ROOT, "docs", "*.md")))
-PAGES = [README] + DOCS
+PAGES = [README, CHANGELOG] + DOCS
 
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _FENCE = re.compile(r"^```.*?^```", re.S | re.M)
@@ -62,6 +63,22 @@ def test_the_readme_opens_with_a_python_and_a_cli_example():
     first_screen = "\n".join(lines[:40])
     assert "```python\nimport refbpe" in first_screen
     assert "```sh\nrefbpe train " in first_screen
+
+
+_HISTORY = re.compile(r"\b(since then|tried and not kept|tried and dropped|latest round|this round)\b", re.I)
+
+
+@pytest.mark.parametrize("page", [README] + DOCS, ids=_rel)
+def test_each_page_states_what_is_true_now(page):
+    """What changed, the figures before and what was not kept belong in CHANGELOG.md."""
+    assert _HISTORY.findall(_FENCE.sub("", _read(page))) == []
+
+
+def test_the_performance_page_is_one_table_per_job():
+    performance = _read(os.path.join(REPO_ROOT, "docs", "performance.md"))
+    assert len(performance.splitlines()) <= 300
+    for job in ("Training", "Counting", "Encoding", "Verify", "Certify", "SuperBPE", "Worst cases"):
+        assert re.search(r"^## %s" % job, performance, re.M), job
 
 
 def _section(text, heading):
