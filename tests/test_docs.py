@@ -8,10 +8,13 @@ Docs that run: every fence names its language. A ```python, ```pycon, ```sh, ```
 temporary directory (so a block may use what an earlier one wrote) holding small inputs made
 here: ``corpus.txt`` and ``big.txt`` (the first 200 KB of the shared english_small corpus),
 ``more.txt`` (the next 100 KB), ``my_bpe.py`` (a trainer of yours: refbpe's own
-``train_bpe``) and, for a page that verifies ``theirs/``, that trainer's model at vocab 1,000. Python blocks run in one namespace per page, a block of ``>>>`` lines as a
-doctest; shell blocks run under ``bash -e`` with ``refbpe`` and ``python`` meaning this
-interpreter and this tree, and the tiktoken encodings read from the shared data (``support``
-sets the variables). Other languages (json, yaml, text, console transcripts) are data."""
+``train_bpe``) and, for a page that verifies ``theirs/``, that trainer's model at vocab 1,000.
+Python blocks run in one namespace per page, a block of ``>>>`` lines as a doctest; shell
+blocks run under ``bash -e`` with ``refbpe`` and ``python`` meaning this interpreter and this
+tree, and the tiktoken encodings read from the shared data (``support`` sets the variables).
+A block that needs a peer library this interpreter lacks is skipped, saying so; without the
+shared data the runs are skipped with the reason. Other languages (json, yaml, text, console
+transcripts) are data."""
 
 import doctest
 import glob
