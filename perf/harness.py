@@ -66,17 +66,15 @@ if ROOT not in sys.path:
     sys.path.insert(_after_pythonpath(), ROOT)
 
 
-def shared_root():
-    """The shared directory: ``REFBPE_SHARED``, else ``../shared`` beside the repository."""
-    return os.environ.get("REFBPE_SHARED") or os.path.join(ROOT, "..", "shared")
-
-
-SHARED = os.path.abspath(shared_root())
-DATA = os.path.abspath(os.environ.get("REFBPE_DATA") or os.path.join(SHARED, "data"))
-CORPORA = os.path.join(DATA, "corpora")
-CS336 = os.path.join(DATA, "cs336")
-GPT2_FILES = [os.path.join(CS336, "gpt2_vocab.json"), os.path.join(CS336, "gpt2_merges.txt")]
-TIKTOKEN_CACHE = os.path.join(DATA, "tiktoken", "cache")
+from refbpe.testing.shared_data import (  # noqa: E402 (after this tree is on sys.path)
+    CORPORA,
+    CS336,
+    DATA,
+    GPT2_FILES,
+    SHARED,
+    TIKTOKEN_CACHE,
+    shared_root,
+)
 
 # -- corpora ------------------------------------------------------------------------------
 

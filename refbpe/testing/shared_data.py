@@ -1,0 +1,36 @@
+"""Where the shared read-only data is, for the test suite and the benchmarks alike.
+
+The corpora, the CS336 fixtures and the tiktoken rank files are never copied into the
+repository; both ``tests/support.py`` and ``perf/harness.py`` take their locations from here,
+so the tests and the benchmarks look in the same places:
+
+- ``SHARED``: ``REFBPE_SHARED``, else ``shared/`` beside the source tree (``shared_root()``);
+- ``DATA``: ``REFBPE_DATA``, else ``SHARED/data``;
+- ``CORPORA`` (the shared corpora), ``CS336`` (the assignment's fixtures and ``corpus.en``),
+  ``GPT2_FILES`` (GPT-2's vocab and merges there) and ``TIKTOKEN_CACHE`` (a tiktoken cache
+  holding gpt2, cl100k_base and o200k_base, for offline runs).
+
+The environment is read once, at import; nothing on disk is touched, so a missing data
+directory costs nothing until a caller opens a file.  An installed refbpe has no tree beside
+it: set ``REFBPE_SHARED`` (or ``REFBPE_DATA``) there.  Standard library only, Python 3.9
+syntax (PyPy runs the benchmarks).
+"""
+
+import os
+
+__all__ = ["CORPORA", "CS336", "DATA", "GPT2_FILES", "SHARED", "SOURCE_TREE", "TIKTOKEN_CACHE", "shared_root"]
+
+SOURCE_TREE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def shared_root():
+    """The shared directory: ``REFBPE_SHARED``, else ``shared/`` beside the source tree."""
+    return os.environ.get("REFBPE_SHARED") or os.path.join(SOURCE_TREE, "..", "shared")
+
+
+SHARED = os.path.abspath(shared_root())
+DATA = os.path.abspath(os.environ.get("REFBPE_DATA") or os.path.join(SHARED, "data"))
+CORPORA = os.path.join(DATA, "corpora")
+CS336 = os.path.join(DATA, "cs336")
+GPT2_FILES = [os.path.join(CS336, "gpt2_vocab.json"), os.path.join(CS336, "gpt2_merges.txt")]
+TIKTOKEN_CACHE = os.path.join(DATA, "tiktoken", "cache")
