@@ -26,7 +26,11 @@ interpreters are, how a process is measured from outside, and the memory readers
   ``run_result`` is the same for a command that must succeed.  ``Runner`` repeats jobs
   round-robin (run 1 of every job, then run 2, ...) so that a burst of load elsewhere does not
   hit one system only, and ``summarise`` takes the medians; ``timed`` is the in-process
-  counterpart (best or median of repeats).
+  counterpart (best or median of repeats), ``race`` runs in-process variants against each
+  other (warm-up rounds, results checked equal).
+- **Clocks**: the only place in perf/ that reads one (``tests/test_perf_layout.py``):
+  ``stopwatch()`` (wall and CPU seconds of a ``with`` block, or read while it runs),
+  ``cpu_seconds()`` and ``rusage()`` (this process, or its waited-for children).
 
 Importing it puts this tree on ``sys.path`` before site-packages, so that a script measures
 this tree's refbpe whatever is installed, unless ``PYTHONPATH`` names another tree (as
@@ -35,6 +39,7 @@ process on the machine (and ``smaps_rollup`` of the session's, for PSS).  Python
 standard library only: PyPy and the tests import it.
 """
 
+import gc
 import json
 import os
 import resource
@@ -69,11 +74,7 @@ if ROOT not in sys.path:
 from refbpe.testing.shared_data import (  # noqa: E402 (after this tree is on sys.path)
     CORPORA,
     CS336,
-    DATA,
-    GPT2_FILES,
-    SHARED,
     TIKTOKEN_CACHE,
-    shared_root,
 )
 
 # -- corpora ------------------------------------------------------------------------------
@@ -304,7 +305,7 @@ def measure(cmd, env=None, timeout=None, interval=0.05, pss=False, cwd=ROOT):
     full_env = dict(os.environ)
     full_env.update(env or {})
     busy0 = _busy_seconds()
-    t0 = time.perf_counter()
+    clock = stopwatch()
     p = subprocess.Popen(cmd, stdout=out, stderr=err, env=full_env, cwd=cwd, start_new_session=True)
     sampler = _Sampler(p.pid, interval, pss)
     timed_out = [False]
@@ -329,7 +330,7 @@ def measure(cmd, env=None, timeout=None, interval=0.05, pss=False, cwd=ROOT):
             timer.cancel()
         p.wait()
         raise
-    wall = time.perf_counter() - t0
+    wall = clock.elapsed()
     foreign = _busy_seconds() - busy0 - usage.ru_utime - usage.ru_stime
     p.returncode = os.waitstatus_to_exitcode(status)
     sampler.stop()
@@ -363,15 +364,102 @@ def run_result(cmd, env=None, **kwargs):
     return r
 
 
-def timed(fn, repeats, pick=min):
+# -- clocks: the only place in perf/ that reads one ---------------------------------------
+
+
+def cpu_seconds(children=False):
+    """User + system CPU seconds of this process; with ``children``, plus those of its children
+    that have been waited for (a pool's workers once it has shut down)."""
+    seconds = time.process_time()
+    if children:
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+        seconds += kids.ru_utime + kids.ru_stime
+    return seconds
+
+
+def rusage(children=False):
+    """``getrusage`` of this process (or of its waited-for children): CPU, page faults, ``ru_maxrss``."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF)
+
+
+class Stopwatch(object):
+    """Wall and CPU seconds of a stretch of this process, started when made.
+
+    ``elapsed()`` and ``cpu_elapsed()`` read it while it runs (a deadline, a lap); ``stop()``
+    freezes both into ``wall`` and ``cpu``.  As a ``with`` block it restarts on entry and stops
+    on exit: ``with stopwatch() as sw: work()`` then ``sw.wall``, ``sw.cpu``.  ``children``
+    adds the CPU of waited-for child processes (``cpu_seconds``)."""
+
+    def __init__(self, children=False):
+        self.children = children
+        self.restart()
+
+    def restart(self):
+        self.wall = self.cpu = None
+        self._wall0, self._cpu0 = time.perf_counter(), cpu_seconds(self.children)
+        return self
+
+    def elapsed(self):
+        return time.perf_counter() - self._wall0
+
+    def cpu_elapsed(self):
+        return cpu_seconds(self.children) - self._cpu0
+
+    def stop(self):
+        self.wall, self.cpu = self.elapsed(), self.cpu_elapsed()
+        return self
+
+    def __enter__(self):
+        return self.restart()
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+
+def stopwatch(children=False):
+    """A started ``Stopwatch`` (wall and CPU seconds; see there)."""
+    return Stopwatch(children)
+
+
+def timed(fn, repeats, pick=min, clock="wall"):
     """(``pick`` of the seconds of ``repeats`` calls of ``fn``, the last call's result); ``pick``
-    is ``min`` (best of) or ``statistics.median``."""
+    is ``min`` (best of) or ``statistics.median``, ``clock`` "wall" or "cpu" (this process)."""
     times, out = [], None
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
+        with stopwatch() as sw:
+            out = fn()
+        times.append(sw.wall if clock == "wall" else sw.cpu)
     return pick(times), out
+
+
+def race(variants, repeats, warmup=0, clock="cpu"):
+    """In-process variants of one computation against each other: ``warmup`` untimed rounds (PyPy's
+    JIT), then ``repeats`` timed ones, every variant once per round in turn, their results
+    checked equal in every round; ``({label: [seconds]}, {label: [CPU seconds]})``.
+
+    ``variants`` is ``[(label, fn)]``.  ``clock``: "cpu" (CPU seconds of this process and its
+    waited-for children: steadier than wall time on a busy machine), "wall", or "self"/"given"
+    (``fn`` returns ``(result, seconds)`` and times itself).  The CPU seconds are kept for every
+    clock."""
+    times, cpu = {label: [] for label, _ in variants}, {label: [] for label, _ in variants}
+    for rnd in range(warmup + repeats):
+        results = []
+        for label, fn in variants:
+            gc.collect()
+            with stopwatch(children=True) as sw:
+                out = fn()
+            took = sw.wall
+            if clock in ("self", "given"):
+                out, took = out
+            results.append(out)
+            if rnd >= warmup:
+                times[label].append(sw.cpu if clock == "cpu" else took)
+                cpu[label].append(sw.cpu)
+        for (label, _), out in zip(variants[1:], results[1:]):
+            if out != results[0]:
+                raise AssertionError("%s: %s and %s disagree" % (label, variants[0][0], label))
+    return times, cpu
 
 
 def progress(label, i, repeats, r):

@@ -29,7 +29,6 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from refbpe.learn import merge
-from refbpe.testing.shared_data import DATA, TIKTOKEN_CACHE, shared_root  # noqa: F401 (tests import shared_root)
 from refbpe.testing.atoms import (  # noqa: F401 (the suite imports them from here)
     COMBINING,
     CONTRACTIONS,
@@ -48,6 +47,7 @@ from refbpe.testing.atoms import (  # noqa: F401 (the suite imports them from he
     WORDS,
     WORDS_ANY_CASE,
 )
+from refbpe.testing.shared_data import DATA, TIKTOKEN_CACHE, shared_root  # noqa: F401 (tests import shared_root)
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IS_PYPY = platform.python_implementation() == "PyPy"

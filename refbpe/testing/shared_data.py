@@ -18,7 +18,7 @@ syntax (PyPy runs the benchmarks).
 
 import os
 
-__all__ = ["CORPORA", "CS336", "DATA", "GPT2_FILES", "SHARED", "SOURCE_TREE", "TIKTOKEN_CACHE", "shared_root"]
+__all__ = ["CORPORA", "CS336", "DATA", "GPT2_FILES", "SHARED", "TIKTOKEN_CACHE", "shared_root"]
 
 SOURCE_TREE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
