@@ -2,10 +2,11 @@
 interpreters are, how a process is measured from outside, and the memory readers.
 
 - **Paths**: ``ROOT`` (the repository), ``PERF``, ``PEERS`` (the peer runners), ``RESULTS``
-  (git-ignored output); the shared data ``SHARED`` (``REFBPE_SHARED``, else ``ROOT/../shared``)
-  and ``DATA`` (``REFBPE_DATA``, else ``SHARED/data``) with ``CORPORA``, ``CS336``,
-  ``GPT2_FILES`` and ``TIKTOKEN_CACHE`` (gpt2, cl100k_base, o200k_base offline).  Nothing is
-  read at import, so a missing data directory costs nothing until a script asks for a file.
+  (git-ignored output); the shared data from ``refbpe.testing.shared_data`` (the tests read
+  it too): ``SHARED`` (``REFBPE_SHARED``, else ``ROOT/../shared``) and ``DATA``
+  (``REFBPE_DATA``, else ``SHARED/data``) with ``CORPORA``, ``CS336``, ``GPT2_FILES`` and
+  ``TIKTOKEN_CACHE`` (gpt2, cl100k_base, o200k_base offline).  Nothing is read at import, so a
+  missing data directory costs nothing until a script asks for a file.
 - **Corpora**: ``CORPUS_NAMES`` (the seven shared corpora), ``CORPUS_FILES`` (those plus the
   CS336 ``corpus.en``), ``corpus(name)`` and ``read_text(path, start, size)``.
 - **Interpreters**: ``interpreter("cpython" | "pypy")``: ``REFBPE_CPYTHON`` / ``REFBPE_PYPY``,
@@ -71,11 +72,11 @@ if ROOT not in sys.path:
     sys.path.insert(_after_pythonpath(), ROOT)
 
 
-from refbpe.testing.shared_data import (  # noqa: E402 (after this tree is on sys.path)
-    CORPORA,
-    CS336,
-    TIKTOKEN_CACHE,
-)
+import refbpe.testing.shared_data as shared_data  # noqa: E402 (after this tree is on sys.path)
+
+shared_root = shared_data.shared_root
+SHARED, DATA, CORPORA, CS336 = shared_data.SHARED, shared_data.DATA, shared_data.CORPORA, shared_data.CS336
+GPT2_FILES, TIKTOKEN_CACHE = shared_data.GPT2_FILES, shared_data.TIKTOKEN_CACHE
 
 # -- corpora ------------------------------------------------------------------------------
 
