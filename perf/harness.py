@@ -2,13 +2,15 @@
 interpreters are, how a process is measured from outside, and the memory readers.
 
 - **Paths**: ``ROOT`` (the repository), ``PERF``, ``PEERS`` (the peer runners), ``RESULTS``
-  (git-ignored output); the shared data from ``refbpe.testing.shared_data`` (the tests read
-  it too): ``SHARED`` (``REFBPE_SHARED``, else ``ROOT/../shared``) and ``DATA``
+  (git-ignored output); the shared data from ``tests/shared_data.py``, which the tests read
+  too (imported as ``tests.shared_data``, a namespace package once the repository is on
+  ``sys.path``): ``SHARED`` (``REFBPE_SHARED``, else ``ROOT/../shared``) and ``DATA``
   (``REFBPE_DATA``, else ``SHARED/data``) with ``CORPORA``, ``CS336``, ``GPT2_FILES`` and
   ``TIKTOKEN_CACHE`` (gpt2, cl100k_base, o200k_base offline).  Nothing is read at import, so a
   missing data directory costs nothing until a script asks for a file.
 - **Corpora**: ``CORPUS_NAMES`` (the seven shared corpora), ``CORPUS_FILES`` (those plus the
-  CS336 ``corpus.en``), ``corpus(name)`` and ``read_text(path, start, size)``.
+  CS336 ``corpus.en``), ``corpus(name)``, ``read_corpus(name, limit)`` (bytes) and
+  ``read_text(path, start, size)``.
 - **Interpreters**: ``interpreter("cpython" | "pypy")``: ``REFBPE_CPYTHON`` / ``REFBPE_PYPY``,
   else the repository's ``.venv`` / ``.venv-pypy``, else (PyPy) ``pypy3`` on the PATH;
   ``INTERPRETERS`` holds both; ``interpreter_candidates`` lists where each is looked for;
@@ -28,7 +30,8 @@ interpreters are, how a process is measured from outside, and the memory readers
   round-robin (run 1 of every job, then run 2, ...) so that a burst of load elsewhere does not
   hit one system only, and ``summarise`` takes the medians; ``timed`` is the in-process
   counterpart (best or median of repeats), ``race`` runs in-process variants against each
-  other (warm-up rounds, results checked equal).
+  other (warm-up rounds, results checked equal), and ``Cases`` is the command line of named
+  micro-benchmark cases built on it (``perf/micro.py``, ``perf/experiments/``).
 - **Clocks**: the only place in perf/ that reads one (``tests/test_perf_layout.py``):
   ``stopwatch()`` (wall and CPU seconds of a ``with`` block, or read while it runs),
   ``cpu_seconds()`` and ``rusage()`` (this process, or its waited-for children).
@@ -40,9 +43,11 @@ process on the machine (and ``smaps_rollup`` of the session's, for PSS).  Python
 standard library only: PyPy and the tests import it.
 """
 
+import argparse
 import gc
 import json
 import os
+import platform
 import resource
 import shutil
 import statistics
@@ -72,7 +77,7 @@ if ROOT not in sys.path:
     sys.path.insert(_after_pythonpath(), ROOT)
 
 
-import refbpe.testing.shared_data as shared_data  # noqa: E402 (after this tree is on sys.path)
+import tests.shared_data as shared_data  # noqa: E402 (after the repository is on sys.path)
 
 shared_root = shared_data.shared_root
 SHARED, DATA, CORPORA, CS336 = shared_data.SHARED, shared_data.DATA, shared_data.CORPORA, shared_data.CS336
@@ -106,6 +111,13 @@ def read_text(path, start=0, size=-1):
     with open(path, "rb") as f:
         f.seek(start)
         return f.read(size).decode("utf-8", "ignore")
+
+
+def read_corpus(name, limit=None):
+    """A shared corpus as bytes, or its first ``limit`` bytes cut after a newline (valid UTF-8)."""
+    with open(corpus(name), "rb") as f:
+        data = f.read(limit or -1)
+    return data[: data.rindex(b"\n") + 1] if limit else data
 
 
 # -- interpreters -------------------------------------------------------------------------
@@ -461,6 +473,86 @@ def race(variants, repeats, warmup=0, clock="cpu"):
             if out != results[0]:
                 raise AssertionError("%s: %s and %s disagree" % (label, variants[0][0], label))
     return times, cpu
+
+
+# -- micro-benchmark cases: variants of one computation, raced in-process -----------------
+
+
+def fmt_seconds(seconds):
+    return "%.2f s" % seconds if seconds >= 1 else "%.1f ms" % (seconds * 1e3)
+
+
+class Cases(object):
+    """Named micro-benchmark cases and their command line (``perf/micro.py``,
+    ``perf/experiments/*.py``): ``@cases.case(name, claim)`` registers a generator of
+    ``(variants, note)``, variants ``[(label, fn)]`` with the trick first; ``cases.main(doc)``
+    runs the ones named (or all) through ``race`` and prints one line per case and input."""
+
+    def __init__(self):
+        self.registered = {}
+
+    def case(self, name, claim, repeats=15, warmup=3, clock="cpu"):
+        """Register a case.  ``clock``: "cpu" (CPU time: steadier than wall time on a busy
+        machine, for single-process cases), "wall", "self" (a variant returns (result, seconds)
+        itself), "given" ("self", with no CPU times).  Cases timed by a wall clock also show the
+        CPU time of all their processes."""
+
+        def register(fn):
+            self.registered[name] = (fn, claim, repeats, warmup, clock)
+            return fn
+
+        return register
+
+    def include(self, other):
+        """Add the cases of ``other`` (another file's), in their order."""
+        self.registered.update(other.registered)
+
+    def main(self, doc, argv=None, options=None):
+        """The command line: NAME... (default all), ``--list``, ``--repeats``, and what
+        ``options(parser)`` adds; the parsed arguments are passed to every case."""
+        p = argparse.ArgumentParser(description=doc.split("\n")[0])
+        p.add_argument("cases", nargs="*", metavar="NAME", help="cases to run (default: all)")
+        p.add_argument("--list", action="store_true", help="list the cases and exit")
+        p.add_argument("--repeats", type=int, help="timed rounds (default: per case)")
+        if options:
+            options(p)
+        args = p.parse_args(argv)
+        if args.list:
+            for name, (_, claim, _, _, _) in self.registered.items():
+                print("%-20s %s" % (name, claim))
+            return 0
+        unknown = [name for name in args.cases if name not in self.registered]
+        if unknown:
+            p.error("unknown case %s (see --list)" % ", ".join(unknown))
+        for name in args.cases or list(self.registered):
+            fn, _, repeats, warmup, clock = self.registered[name]
+            repeats = repeats if clock == "given" else args.repeats or repeats
+            for runs, note in fn(args):
+                print_race(name, race(runs, repeats, warmup, clock), note, clock)
+        return 0
+
+
+def print_race(name, measured, note, clock):
+    """One line: the trick's best time, each alternative's best and its ratio to the trick (and
+    the ratio of medians), the clock, the interpreter and load average, and ``note``."""
+    times, cpu = measured
+    labels = list(times)
+    base, base_median = min(times[labels[0]]), statistics.median(times[labels[0]])
+    parts = ["%s %s" % (labels[0], fmt_seconds(base))]
+    for label in labels[1:]:
+        t = times[label]
+        ratios = (min(t) / base, statistics.median(t) / base_median)
+        parts.append("%s %s = %.2fx (median %.2fx)" % ((label, fmt_seconds(min(t))) + ratios))
+    interp = (platform.python_implementation(), platform.python_version(), os.getloadavg()[0])
+    where = "%s %s, load %.1f" % interp
+    rounds = "best of %d, %s time" % (len(times[labels[0]]), "cpu" if clock == "cpu" else "wall")
+    if clock == "given":
+        rounds = "as perf/bench_pickle.py reports them (best of 7, wall time)"
+    if clock in ("wall", "self"):
+        c = [fmt_seconds(min(cpu[label])) for label in labels]
+        rounds += "; CPU of all processes: " + ", ".join("%s %s" % pair for pair in zip(labels, c))
+    print("%-20s %s" % (name, " | ".join(parts + [rounds, where, note() if callable(note) else note])))
+    sys.stdout.flush()
 
 
 def progress(label, i, repeats, r):

@@ -14,77 +14,32 @@ alternatives (the variants of the whole engine are ``perf/experiments/merge_vari
 registers its cases here and runs them with this runner); ``pretokenize-inline`` compiles the
 source of ``piece_ends`` as it is and edited to call a helper; ``count-chunk-size`` runs
 ``python -m refbpe count`` in fresh processes (the count time of its ``--report``);
-``pack-counts`` runs ``perf/bench_pickle.py``.
+``pack-counts`` runs ``perf/bench_pickle.py``.  The pre-tokenizers' cases are defined in
+``perf/micro_pretokenize.py`` and run from here.
 
 Every variant is warmed up (PyPy's JIT), then all run in turn for ``--repeats`` rounds, and
-their results are checked equal (``harness.race``).  Single-process cases are timed in CPU time, which a busy
-machine disturbs far less than wall time; cases with worker processes in wall time.  One line
-per case and input: the trick's best time, each alternative's best time and the ratio
-alternative / trick (> 1: the trick wins), the ratio of medians, the interpreter and the load
-average.  Compare ratios from one run, not absolute times.  Python 3.9 syntax (PyPy runs it).
+their results are checked equal (``harness.Cases``, ``harness.race``).  Single-process cases
+are timed in CPU time, which a busy machine disturbs far less than wall time; cases with
+worker processes in wall time.  One line per case and input: the trick's best time, each
+alternative's best time and the ratio alternative / trick (> 1: the trick wins), the ratio of
+medians, the interpreter and the load average.  Compare ratios from one run, not absolute
+times.  Python 3.9 syntax (PyPy runs it).
 """
 
-import argparse
-import bisect
 import json
 import os
-import platform
-import statistics
 import subprocess
 import sys
 import tempfile
 
-from harness import GPT2_FILES, PERF, TIKTOKEN_CACHE, race, stopwatch, tree_env
+import micro_pretokenize
+from harness import GPT2_FILES, PERF, TIKTOKEN_CACHE, Cases, stopwatch, tree_env
 from harness import corpus as corpus_path
+from harness import read_corpus as corpus
 
 MB = 1 << 20
-CASES = {}
-
-
-def case(name, claim, repeats=15, warmup=3, clock="cpu"):
-    """Register a case: a generator of (variants, note), variants = [(label, fn)], trick first.
-
-    ``clock``: "cpu" (CPU time: steadier than wall time on a busy machine, for single-process
-    cases), "wall", "self" (a variant returns (result, seconds) itself), "given" ("self", with
-    no CPU times).  Cases timed by a wall clock also show the CPU time of all their processes."""
-
-    def register(fn):
-        CASES[name] = (fn, claim, repeats, warmup, clock)
-        return fn
-
-    return register
-
-
-def corpus(name, limit=None):
-    """A shared corpus, or its first ``limit`` bytes cut after a newline (valid UTF-8)."""
-    with open(corpus_path(name), "rb") as f:
-        data = f.read(limit or -1)
-    return data[: data.rindex(b"\n") + 1] if limit else data
-
-
-def report(name, measured, note, clock):
-    times, cpu = measured
-    labels = list(times)
-    base, base_median = min(times[labels[0]]), statistics.median(times[labels[0]])
-    parts = ["%s %s" % (labels[0], fmt(base))]
-    for label in labels[1:]:
-        t = times[label]
-        ratios = (min(t) / base, statistics.median(t) / base_median)
-        parts.append("%s %s = %.2fx (median %.2fx)" % ((label, fmt(min(t))) + ratios))
-    interp = (platform.python_implementation(), platform.python_version(), os.getloadavg()[0])
-    where = "%s %s, load %.1f" % interp
-    rounds = "best of %d, %s time" % (len(times[labels[0]]), "cpu" if clock == "cpu" else "wall")
-    if clock == "given":
-        rounds = "as perf/bench_pickle.py reports them (best of 7, wall time)"
-    if clock in ("wall", "self"):
-        c = [min(cpu[label]) for label in labels]
-        rounds += "; CPU of all processes: " + ", ".join("%s %s" % (lab, fmt(x)) for lab, x in zip(labels, c))
-    print("%-20s %s" % (name, " | ".join(parts + [rounds, where, note() if callable(note) else note])))
-    sys.stdout.flush()
-
-
-def fmt(seconds):
-    return "%.2f s" % seconds if seconds >= 1 else "%.1f ms" % (seconds * 1e3)
+CASES = Cases()
+case = CASES.case
 
 
 # --- tokenizer.py: the trick is Tokenizer's own method, the alternative is written out here ------
@@ -554,129 +509,9 @@ def bench_write_large(args):
     yield runs, "160 MB in 8 pieces (a one-letter run's model holds tokens this long); CPU counts system time"
 
 
-# --- pretokenize.py -----------------------------------------------------------------------------------
+# --- pretokenize.py: perf/micro_pretokenize.py ---------------------------------------------------
 
-
-@case("pretokenize-table", "pretokenize.py CLASS_OF: class per code point, bytes table vs dict vs bisect")
-def bench_pretokenize_table(args):
-    from refbpe.pretokenize._unicode_table import RUNS
-    from refbpe.pretokenize.gpt2 import CLASS_OF
-
-    as_dict = {cp: CLASS_OF[cp] for cp in range(0x110000) if CLASS_OF[cp]}
-    starts, classes = [s for s, _ in RUNS], [c for _, c in RUNS]
-
-    def by_table(cps):
-        n, table = [0, 0, 0, 0], CLASS_OF
-        for cp in cps:
-            n[table[cp]] += 1
-        return n
-
-    def by_dict(cps):
-        n, get = [0, 0, 0, 0], as_dict.get
-        for cp in cps:
-            n[get(cp, 0)] += 1
-        return n
-
-    def by_bisect(cps):
-        n, find = [0, 0, 0, 0], bisect.bisect_right
-        for cp in cps:
-            n[classes[find(starts, cp) - 1]] += 1
-        return n
-
-    for name in ("english_small", "mixed_multilingual"):
-        cps = [ord(c) for c in corpus(name, 4 * MB).decode("utf-8")]
-        runs = [(f.__name__[3:], lambda f=f, cps=cps: f(cps)) for f in (by_table, by_dict, by_bisect)]
-        yield runs, "%s 4 MB, %d code points" % (name, len(cps))
-
-
-RUN_LOOP = """\
-            while j < n:
-                b = data[j]
-                if b < 0x80:
-                    if table[b] != cls:
-                        break
-                    j += 1
-                else:
-                    cp, w = _decode_at(data, j, b)
-                    if table[cp] != cls:
-                        break
-                    j += w
-"""
-
-
-def run_end(data, j, n, cls, table, decode_at):
-    """The helper: the end of the maximal run of class ``cls`` from ``j`` (the same loop)."""
-    while j < n:
-        b = data[j]
-        if b < 0x80:
-            if table[b] != cls:
-                break
-            j += 1
-        else:
-            cp, w = decode_at(data, j, b)
-            if table[cp] != cls:
-                break
-            j += w
-    return j
-
-
-def piece_ends_variants():
-    """pretokenize.piece_ends as it is and with its inlined letter/number/other loop
-    (``RUN_LOOP``) replaced by a call of ``run_end``: the library's source, edited, each compiled
-    into a module of its own (so that both look their globals up the same way)."""
-    import inspect
-    import types
-
-    from refbpe.pretokenize import gpt2 as pretokenize
-
-    source = inspect.getsource(pretokenize.piece_ends)
-    if source.count(RUN_LOOP) != 1:
-        raise AssertionError("piece_ends no longer has the inlined loop this case replaces: update RUN_LOOP")
-    call = "            j = run_end(data, j, n, cls, table, _decode_at)\n"
-    variants = []
-    for text in (source, source.replace(RUN_LOOP, call)):
-        module = types.ModuleType("micro_piece_ends")
-        module.__dict__.update(vars(pretokenize), run_end=run_end)
-        exec(text, module.__dict__)
-        variants.append(module.piece_ends)
-    return variants
-
-
-@case("pretokenize-inline", "pretokenize.py piece_ends, '~1.5x': the run loop inlined vs a helper")
-def bench_pretokenize_inline(args):
-    inlined, with_helper = piece_ends_variants()
-    for name in ("english_small", "mixed_multilingual"):
-        data = corpus(name, 4 * MB)
-        helper = ("helper", lambda d=data: with_helper(d))
-        yield [("inlined", lambda d=data: inlined(d)), helper], "%s 4 MB" % name
-
-
-def count_slices(data):
-    """The alternative to count_pieces' int keys: count every piece as a ``bytes`` slice."""
-    from refbpe.pretokenize.gpt2 import piece_ends
-
-    counts = {}
-    start = 0
-    for end in piece_ends(data):
-        piece = data[start:end]
-        counts[piece] = counts.get(piece, 0) + 1
-        start = end
-    return counts
-
-
-@case("pretokenize-int-keys", "gpt2.py count_pieces, '1.5x on English': int keys vs bytes slices")
-def bench_pretokenize_int_keys(args):
-    from refbpe.pretokenize.patterns import get_pattern
-
-    count_pretokens = get_pattern("gpt2").count_pretokens
-
-    for name in ("english_small", "mixed_multilingual"):
-        data = corpus(name, 4 * MB)
-        slices = ("bytes slices", lambda d=data: count_slices(d))
-        yield (
-            [("int keys", lambda d=data: count_pretokens(d)), slices],
-            "%s 4 MB, the scan (piece_ends) included in both" % name,
-        )
+CASES.include(micro_pretokenize.CASES)
 
 
 # --- formats/trace.py ----------------------------------------------------------------------------------
@@ -753,31 +588,13 @@ def bench_overlay_top(args):
     yield runs, "english_small, the lines+specials-as-text overlay over its own %d merges" % len(merges)
 
 
+def options(parser):
+    help = "merges of trace-write and of perf/experiments/merge_variants.py (default 9743: vocab 10,000)"
+    parser.add_argument("--merges", type=int, default=9743, help=help)
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("cases", nargs="*", metavar="NAME", help="cases to run (default: all)")
-    p.add_argument("--list", action="store_true", help="list the cases and exit")
-    p.add_argument("--repeats", type=int, help="timed rounds (default: per case)")
-    p.add_argument(
-        "--merges",
-        type=int,
-        default=9743,
-        help="merges of trace-write and of merge_variants.py's cases (default 9743: vocab 10,000)",
-    )
-    args = p.parse_args(argv)
-    if args.list:
-        for name, (_, claim, _, _, _) in CASES.items():
-            print("%-20s %s" % (name, claim))
-        return 0
-    unknown = [name for name in args.cases if name not in CASES]
-    if unknown:
-        p.error("unknown case %s (see --list)" % ", ".join(unknown))
-    for name in args.cases or list(CASES):
-        fn, _, repeats, warmup, clock = CASES[name]
-        repeats = repeats if clock == "given" else args.repeats or repeats
-        for runs, note in fn(args):
-            report(name, race(runs, repeats, warmup, clock), note, clock)
-    return 0
+    return CASES.main(__doc__, argv, options)
 
 
 if __name__ == "__main__":

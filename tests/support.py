@@ -3,7 +3,7 @@ input writers and checks, shared process pools and tokenizers, text strategies.
 
 Test modules import from here (``from support import ...``); ``conftest.py``
 holds the pytest fixtures and the markers.  Where the shared data is comes from
-``refbpe.testing.shared_data``, which ``perf/harness.py`` reads too (the benchmarks
+``shared_data`` (this directory's ``shared_data.py``), which ``perf/harness.py`` reads too (the benchmarks
 and the tests look in the same places).
 
 Hypothesis profiles: ``default`` (modest example counts, used by ``pytest -n auto``)
@@ -27,6 +27,7 @@ import sys
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+from shared_data import DATA, TIKTOKEN_CACHE, shared_root  # noqa: F401 (tests import shared_root)
 
 from refbpe.learn import merge
 from refbpe.testing.atoms import (  # noqa: F401 (the suite imports them from here)
@@ -47,7 +48,6 @@ from refbpe.testing.atoms import (  # noqa: F401 (the suite imports them from he
     WORDS,
     WORDS_ANY_CASE,
 )
-from refbpe.testing.shared_data import DATA, TIKTOKEN_CACHE, shared_root  # noqa: F401 (tests import shared_root)
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IS_PYPY = platform.python_implementation() == "PyPy"

@@ -1,5 +1,5 @@
 """The merge engine's old variants against its tricks: a self-contained copy of the engine with
-one trick switched at a time (``merge-*`` cases of ``perf/micro.py``'s runner).
+one trick switched at a time (cases run as ``perf/micro.py``'s are, by ``harness.Cases``).
 
     PYTHONPATH=. .venv-pypy/bin/python perf/experiments/merge_variants.py --list
     PYTHONPATH=. .venv-pypy/bin/python perf/experiments/merge_variants.py merge-entry-lt
@@ -19,12 +19,14 @@ import heapq
 import os
 import sys
 
-# Run as a script from perf/experiments/: the harness and micro.py's runner are one level up.
+# Run as a script from perf/experiments/: the harness is one level up.
 sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from harness import Cases, fmt_seconds, stopwatch  # noqa: E402
 from harness import corpus as corpus_path  # noqa: E402
-from harness import stopwatch  # noqa: E402
-from micro import CASES, case, fmt, main  # noqa: E402
+
+CASES = Cases()
+case = CASES.case
 
 
 class Entry(object):
@@ -237,7 +239,12 @@ def bench_merge_entry_lt(args):
 
     def with_heap_times():
         e, t = min(heap["entry"]), min(heap["tuple"])
-        return "%s; heap operations alone: entry %s, tuple %s = %.2fx" % (note, fmt(e), fmt(t), t / e)
+        return "%s; heap operations alone: entry %s, tuple %s = %.2fx" % (
+            note,
+            fmt_seconds(e),
+            fmt_seconds(t),
+            t / e,
+        )
 
     yield runs, with_heap_times
 
@@ -252,8 +259,9 @@ def bench_merge_in_place(args):
     yield merge_runs(args, [("in place", {}), ("new list", {"apply": merge_new_list})])
 
 
+def options(parser):
+    parser.add_argument("--merges", type=int, default=9743, help="merges (default 9743: vocab 10,000)")
+
+
 if __name__ == "__main__":
-    for name in list(CASES):
-        if name not in ("merge-entry-lt", "merge-where-lists", "merge-in-place"):
-            del CASES[name]  # micro.py's own cases (merge-link-fill, merge-new-slots among them) stay there
-    sys.exit(main())
+    sys.exit(CASES.main(__doc__, options=options))

@@ -15,9 +15,7 @@ strategies: ``corpora``, ``texts``, ``word_counts``, one class each) and
 ``asserts`` (``assert_trains_like_reference``, ``assert_encodes_like_reference``:
 an ``AssertionError`` whose message is verify's report).  Hypothesis is an
 optional dependency (``pip install 'refbpe[fuzz]'``); the strategies raise
-``ImportError`` without it, the assertions work without it.  ``shared_data`` (not
-imported here) says where the shared corpora and fixtures are, for refbpe's own tests and
-benchmarks.
+``ImportError`` without it, the assertions work without it.
 """
 
 from .asserts import assert_encodes_like_reference, assert_trains_like_reference
