@@ -409,7 +409,8 @@ class Stopwatch(object):
 
     def restart(self):
         self.wall = self.cpu = None
-        self._wall0, self._cpu0 = time.perf_counter(), cpu_seconds(self.children)
+        self._cpu0 = cpu_seconds(self.children)
+        self._wall0 = time.perf_counter()  # read last, so that the wall time holds no CPU reading
         return self
 
     def elapsed(self):
