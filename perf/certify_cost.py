@@ -9,7 +9,7 @@ whole processes of::
     refbpe certify DIR --counts C --vocab-size V                (certify)
 
 and two phase runs, a process each, that read the counts and then train or
-certify in-process, timing with ``time.process_time``: imports, reading the
+certify in-process, timing CPU seconds with ``harness.stopwatch``: imports, reading the
 counts (shared by both commands), and the phase itself (``train_from_counts``;
 ``read_model`` + ``certify``).  Medians of CPU seconds (``wait4`` rusage, the
 figure a loaded machine disturbs least) and wall seconds, and the ratios
@@ -26,9 +26,8 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 
-from harness import INTERPRETERS, ROOT, corpus, run_result, tree_env
+from harness import INTERPRETERS, ROOT, corpus, cpu_seconds, run_result, stopwatch, tree_env
 from harness import SPECIAL as EOT
 
 from refbpe.corpus.countfile import sum_counts
@@ -39,17 +38,18 @@ from refbpe.verify.certify import certify
 
 def phase(what, counts_path, model, vocab):
     """In a child: the CPU seconds of the start and imports, of reading the counts and of ``what``."""
-    t0, t1 = 0.0, time.process_time()
-    counts = sum_counts([counts_path])
-    t2 = time.process_time()
-    if what == "train":
-        train_from_counts(counts, vocab, [EOT])
-        ok = True
-    else:
-        theirs = read_model(model, "auto", [EOT], strict=False)
-        ok = certify(counts, theirs.merges, "greatest-bytes", None, vocab - 257)["certified"]
-    t3 = time.process_time()
-    print("RESULT " + json.dumps({"imports": t1 - t0, "read": t2 - t1, "phase": t3 - t2, "ok": ok}))
+    imports = cpu_seconds()  # the start and imports: all this process has used so far
+    with stopwatch() as reading:
+        counts = sum_counts([counts_path])
+    with stopwatch() as checking:
+        if what == "train":
+            train_from_counts(counts, vocab, [EOT])
+            ok = True
+        else:
+            theirs = read_model(model, "auto", [EOT], strict=False)
+            ok = certify(counts, theirs.merges, "greatest-bytes", None, vocab - 257)["certified"]
+    figures = {"imports": imports, "read": reading.cpu, "phase": checking.cpu, "ok": ok}
+    print("RESULT " + json.dumps(figures))
 
 
 def median(xs):

@@ -42,7 +42,6 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import time
 
 import merge_engine
 from harness import (
@@ -54,6 +53,7 @@ from harness import (
     SPECIAL,
     read_text,
     run_result,
+    stopwatch,
     tree_env,
 )
 
@@ -190,9 +190,9 @@ def encode_inline_child(before, after, corpora, rounds, mb):
         for _ in range(rounds):
             for name, module in modules.items():
                 tok = module.Tokenizer.from_files(GPT2_FILES[0], GPT2_FILES[1], [SPECIAL])
-                t0 = time.perf_counter()
-                ids[name] = tok.encode(text)
-                times[name].append(time.perf_counter() - t0)
+                with stopwatch() as sw:
+                    ids[name] = tok.encode(text)
+                times[name].append(sw.wall)
         same = "identical" if ids["before"] == ids["after"] else "DIFFER"
         for name in modules:
             print("  %-16s %-7s %s" % (corpus, name, " ".join("%.2f" % t for t in times[name])))

@@ -23,13 +23,12 @@ and half of that run's CPU (two cores for all its processes).  Python 3.9 syntax
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import time
 
-from harness import ROOT, SPECIAL, corpus, proc_stat, save_json, tree_env
+from harness import ROOT, SPECIAL, corpus, proc_stat, rusage, save_json, stopwatch, tree_env
 
 
 def children(pid):
@@ -64,8 +63,9 @@ def watch_workers(proc):
     return seconds
 
 
-def cpu_seconds(who):
-    usage = resource.getrusage(who)
+def workers_cpu():
+    """CPU seconds of this process's children that have been waited for (the pool's workers)."""
+    usage = rusage(children=True)
     return usage.ru_utime + usage.ru_stime
 
 
@@ -73,17 +73,15 @@ def child(path, workers, chunk_size):
     """In the measured process: one ``count_words`` call, its figures as one JSON line."""
     from refbpe.corpus.count import count_words
 
-    before = cpu_seconds(resource.RUSAGE_SELF)
-    t0 = time.time()
-    counts = count_words([path], [SPECIAL], workers=workers, chunk_size=chunk_size)
-    wall = time.time() - t0
-    main_cpu = cpu_seconds(resource.RUSAGE_SELF) - before
+    with stopwatch() as sw:
+        counts = count_words([path], [SPECIAL], workers=workers, chunk_size=chunk_size)
+    wall, main_cpu = sw.wall, sw.cpu
     print(
         json.dumps(
             {
                 "wall": wall,
                 "main_cpu": main_cpu,
-                "workers_cpu": cpu_seconds(resource.RUSAGE_CHILDREN),
+                "workers_cpu": workers_cpu(),
                 "unique_words": len(counts),
                 "load": os.getloadavg()[0],
             }

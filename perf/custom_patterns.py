@@ -13,7 +13,8 @@ their text (so the known ones run compiled, not on their scanners).
 import argparse
 import os
 import sys
-import time
+
+from harness import corpus, stopwatch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 
@@ -27,9 +28,7 @@ def main():
     ap.add_argument("--mb", type=int, default=20)
     ap.add_argument("--corpus", default="english_medium")
     args = ap.parse_args()
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "..", "..", "shared", "data", "corpora", args.corpus + ".txt")
-    with open(path, "rb") as f:
+    with open(corpus(args.corpus), "rb") as f:
         data = f.read(args.mb << 20)
     data = data[: data.rfind(b"\n") + 1]
     rows = [("llama3 (scanner)", get_pattern("llama3"))]
@@ -37,9 +36,9 @@ def main():
     base = None
     for label, pattern in rows:
         pattern.count_pretokens(data[: 1 << 20])
-        t = time.process_time()
-        counts = pattern.count_pretokens(data)
-        seconds = time.process_time() - t
+        with stopwatch() as sw:
+            counts = pattern.count_pretokens(data)
+        seconds = sw.cpu
         base = base or seconds
         ratio = seconds / base
         print("%-26s %6.2f s  %5.2fx  %d distinct" % (label, seconds, ratio, len(counts)), flush=True)

@@ -22,23 +22,19 @@ import argparse
 import hashlib
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-DATA = os.path.abspath(os.environ.get("REFBPE_DATA", os.path.join(ROOT, "..", "shared", "data")))
-PYPY = os.environ.get("REFBPE_PYPY", os.path.join(ROOT, ".venv-pypy", "bin", "python"))
-CPYTHON = os.environ.get("REFBPE_CPYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
-EOT = "<|endoftext|>"
+from harness import INTERPRETERS, SPECIAL, TIKTOKEN_CACHE, stopwatch
+from harness import corpus as corpus_path
+
+PYPY, CPYTHON = INTERPRETERS["pypy"], INTERPRETERS["cpython"]
 
 
 def documents(corpus, mb):
-    with open(os.path.join(DATA, "corpora", corpus + ".txt"), encoding="utf-8") as f:
-        docs = f.read().split(EOT)
+    with open(corpus_path(corpus), encoding="utf-8") as f:
+        docs = f.read().split(SPECIAL)
     if mb:
         kept, size = [], 0
         for d in docs:
@@ -50,14 +46,9 @@ def documents(corpus, mb):
     return docs
 
 
-def _cpu():
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-
-
 def child(system, name, corpus, threads, mb, small_threshold):
     """One timed batch; prints JSON."""
-    os.environ.setdefault("TIKTOKEN_CACHE_DIR", os.path.join(DATA, "tiktoken", "cache"))
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", TIKTOKEN_CACHE)
     docs = documents(corpus, mb)
     if system == "tiktoken":
         import tiktoken
@@ -71,9 +62,9 @@ def child(system, name, corpus, threads, mb, small_threshold):
         if small_threshold:
             batch._PROCESSES_FROM = 0
     enc.encode_ordinary(docs[0])
-    t0, c0 = time.perf_counter(), _cpu()
-    ids = enc.encode_batch(docs, num_threads=threads, disallowed_special=())
-    seconds, cpu = time.perf_counter() - t0, _cpu() - c0
+    with stopwatch(children=True) as sw:
+        ids = enc.encode_batch(docs, num_threads=threads, disallowed_special=())
+    seconds, cpu = sw.wall, sw.cpu
     digest = hashlib.sha256(json.dumps(ids).encode()).hexdigest()[:16]
     print(json.dumps({"seconds": seconds, "cpu": cpu, "tokens": sum(map(len, ids)), "digest": digest}))
 

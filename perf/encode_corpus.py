@@ -43,9 +43,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
-from harness import GPT2_FILES, INTERPRETERS, ROOT, corpus, read_text, run_result, tree_env
+from harness import GPT2_FILES, INTERPRETERS, ROOT, corpus, read_text, run_result, stopwatch, tree_env
 from harness import SPECIAL as EOT
 
 PYPY, CPYTHON = INTERPRETERS["pypy"], INTERPRETERS["cpython"]
@@ -74,13 +73,12 @@ def child_single(system, path):
 
         encode = tiktoken.get_encoding("gpt2").encode_ordinary
     encode(warm)
-    t0, c0 = time.perf_counter(), time.process_time()
-    ids = encode(timed)
-    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    c1 = time.process_time()
-    encode(timed)  # again: the caches hold the text's pieces, as in the middle of a long corpus
-    again = time.process_time() - c1
-    fields = {"seconds": seconds, "cpu": cpu, "again_cpu": again, "bytes": len(timed.encode("utf-8"))}
+    with stopwatch() as first:
+        ids = encode(timed)
+    with stopwatch() as again:
+        encode(timed)  # again: the caches hold the text's pieces, as in the middle of a long corpus
+    fields = {"seconds": first.wall, "cpu": first.cpu, "again_cpu": again.cpu}
+    fields["bytes"] = len(timed.encode("utf-8"))
     fields["digest"] = _digest(ids)
     print("RESULT " + json.dumps(fields))
 

@@ -30,7 +30,7 @@ import os
 import statistics
 import sys
 
-from harness import GPT2_FILES, INTERPRETERS, PEERS, ROOT, corpus, run_result, tree_env
+from harness import GPT2_FILES, INTERPRETERS, PEERS, ROOT, corpus, run_result, rusage, tree_env
 
 PHASES = ["first", "fresh", "warm"]
 
@@ -40,7 +40,6 @@ PHASES = ["first", "fresh", "warm"]
 
 def worker(name, path, max_bytes, jit_params):
     import gc
-    import resource
 
     sys.path.insert(0, PEERS)
     from _common import emit, ids_digest, read_text
@@ -72,9 +71,9 @@ def worker(name, path, max_bytes, jit_params):
     for phase in PHASES:
         encoder = load() if phase == "fresh" else tok
         text = second if phase == "warm" else first
-        m0, r0 = minors[0], resource.getrusage(resource.RUSAGE_SELF)
+        m0, r0 = minors[0], rusage()
         ids = encoder.encode_ordinary(text)
-        r1 = resource.getrusage(resource.RUSAGE_SELF)
+        r1 = rusage()
         fields[phase] = {
             "user": r1.ru_utime - r0.ru_utime,
             "sys": r1.ru_stime - r0.ru_stime,

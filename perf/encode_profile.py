@@ -28,9 +28,8 @@ list of ids.  ``--cache-limit`` sets the entries per piece-cache generation
 import argparse
 import json
 import sys
-import time
 
-from harness import INTERPRETERS, corpus, run_result, tree_env
+from harness import INTERPRETERS, corpus, run_result, stopwatch, tree_env
 
 PYPY = INTERPRETERS["pypy"]
 ENCODINGS = ["cl100k_base", "o200k_base"]
@@ -44,33 +43,32 @@ def _utf8_part(path, start, size):
 
 
 def child(name, path, size, cache_limit):
-    cpu = time.process_time
-    c = cpu()
+    clock = stopwatch()
     from refbpe import Tokenizer
     from refbpe.encode import tokenizer
     from refbpe.encode.piece_cuts import PieceCuts
     from refbpe.encodings.registry import encoding_files
     from refbpe.formats.tiktoken import merges_from_ranks, read_ranks
 
-    imported = cpu() - c
+    imported = clock.cpu_elapsed()
     if cache_limit:
         tokenizer._CACHE_LIMIT = cache_limit
-    c = cpu()
+    clock.restart()
     tok = Tokenizer.from_tiktoken(name)
-    load = cpu() - c
-    c = cpu()
+    load = clock.cpu_elapsed()
+    clock.restart()
     ranks = read_ranks(encoding_files(name)["ranks"])
-    read = cpu() - c
-    c = cpu()
+    read = clock.cpu_elapsed()
+    clock.restart()
     merges_from_ranks(ranks)
-    merges = cpu() - c
-    c = cpu()
+    merges = clock.cpu_elapsed()
+    clock.restart()
     Tokenizer.from_ranks(ranks, pattern=tok.pattern)
-    engine = cpu() - c
+    engine = clock.cpu_elapsed()
     first_text, warm_text = _utf8_part(path, 0, size), _utf8_part(path, size, size)
-    c = cpu()
+    clock.restart()
     tok.encode_utf8_ordinary(first_text)
-    first = cpu() - c
+    first = clock.cpu_elapsed()
     missed = []
     encode_one = tok._encode_one
 
@@ -79,20 +77,20 @@ def child(name, path, size, cache_limit):
         return encode_one(piece)
 
     tok._encode_one = recording
-    c = cpu()
+    clock.restart()
     tok.encode_utf8_ordinary(warm_text)
-    warm = cpu() - c
+    warm = clock.cpu_elapsed()
     del tok._encode_one
-    c = cpu()
+    clock.restart()
     ends = tok._piece_ends(warm_text)
-    scan = cpu() - c
-    c = cpu()
+    scan = clock.cpu_elapsed()
+    clock.restart()
     for piece in missed:
         tok._encode_one(piece)
-    bpe = cpu() - c
-    c = cpu()
+    bpe = clock.cpu_elapsed()
+    clock.restart()
     cutter = PieceCuts(tok._rank_of)
-    cut_table = cpu() - c
+    cut_table = clock.cpu_elapsed()
     pieces = [warm_text[a:b] for a, b in zip([0] + ends, ends)]
     parts = []
     for piece in pieces:

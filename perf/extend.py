@@ -13,9 +13,8 @@ parent's merges (the parent extended to its own size: the replay alone).
 """
 
 import argparse
-import time
 
-from harness import SPECIAL, corpus, timed
+from harness import SPECIAL, corpus, stopwatch, timed
 
 from refbpe.corpus.count import count_words
 from refbpe.formats import Model
@@ -57,6 +56,7 @@ class _Clock(object):
 
     def __init__(self, after):
         self.after, self.passed = after, None
+        self.watch = stopwatch()
 
     def start(self):
         pass
@@ -66,7 +66,7 @@ class _Clock(object):
 
     def merges(self, done, total):
         if self.passed is None and done >= self.after:
-            self.passed = time.perf_counter()
+            self.passed = self.watch.elapsed()
 
 
 def _merges_after(counts, vocab_size, after):
@@ -74,7 +74,7 @@ def _merges_after(counts, vocab_size, after):
     hundred: the engine reports progress every 100 merges)."""
     clock = _Clock(after)
     train_from_counts(counts, vocab_size, progress=clock)
-    return time.perf_counter() - clock.passed
+    return clock.watch.elapsed() - clock.passed
 
 
 if __name__ == "__main__":

@@ -2,12 +2,15 @@
 interpreters are, how a process is measured from outside, and the memory readers.
 
 - **Paths**: ``ROOT`` (the repository), ``PERF``, ``PEERS`` (the peer runners), ``RESULTS``
-  (git-ignored output); the shared data ``SHARED`` (``REFBPE_SHARED``, else ``ROOT/../shared``)
-  and ``DATA`` (``REFBPE_DATA``, else ``SHARED/data``) with ``CORPORA``, ``CS336``,
-  ``GPT2_FILES`` and ``TIKTOKEN_CACHE`` (gpt2, cl100k_base, o200k_base offline).  Nothing is
-  read at import, so a missing data directory costs nothing until a script asks for a file.
+  (git-ignored output); the shared data from ``tests/shared_data.py``, which the tests read
+  too (imported as ``tests.shared_data``, a namespace package once the repository is on
+  ``sys.path``): ``SHARED`` (``REFBPE_SHARED``, else ``ROOT/../shared``) and ``DATA``
+  (``REFBPE_DATA``, else ``SHARED/data``) with ``CORPORA``, ``CS336``, ``GPT2_FILES`` and
+  ``TIKTOKEN_CACHE`` (gpt2, cl100k_base, o200k_base offline).  Nothing is read at import, so a
+  missing data directory costs nothing until a script asks for a file.
 - **Corpora**: ``CORPUS_NAMES`` (the seven shared corpora), ``CORPUS_FILES`` (those plus the
-  CS336 ``corpus.en``), ``corpus(name)`` and ``read_text(path, start, size)``.
+  CS336 ``corpus.en``), ``corpus(name)``, ``read_corpus(name, limit)`` (bytes) and
+  ``read_text(path, start, size)``.
 - **Interpreters**: ``interpreter("cpython" | "pypy")``: ``REFBPE_CPYTHON`` / ``REFBPE_PYPY``,
   else the repository's ``.venv`` / ``.venv-pypy``, else (PyPy) ``pypy3`` on the PATH;
   ``INTERPRETERS`` holds both; ``interpreter_candidates`` lists where each is looked for;
@@ -26,7 +29,12 @@ interpreters are, how a process is measured from outside, and the memory readers
   ``run_result`` is the same for a command that must succeed.  ``Runner`` repeats jobs
   round-robin (run 1 of every job, then run 2, ...) so that a burst of load elsewhere does not
   hit one system only, and ``summarise`` takes the medians; ``timed`` is the in-process
-  counterpart (best or median of repeats).
+  counterpart (best or median of repeats), ``race`` runs in-process variants against each
+  other (warm-up rounds, results checked equal), and ``Cases`` is the command line of named
+  micro-benchmark cases built on it (``perf/micro.py``, ``perf/experiments/``).
+- **Clocks**: the only place in perf/ that reads one (``tests/test_perf_layout.py``):
+  ``stopwatch()`` (wall and CPU seconds of a ``with`` block, or read while it runs),
+  ``cpu_seconds()`` and ``rusage()`` (this process, or its waited-for children).
 
 Importing it puts this tree on ``sys.path`` before site-packages, so that a script measures
 this tree's refbpe whatever is installed, unless ``PYTHONPATH`` names another tree (as
@@ -35,8 +43,11 @@ process on the machine (and ``smaps_rollup`` of the session's, for PSS).  Python
 standard library only: PyPy and the tests import it.
 """
 
+import argparse
+import gc
 import json
 import os
+import platform
 import resource
 import shutil
 import statistics
@@ -66,17 +77,11 @@ if ROOT not in sys.path:
     sys.path.insert(_after_pythonpath(), ROOT)
 
 
-def shared_root():
-    """The shared directory: ``REFBPE_SHARED``, else ``../shared`` beside the repository."""
-    return os.environ.get("REFBPE_SHARED") or os.path.join(ROOT, "..", "shared")
+import tests.shared_data as shared_data  # noqa: E402 (after the repository is on sys.path)
 
-
-SHARED = os.path.abspath(shared_root())
-DATA = os.path.abspath(os.environ.get("REFBPE_DATA") or os.path.join(SHARED, "data"))
-CORPORA = os.path.join(DATA, "corpora")
-CS336 = os.path.join(DATA, "cs336")
-GPT2_FILES = [os.path.join(CS336, "gpt2_vocab.json"), os.path.join(CS336, "gpt2_merges.txt")]
-TIKTOKEN_CACHE = os.path.join(DATA, "tiktoken", "cache")
+shared_root = shared_data.shared_root
+SHARED, DATA, CORPORA, CS336 = shared_data.SHARED, shared_data.DATA, shared_data.CORPORA, shared_data.CS336
+GPT2_FILES, TIKTOKEN_CACHE = shared_data.GPT2_FILES, shared_data.TIKTOKEN_CACHE
 
 # -- corpora ------------------------------------------------------------------------------
 
@@ -106,6 +111,13 @@ def read_text(path, start=0, size=-1):
     with open(path, "rb") as f:
         f.seek(start)
         return f.read(size).decode("utf-8", "ignore")
+
+
+def read_corpus(name, limit=None):
+    """A shared corpus as bytes, or its first ``limit`` bytes cut after a newline (valid UTF-8)."""
+    with open(corpus(name), "rb") as f:
+        data = f.read(limit or -1)
+    return data[: data.rindex(b"\n") + 1] if limit else data
 
 
 # -- interpreters -------------------------------------------------------------------------
@@ -306,7 +318,7 @@ def measure(cmd, env=None, timeout=None, interval=0.05, pss=False, cwd=ROOT):
     full_env = dict(os.environ)
     full_env.update(env or {})
     busy0 = _busy_seconds()
-    t0 = time.perf_counter()
+    clock = stopwatch()
     p = subprocess.Popen(cmd, stdout=out, stderr=err, env=full_env, cwd=cwd, start_new_session=True)
     sampler = _Sampler(p.pid, interval, pss)
     timed_out = [False]
@@ -331,7 +343,7 @@ def measure(cmd, env=None, timeout=None, interval=0.05, pss=False, cwd=ROOT):
             timer.cancel()
         p.wait()
         raise
-    wall = time.perf_counter() - t0
+    wall = clock.elapsed()
     foreign = _busy_seconds() - busy0 - usage.ru_utime - usage.ru_stime
     p.returncode = os.waitstatus_to_exitcode(status)
     sampler.stop()
@@ -365,15 +377,183 @@ def run_result(cmd, env=None, **kwargs):
     return r
 
 
-def timed(fn, repeats, pick=min):
+# -- clocks: the only place in perf/ that reads one ---------------------------------------
+
+
+def cpu_seconds(children=False):
+    """User + system CPU seconds of this process; with ``children``, plus those of its children
+    that have been waited for (a pool's workers once it has shut down)."""
+    seconds = time.process_time()
+    if children:
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+        seconds += kids.ru_utime + kids.ru_stime
+    return seconds
+
+
+def rusage(children=False):
+    """``getrusage`` of this process (or of its waited-for children): CPU, page faults, ``ru_maxrss``."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF)
+
+
+class Stopwatch(object):
+    """Wall and CPU seconds of a stretch of this process, started when made.
+
+    ``elapsed()`` and ``cpu_elapsed()`` read it while it runs (a deadline, a lap); ``stop()``
+    freezes both into ``wall`` and ``cpu``.  As a ``with`` block it restarts on entry and stops
+    on exit: ``with stopwatch() as sw: work()`` then ``sw.wall``, ``sw.cpu``.  ``children``
+    adds the CPU of waited-for child processes (``cpu_seconds``)."""
+
+    def __init__(self, children=False):
+        self.children = children
+        self.restart()
+
+    def restart(self):
+        self.wall = self.cpu = None
+        self._cpu0 = cpu_seconds(self.children)
+        self._wall0 = time.perf_counter()  # read last, so that the wall time holds no CPU reading
+        return self
+
+    def elapsed(self):
+        return time.perf_counter() - self._wall0
+
+    def cpu_elapsed(self):
+        return cpu_seconds(self.children) - self._cpu0
+
+    def stop(self):
+        self.wall, self.cpu = self.elapsed(), self.cpu_elapsed()
+        return self
+
+    def __enter__(self):
+        return self.restart()
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+
+def stopwatch(children=False):
+    """A started ``Stopwatch`` (wall and CPU seconds; see there)."""
+    return Stopwatch(children)
+
+
+def timed(fn, repeats, pick=min, clock="wall"):
     """(``pick`` of the seconds of ``repeats`` calls of ``fn``, the last call's result); ``pick``
-    is ``min`` (best of) or ``statistics.median``."""
+    is ``min`` (best of) or ``statistics.median``, ``clock`` "wall" or "cpu" (this process)."""
     times, out = [], None
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
+        with stopwatch() as sw:
+            out = fn()
+        times.append(sw.wall if clock == "wall" else sw.cpu)
     return pick(times), out
+
+
+def race(variants, repeats, warmup=0, clock="cpu"):
+    """In-process variants of one computation against each other: ``warmup`` untimed rounds (PyPy's
+    JIT), then ``repeats`` timed ones, every variant once per round in turn, their results
+    checked equal in every round; ``({label: [seconds]}, {label: [CPU seconds]})``.
+
+    ``variants`` is ``[(label, fn)]``.  ``clock``: "cpu" (CPU seconds of this process and its
+    waited-for children: steadier than wall time on a busy machine), "wall", or "self"/"given"
+    (``fn`` returns ``(result, seconds)`` and times itself).  The CPU seconds are kept for every
+    clock."""
+    times, cpu = {label: [] for label, _ in variants}, {label: [] for label, _ in variants}
+    for rnd in range(warmup + repeats):
+        results = []
+        for label, fn in variants:
+            gc.collect()
+            with stopwatch(children=True) as sw:
+                out = fn()
+            took = sw.wall
+            if clock in ("self", "given"):
+                out, took = out
+            results.append(out)
+            if rnd >= warmup:
+                times[label].append(sw.cpu if clock == "cpu" else took)
+                cpu[label].append(sw.cpu)
+        for (label, _), out in zip(variants[1:], results[1:]):
+            if out != results[0]:
+                raise AssertionError("%s: %s and %s disagree" % (label, variants[0][0], label))
+    return times, cpu
+
+
+# -- micro-benchmark cases: variants of one computation, raced in-process -----------------
+
+
+def fmt_seconds(seconds):
+    return "%.2f s" % seconds if seconds >= 1 else "%.1f ms" % (seconds * 1e3)
+
+
+class Cases(object):
+    """Named micro-benchmark cases and their command line (``perf/micro.py``,
+    ``perf/experiments/*.py``): ``@cases.case(name, claim)`` registers a generator of
+    ``(variants, note)``, variants ``[(label, fn)]`` with the trick first; ``cases.main(doc)``
+    runs the ones named (or all) through ``race`` and prints one line per case and input."""
+
+    def __init__(self):
+        self.registered = {}
+
+    def case(self, name, claim, repeats=15, warmup=3, clock="cpu"):
+        """Register a case.  ``clock``: "cpu" (CPU time: steadier than wall time on a busy
+        machine, for single-process cases), "wall", "self" (a variant returns (result, seconds)
+        itself), "given" ("self", with no CPU times).  Cases timed by a wall clock also show the
+        CPU time of all their processes."""
+
+        def register(fn):
+            self.registered[name] = (fn, claim, repeats, warmup, clock)
+            return fn
+
+        return register
+
+    def include(self, other):
+        """Add the cases of ``other`` (another file's), in their order."""
+        self.registered.update(other.registered)
+
+    def main(self, doc, argv=None, options=None):
+        """The command line: NAME... (default all), ``--list``, ``--repeats``, and what
+        ``options(parser)`` adds; the parsed arguments are passed to every case."""
+        p = argparse.ArgumentParser(description=doc.split("\n")[0])
+        p.add_argument("cases", nargs="*", metavar="NAME", help="cases to run (default: all)")
+        p.add_argument("--list", action="store_true", help="list the cases and exit")
+        p.add_argument("--repeats", type=int, help="timed rounds (default: per case)")
+        if options:
+            options(p)
+        args = p.parse_args(argv)
+        if args.list:
+            for name, (_, claim, _, _, _) in self.registered.items():
+                print("%-20s %s" % (name, claim))
+            return 0
+        unknown = [name for name in args.cases if name not in self.registered]
+        if unknown:
+            p.error("unknown case %s (see --list)" % ", ".join(unknown))
+        for name in args.cases or list(self.registered):
+            fn, _, repeats, warmup, clock = self.registered[name]
+            repeats = repeats if clock == "given" else args.repeats or repeats
+            for runs, note in fn(args):
+                print_race(name, race(runs, repeats, warmup, clock), note, clock)
+        return 0
+
+
+def print_race(name, measured, note, clock):
+    """One line: the trick's best time, each alternative's best and its ratio to the trick (and
+    the ratio of medians), the clock, the interpreter and load average, and ``note``."""
+    times, cpu = measured
+    labels = list(times)
+    base, base_median = min(times[labels[0]]), statistics.median(times[labels[0]])
+    parts = ["%s %s" % (labels[0], fmt_seconds(base))]
+    for label in labels[1:]:
+        t = times[label]
+        ratios = (min(t) / base, statistics.median(t) / base_median)
+        parts.append("%s %s = %.2fx (median %.2fx)" % ((label, fmt_seconds(min(t))) + ratios))
+    interp = (platform.python_implementation(), platform.python_version(), os.getloadavg()[0])
+    where = "%s %s, load %.1f" % interp
+    rounds = "best of %d, %s time" % (len(times[labels[0]]), "cpu" if clock == "cpu" else "wall")
+    if clock == "given":
+        rounds = "as perf/bench_pickle.py reports them (best of 7, wall time)"
+    if clock in ("wall", "self"):
+        c = [fmt_seconds(min(cpu[label])) for label in labels]
+        rounds += "; CPU of all processes: " + ", ".join("%s %s" % pair for pair in zip(labels, c))
+    print("%-20s %s" % (name, " | ".join(parts + [rounds, where, note() if callable(note) else note])))
+    sys.stdout.flush()
 
 
 def progress(label, i, repeats, r):

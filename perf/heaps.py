@@ -68,7 +68,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 from harness import (
     CORPORA,
@@ -81,6 +80,7 @@ from harness import (
     peak_kib,
     reset_peak,
     status_kib,
+    stopwatch,
     tree_env,
 )
 
@@ -219,9 +219,9 @@ def child_measure(tsv, vocab):
     gc.collect()
     loaded, load_peak = status_kib(), peak_kib()
     was_reset = reset_peak()
-    t0 = time.time()
-    _, merges = train_from_counts(counts, vocab_size=vocab, special_tokens=[SPECIAL])
-    seconds = time.time() - t0
+    with stopwatch() as sw:
+        _, merges = train_from_counts(counts, vocab_size=vocab, special_tokens=[SPECIAL])
+    seconds = sw.wall
     print(
         json.dumps(
             {
@@ -519,7 +519,7 @@ def run_counts(args):
         if not os.path.exists(path):
             print("skip %s: %s not found (set REFBPE_DATA)" % (name, path))
             continue
-        t0 = time.time()
+        clock = stopwatch()
         points, table, verified = heaps_curve(
             path, args.start_mb, args.factor, args.chunk_kb * 1024, args.verify_mb
         )
@@ -528,13 +528,13 @@ def run_counts(args):
             "points": points,
             "verified": verified,
             "fit": heaps_fits(points, args.fit_from_mb),
-            "seconds": round(time.time() - t0, 1),
+            "seconds": round(clock.elapsed(), 1),
         }
         if name in needed and not args.no_memory:
             tables[name] = table
         print(
             "%-19s %6.1f MB  %9d unique words  %5.1f s"
-            % (name, points[-1]["bytes"] / 1e6, points[-1]["words"], time.time() - t0)
+            % (name, points[-1]["bytes"] / 1e6, points[-1]["words"], clock.elapsed())
         )
         sys.stdout.flush()
     return corpora, tables

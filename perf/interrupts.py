@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 
-from harness import CORPUS_FILES, INTERPRETERS, ROOT, session_processes, tree_env
+from harness import CORPUS_FILES, INTERPRETERS, ROOT, session_processes, stopwatch, tree_env
 
 MESSAGES = {"SIGINT": "refbpe: interrupted", "SIGTERM": "refbpe: terminated"}
 
@@ -38,9 +38,9 @@ def _session_pids(session):
     return [pid for pid, _ in session_processes(session)]
 
 
-def _read_until(proc, marker, deadline):
+def _read_until(proc, marker, clock, limit):
     seen = b""
-    while marker not in seen and time.time() < deadline:
+    while marker not in seen and clock.elapsed() < limit:
         chunk = os.read(proc.stderr.fileno(), 4096)
         if not chunk:
             break
@@ -74,30 +74,30 @@ def one_run(interp, phase, sig, paths, work):
         cwd=ROOT,
         start_new_session=True,
     )
-    deadline = time.time() + 120
+    started = stopwatch()
     if phase == "counting":
-        while len(_session_pids(proc.pid)) < 3 and time.time() < deadline and proc.poll() is None:
+        while len(_session_pids(proc.pid)) < 3 and started.elapsed() < 120 and proc.poll() is None:
             time.sleep(0.02)
         time.sleep(0.5)
     else:
-        if not _read_until(proc, b"merges", deadline):
+        if not _read_until(proc, b"merges", started, 120):
             proc.kill()
             proc.wait()
             return None
         time.sleep(0.3)
     if proc.poll() is not None:
         return None  # finished before the signal: the input is too small for this machine
-    t0 = time.time()
+    signalled = stopwatch()
     if sig == "SIGINT":
         os.killpg(proc.pid, signal.SIGINT)
     else:
         os.kill(proc.pid, signal.SIGTERM)
     err = proc.stderr.read()
     proc.wait()
-    exited = time.time() - t0
-    while _session_pids(proc.pid) and time.time() - t0 < 30:
+    exited = signalled.elapsed()
+    while _session_pids(proc.pid) and signalled.elapsed() < 30:
         time.sleep(0.01)
-    all_gone = time.time() - t0
+    all_gone = signalled.elapsed()
     last = err.decode("utf-8", "replace").replace("\r\x1b[K", "\n").strip().split("\n")[-1]
     return {"exit": exited, "all_gone": all_gone, "status": proc.returncode, "message": last == MESSAGES[sig]}
 

@@ -9,114 +9,37 @@ Each case times a trick against the alternative its comment compares it with, on
 input from the shared corpora (found by ``perf/harness.py``).  The trick is the library's own
 code where the comment sits on a function (``Tokenizer._encode_piece``, ``_encode_bytes``,
 ``count_pretokens``); the alternative is written out here, small.
-``merge-*`` run a self-contained copy of the merge engine (checked once against
-``refbpe.learn.merge.learn_merges``) with one trick switched; ``pretokenize-inline`` compiles the
+``merge-link-fill`` and ``merge-new-slots`` time the engine's fill and slot arrays against the
+alternatives (the variants of the whole engine are ``perf/experiments/merge_variants.py``, which
+registers its cases here and runs them with this runner); ``pretokenize-inline`` compiles the
 source of ``piece_ends`` as it is and edited to call a helper; ``count-chunk-size`` runs
 ``python -m refbpe count`` in fresh processes (the count time of its ``--report``);
-``pack-counts`` runs ``perf/bench_pickle.py``.
+``pack-counts`` runs ``perf/bench_pickle.py``.  The pre-tokenizers' cases are defined in
+``perf/micro_pretokenize.py`` and run from here.
 
 Every variant is warmed up (PyPy's JIT), then all run in turn for ``--repeats`` rounds, and
-their results are checked equal.  Single-process cases are timed in CPU time, which a busy
-machine disturbs far less than wall time; cases with worker processes in wall time.  One line
-per case and input: the trick's best time, each alternative's best time and the ratio
-alternative / trick (> 1: the trick wins), the ratio of medians, the interpreter and the load
-average.  Compare ratios from one run, not absolute times.  Python 3.9 syntax (PyPy runs it).
+their results are checked equal (``harness.Cases``, ``harness.race``).  Single-process cases
+are timed in CPU time, which a busy machine disturbs far less than wall time; cases with
+worker processes in wall time.  One line per case and input: the trick's best time, each
+alternative's best time and the ratio alternative / trick (> 1: the trick wins), the ratio of
+medians, the interpreter and the load average.  Compare ratios from one run, not absolute
+times.  Python 3.9 syntax (PyPy runs it).
 """
 
-import argparse
-import bisect
-import gc
-import heapq
 import json
 import os
-import platform
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
-from harness import GPT2_FILES, PERF, TIKTOKEN_CACHE, tree_env
+import micro_pretokenize
+from harness import GPT2_FILES, PERF, TIKTOKEN_CACHE, Cases, stopwatch, tree_env
 from harness import corpus as corpus_path
+from harness import read_corpus as corpus
 
 MB = 1 << 20
-CASES = {}
-
-
-def case(name, claim, repeats=15, warmup=3, clock="cpu"):
-    """Register a case: a generator of (variants, note), variants = [(label, fn)], trick first.
-
-    ``clock``: "cpu" (CPU time: steadier than wall time on a busy machine, for single-process
-    cases), "wall", "self" (a variant returns (result, seconds) itself), "given" ("self", with
-    no CPU times).  Cases timed by a wall clock also show the CPU time of all their processes."""
-
-    def register(fn):
-        CASES[name] = (fn, claim, repeats, warmup, clock)
-        return fn
-
-    return register
-
-
-def corpus(name, limit=None):
-    """A shared corpus, or its first ``limit`` bytes cut after a newline (valid UTF-8)."""
-    with open(corpus_path(name), "rb") as f:
-        data = f.read(limit or -1)
-    return data[: data.rindex(b"\n") + 1] if limit else data
-
-
-def cpu_time():
-    """CPU seconds of this process and of its children that have been waited for."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
-
-
-def race(variants, repeats, warmup, clock):
-    """({label: [seconds]}, {label: [CPU seconds]}): ``warmup`` untimed rounds, then ``repeats``
-    timed ones; the variants' results must be equal."""
-    times, cpu = {label: [] for label, _ in variants}, {label: [] for label, _ in variants}
-    for rnd in range(warmup + repeats):
-        results = []
-        for label, fn in variants:
-            gc.collect()
-            t0, c0 = time.perf_counter(), cpu_time()
-            out = fn()
-            took, used = time.perf_counter() - t0, cpu_time() - c0
-            if clock in ("self", "given"):
-                out, took = out
-            results.append(out)
-            if rnd >= warmup:
-                times[label].append(used if clock == "cpu" else took)
-                cpu[label].append(used)
-        for (label, _), out in zip(variants[1:], results[1:]):
-            if out != results[0]:
-                raise AssertionError("%s: %s and %s disagree" % (label, variants[0][0], label))
-    return times, cpu
-
-
-def report(name, measured, note, clock):
-    times, cpu = measured
-    labels = list(times)
-    base, base_median = min(times[labels[0]]), statistics.median(times[labels[0]])
-    parts = ["%s %s" % (labels[0], fmt(base))]
-    for label in labels[1:]:
-        t = times[label]
-        ratios = (min(t) / base, statistics.median(t) / base_median)
-        parts.append("%s %s = %.2fx (median %.2fx)" % ((label, fmt(min(t))) + ratios))
-    interp = (platform.python_implementation(), platform.python_version(), os.getloadavg()[0])
-    where = "%s %s, load %.1f" % interp
-    rounds = "best of %d, %s time" % (len(times[labels[0]]), "cpu" if clock == "cpu" else "wall")
-    if clock == "given":
-        rounds = "as perf/bench_pickle.py reports them (best of 7, wall time)"
-    if clock in ("wall", "self"):
-        c = [min(cpu[label]) for label in labels]
-        rounds += "; CPU of all processes: " + ", ".join("%s %s" % (lab, fmt(x)) for lab, x in zip(labels, c))
-    print("%-20s %s" % (name, " | ".join(parts + [rounds, where, note() if callable(note) else note])))
-    sys.stdout.flush()
-
-
-def fmt(seconds):
-    return "%.2f s" % seconds if seconds >= 1 else "%.1f ms" % (seconds * 1e3)
+CASES = Cases()
+case = CASES.case
 
 
 # --- tokenizer.py: the trick is Tokenizer's own method, the alternative is written out here ------
@@ -489,232 +412,7 @@ def bench_pack_counts(args):
     yield runs, "pickle + unpickle + adding up"
 
 
-# --- merge.py: a self-contained copy of the engine, one trick switchable at a time ----------------
-
-
-class Entry(object):
-    """merge._Entry: a heap entry, the greatest (count, left bytes, right bytes) first."""
-
-    __slots__ = ("count", "left", "right", "pair")
-
-    def __init__(self, count, left, right, pair):
-        self.count, self.left, self.right, self.pair = count, left, right, pair
-
-    def __lt__(self, other):
-        if self.count != other.count:
-            return self.count > other.count
-        if self.left != other.left:
-            return self.left > other.left
-        return self.right > other.right
-
-
-def pop_entry(heap, counts):
-    """merge._pop_best: lazy deletion, a stale entry re-sifted with its current count."""
-    while heap:
-        entry = heap[0]
-        current = counts.get(entry.pair, 0)
-        if current == entry.count:
-            heapq.heappop(heap)
-            return entry.pair
-        if current > 0:
-            entry.count = current
-            heapq.heapreplace(heap, entry)
-        else:
-            heapq.heappop(heap)
-    return None
-
-
-def tuple_key(count, left, right, pair):
-    """The alternative: a tuple with the count negated (ties then go to the smaller bytes)."""
-    return (-count, left, right, pair)
-
-
-def pop_tuple(heap, counts):
-    while heap:
-        neg, left, right, pair = heap[0]
-        current = counts.get(pair, 0)
-        if current == -neg:
-            heapq.heappop(heap)
-            return pair
-        if current > 0:
-            heapq.heapreplace(heap, (-current, left, right, pair))
-        else:
-            heapq.heappop(heap)
-    return None
-
-
-def note_list(where, pair, w):
-    """where[pair] as merge keeps it: a list, the word appended unless it is the last one."""
-    s = where.get(pair)
-    if s is None:
-        where[pair] = [w]
-    elif s[-1] != w:
-        s.append(w)
-
-
-def note_set(where, pair, w):
-    """The alternative: a set."""
-    s = where.get(pair)
-    if s is None:
-        where[pair] = {w}
-    else:
-        s.add(w)
-
-
-def merge_in_place(words, freqs, counts, where, note, word_ids, a, b, z, shift):
-    """merge._apply_merge: (a, b) -> z in each listed word, edited in place; {new pair: count}."""
-    fresh = {}
-    for w in word_ids:
-        ids = words[w]
-        n = len(ids)
-        i = 0
-        while i < n - 1 and not (ids[i] == a and ids[i + 1] == b):
-            i += 1
-        if i >= n - 1:
-            continue
-        f = freqs[w]
-        while i < n - 1:
-            if ids[i] == a and ids[i + 1] == b:
-                if i > 0:
-                    left = ids[i - 1]
-                    counts[((b if left == z else left) << shift) | a] -= f
-                    pair = (left << shift) | z
-                    fresh[pair] = fresh.get(pair, 0) + f
-                    note(where, pair, w)
-                if i + 2 < n and not (ids[i + 2] == a and i + 3 < n and ids[i + 3] == b):
-                    counts[(b << shift) | ids[i + 2]] -= f
-                    pair = (z << shift) | ids[i + 2]
-                    fresh[pair] = fresh.get(pair, 0) + f
-                    note(where, pair, w)
-                ids[i] = z
-                del ids[i + 1]
-                n -= 1
-            i += 1
-    counts.update(fresh)
-    return fresh
-
-
-def merge_new_list(words, freqs, counts, where, note, word_ids, a, b, z, shift):
-    """The alternative: the same updates, and a new list built for each word holding the pair."""
-    fresh = {}
-    for w in word_ids:
-        ids = words[w]
-        n = len(ids)
-        i = 0
-        while i < n - 1 and not (ids[i] == a and ids[i + 1] == b):
-            i += 1
-        if i >= n - 1:
-            continue
-        f = freqs[w]
-        new = ids[:i]
-        while i < n:
-            if i < n - 1 and ids[i] == a and ids[i + 1] == b:
-                if new:
-                    left = new[-1]
-                    counts[((b if left == z else left) << shift) | a] -= f
-                    pair = (left << shift) | z
-                    fresh[pair] = fresh.get(pair, 0) + f
-                    note(where, pair, w)
-                if i + 2 < n and not (ids[i + 2] == a and i + 3 < n and ids[i + 3] == b):
-                    counts[(b << shift) | ids[i + 2]] -= f
-                    pair = (z << shift) | ids[i + 2]
-                    fresh[pair] = fresh.get(pair, 0) + f
-                    note(where, pair, w)
-                new.append(z)
-                i += 2
-            else:
-                new.append(ids[i])
-                i += 1
-        words[w] = new
-    counts.update(fresh)
-    return fresh
-
-
-def mini_learn(word_counts, num_merges, make=Entry, pop=pop_entry, note=note_list, apply=merge_in_place):
-    """merge.learn_merges with the heap key, ``where`` and word edit passed in: (merges, heap seconds)."""
-    token_bytes = [bytes([i]) for i in range(256)]
-    shift = max(16, (256 + num_merges).bit_length())
-    mask = (1 << shift) - 1
-    words, freqs = [], []
-    for word, n in word_counts.items():
-        if len(word) > 1 and n > 0:
-            words.append(list(word))
-            freqs.append(n)
-    counts, where = {}, {}
-    for w, (ids, n) in enumerate(zip(words, freqs)):
-        for k in range(len(ids) - 1):
-            p = (ids[k] << shift) | ids[k + 1]
-            counts[p] = counts.get(p, 0) + n
-            note(where, p, w)
-    t0 = time.process_time()
-    heap = [make(c, token_bytes[p >> shift], token_bytes[p & mask], p) for p, c in counts.items()]
-    heapq.heapify(heap)
-    in_heap = time.process_time() - t0
-    merges = []
-    while len(merges) < num_merges:
-        t0 = time.process_time()
-        best = pop(heap, counts)
-        in_heap += time.process_time() - t0
-        if best is None:
-            break
-        a, b = best >> shift, best & mask
-        z = len(token_bytes)
-        token_bytes.append(token_bytes[a] + token_bytes[b])
-        merges.append((token_bytes[a], token_bytes[b]))
-        fresh = apply(words, freqs, counts, where, note, where.pop(best), a, b, z, shift)
-        del counts[best]
-        t0 = time.process_time()
-        for p, c in fresh.items():
-            heapq.heappush(heap, make(c, token_bytes[p >> shift], token_bytes[p & mask], p))
-        in_heap += time.process_time() - t0
-    return merges, in_heap
-
-
-_WORDS = {}
-
-
-def merge_runs(args, variants, heap_seconds=None):
-    """Runs of mini_learn on english_small's word counts (checked once against learn_merges)."""
-    if not _WORDS:
-        from refbpe.corpus.count import count_words
-        from refbpe.learn.merge import learn_merges
-
-        path = corpus_path("english_small")
-        _WORDS["w"] = words = count_words([path], special_tokens=["<|endoftext|>"], workers=1)
-        if mini_learn(words, args.merges)[0] != learn_merges(words, args.merges):
-            raise AssertionError("the engine copy here no longer matches refbpe.learn.merge.learn_merges")
-
-    def run(label, kw):
-        merges, in_heap = mini_learn(_WORDS["w"], args.merges, **kw)
-        if heap_seconds is None:
-            return merges
-        heap_seconds.setdefault(label, []).append(in_heap)
-        return len(merges)  # ties break the other way with tuples: only the number is equal
-
-    runs = [(label, lambda label=label, kw=kw: run(label, kw)) for label, kw in variants]
-    return runs, "english_small, %d merges" % args.merges
-
-
-@case("merge-entry-lt", "merge.py _Entry.__lt__, 'about 2x': vs tuple keys (-count, left, right, pair)", 9, 2)
-def bench_merge_entry_lt(args):
-    heap = {}
-    runs, note = merge_runs(args, [("entry", {}), ("tuple", {"make": tuple_key, "pop": pop_tuple})], heap)
-
-    def with_heap_times():
-        e, t = min(heap["entry"]), min(heap["tuple"])
-        return "%s; heap operations alone: entry %s, tuple %s = %.2fx" % (note, fmt(e), fmt(t), t / e)
-
-    yield runs, with_heap_times
-
-
-@case("merge-where-lists", "merge.py where[p], '~20% less merge time': lists vs sets of word ids", 9, 2)
-def bench_merge_where_lists(args):
-    yield merge_runs(args, [("lists", {}), ("sets", {"note": note_set})])
-
-
-@case("merge-in-place", "merge.py _apply_merge, '~20%': words edited in place vs a new list per word", 9, 2)
-def bench_merge_in_place(args):
-    yield merge_runs(args, [("in place", {}), ("new list", {"apply": merge_new_list})])
+# --- merge.py ------------------------------------------------------------------------------------
 
 
 def link_by_extend(word_counts, ids):
@@ -811,129 +509,9 @@ def bench_write_large(args):
     yield runs, "160 MB in 8 pieces (a one-letter run's model holds tokens this long); CPU counts system time"
 
 
-# --- pretokenize.py -----------------------------------------------------------------------------------
+# --- pretokenize.py: perf/micro_pretokenize.py ---------------------------------------------------
 
-
-@case("pretokenize-table", "pretokenize.py CLASS_OF: class per code point, bytes table vs dict vs bisect")
-def bench_pretokenize_table(args):
-    from refbpe.pretokenize._unicode_table import RUNS
-    from refbpe.pretokenize.gpt2 import CLASS_OF
-
-    as_dict = {cp: CLASS_OF[cp] for cp in range(0x110000) if CLASS_OF[cp]}
-    starts, classes = [s for s, _ in RUNS], [c for _, c in RUNS]
-
-    def by_table(cps):
-        n, table = [0, 0, 0, 0], CLASS_OF
-        for cp in cps:
-            n[table[cp]] += 1
-        return n
-
-    def by_dict(cps):
-        n, get = [0, 0, 0, 0], as_dict.get
-        for cp in cps:
-            n[get(cp, 0)] += 1
-        return n
-
-    def by_bisect(cps):
-        n, find = [0, 0, 0, 0], bisect.bisect_right
-        for cp in cps:
-            n[classes[find(starts, cp) - 1]] += 1
-        return n
-
-    for name in ("english_small", "mixed_multilingual"):
-        cps = [ord(c) for c in corpus(name, 4 * MB).decode("utf-8")]
-        runs = [(f.__name__[3:], lambda f=f, cps=cps: f(cps)) for f in (by_table, by_dict, by_bisect)]
-        yield runs, "%s 4 MB, %d code points" % (name, len(cps))
-
-
-RUN_LOOP = """\
-            while j < n:
-                b = data[j]
-                if b < 0x80:
-                    if table[b] != cls:
-                        break
-                    j += 1
-                else:
-                    cp, w = _decode_at(data, j, b)
-                    if table[cp] != cls:
-                        break
-                    j += w
-"""
-
-
-def run_end(data, j, n, cls, table, decode_at):
-    """The helper: the end of the maximal run of class ``cls`` from ``j`` (the same loop)."""
-    while j < n:
-        b = data[j]
-        if b < 0x80:
-            if table[b] != cls:
-                break
-            j += 1
-        else:
-            cp, w = decode_at(data, j, b)
-            if table[cp] != cls:
-                break
-            j += w
-    return j
-
-
-def piece_ends_variants():
-    """pretokenize.piece_ends as it is and with its inlined letter/number/other loop
-    (``RUN_LOOP``) replaced by a call of ``run_end``: the library's source, edited, each compiled
-    into a module of its own (so that both look their globals up the same way)."""
-    import inspect
-    import types
-
-    from refbpe.pretokenize import gpt2 as pretokenize
-
-    source = inspect.getsource(pretokenize.piece_ends)
-    if source.count(RUN_LOOP) != 1:
-        raise AssertionError("piece_ends no longer has the inlined loop this case replaces: update RUN_LOOP")
-    call = "            j = run_end(data, j, n, cls, table, _decode_at)\n"
-    variants = []
-    for text in (source, source.replace(RUN_LOOP, call)):
-        module = types.ModuleType("micro_piece_ends")
-        module.__dict__.update(vars(pretokenize), run_end=run_end)
-        exec(text, module.__dict__)
-        variants.append(module.piece_ends)
-    return variants
-
-
-@case("pretokenize-inline", "pretokenize.py piece_ends, '~1.5x': the run loop inlined vs a helper")
-def bench_pretokenize_inline(args):
-    inlined, with_helper = piece_ends_variants()
-    for name in ("english_small", "mixed_multilingual"):
-        data = corpus(name, 4 * MB)
-        helper = ("helper", lambda d=data: with_helper(d))
-        yield [("inlined", lambda d=data: inlined(d)), helper], "%s 4 MB" % name
-
-
-def count_slices(data):
-    """The alternative to count_pieces' int keys: count every piece as a ``bytes`` slice."""
-    from refbpe.pretokenize.gpt2 import piece_ends
-
-    counts = {}
-    start = 0
-    for end in piece_ends(data):
-        piece = data[start:end]
-        counts[piece] = counts.get(piece, 0) + 1
-        start = end
-    return counts
-
-
-@case("pretokenize-int-keys", "gpt2.py count_pieces, '1.5x on English': int keys vs bytes slices")
-def bench_pretokenize_int_keys(args):
-    from refbpe.pretokenize.patterns import get_pattern
-
-    count_pretokens = get_pattern("gpt2").count_pretokens
-
-    for name in ("english_small", "mixed_multilingual"):
-        data = corpus(name, 4 * MB)
-        slices = ("bytes slices", lambda d=data: count_slices(d))
-        yield (
-            [("int keys", lambda d=data: count_pretokens(d)), slices],
-            "%s 4 MB, the scan (piece_ends) included in both" % name,
-        )
+CASES.include(micro_pretokenize.CASES)
 
 
 # --- formats/trace.py ----------------------------------------------------------------------------------
@@ -979,13 +557,13 @@ def overlay_checks(counts, delta, merges, one_scan):
     overlay.refresh(())
     answers, took = [], 0.0
     for pair in merges:
-        t0 = time.process_time()
-        if one_scan:
-            answers.append(overlay.top())
-        else:
-            m = overlay.best()
-            answers.append((m, overlay.tied_keys(m) if m > 0 else []))
-        took += time.process_time() - t0
+        with stopwatch() as checks:
+            if one_scan:
+                answers.append(overlay.top())
+            else:
+                m = overlay.best()
+                answers.append((m, overlay.tied_keys(m) if m > 0 else []))
+        took += checks.cpu
         a, b = ref.token_id(pair[0], True), ref.token_id(pair[1], True)
         overlay.before_apply(a, b, ref.token_id(pair[0] + pair[1], True))
         overlay.refresh(ref.apply(pair, track=True))
@@ -1010,26 +588,13 @@ def bench_overlay_top(args):
     yield runs, "english_small, the lines+specials-as-text overlay over its own %d merges" % len(merges)
 
 
+def options(parser):
+    help = "merges of trace-write and of perf/experiments/merge_variants.py (default 9743: vocab 10,000)"
+    parser.add_argument("--merges", type=int, default=9743, help=help)
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("cases", nargs="*", metavar="NAME", help="cases to run (default: all)")
-    p.add_argument("--list", action="store_true", help="list the cases and exit")
-    p.add_argument("--repeats", type=int, help="timed rounds (default: per case)")
-    p.add_argument("--merges", type=int, default=9743, help="merges in merge-* (default 9743: vocab 10,000)")
-    args = p.parse_args(argv)
-    if args.list:
-        for name, (_, claim, _, _, _) in CASES.items():
-            print("%-20s %s" % (name, claim))
-        return 0
-    unknown = [name for name in args.cases if name not in CASES]
-    if unknown:
-        p.error("unknown case %s (see --list)" % ", ".join(unknown))
-    for name in args.cases or list(CASES):
-        fn, _, repeats, warmup, clock = CASES[name]
-        repeats = repeats if clock == "given" else args.repeats or repeats
-        for runs, note in fn(args):
-            report(name, race(runs, repeats, warmup, clock), note, clock)
-    return 0
+    return CASES.main(__doc__, argv, options)
 
 
 if __name__ == "__main__":

@@ -19,9 +19,8 @@ two O(n log n) paths on one piece of 100K and 1M random letters: rank by rank
 
 import random
 import sys
-import time
 
-from harness import GPT2_FILES, corpus
+from harness import GPT2_FILES, corpus, stopwatch
 
 from refbpe.encode import tokenizer as tokenizer_module
 from refbpe.encode.tokenizer import Tokenizer
@@ -53,10 +52,10 @@ def time_path(tok, data, threshold):
     tokenizer_module._LONG_PIECE = threshold
     for d in data[:1000] * 3:
         tok._encode_piece(d)  # warm-up
-    t0 = time.perf_counter()
-    for d in data:
-        tok._encode_piece(d)
-    return (time.perf_counter() - t0) / len(data) * 1e6
+    with stopwatch() as sw:
+        for d in data:
+            tok._encode_piece(d)
+    return sw.wall / len(data) * 1e6
 
 
 def corpus_pieces(tok, name):
@@ -86,9 +85,9 @@ def long_paths(tok):
         best = {}
         for _ in range(3):
             for name, path in (("rank", tok._encode_long_piece), ("slot", tok._encode_long_piece_by_slot)):
-                t0 = time.perf_counter()
-                out = path(list(ids))
-                best[name] = min(best.get(name, 1e9), time.perf_counter() - t0)
+                with stopwatch() as sw:
+                    out = path(list(ids))
+                best[name] = min(best.get(name, 1e9), sw.wall)
                 best[name + " ids"] = out
         assert best["rank ids"] == best["slot ids"]
         print("%-10d %12.3f %12.3f %8.2f" % (n, best["rank"], best["slot"], best["slot"] / best["rank"]))

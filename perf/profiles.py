@@ -32,9 +32,8 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 
-from harness import INTERPRETERS, PEERS, corpus, run_result, tree_env
+from harness import INTERPRETERS, PEERS, corpus, run_result, stopwatch, tree_env
 from harness import SPECIAL as EOT
 
 sys.path.insert(0, PEERS)
@@ -62,7 +61,7 @@ def run_refbpe(python, corpus, vocab, options, out, workers):
 
 def run_peer(peer, corpus, vocab):
     """(seconds, the peer's result in comparable form)."""
-    t0 = time.time()
+    clock = stopwatch()
     if peer.startswith("rustbpe"):
         import rustbpe
 
@@ -71,8 +70,7 @@ def run_peer(peer, corpus, vocab):
         tok = rustbpe.Tokenizer()
         tok.train_from_iterator(docs, vocab - 1, pattern=GPT2_PATTERN if peer == "rustbpe-gpt2" else None)
         ranks = tok.get_mergeable_ranks()
-        seconds = time.time() - t0
-        return seconds, ["%s %d" % (base64.b64encode(bytes(b)).decode("ascii"), r) for b, r in ranks]
+        return clock.elapsed(), ["%s %d" % (base64.b64encode(bytes(b)).decode("ascii"), r) for b, r in ranks]
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())
@@ -83,7 +81,7 @@ def run_peer(peer, corpus, vocab):
             tok.train_from_iterator(f.read().split(EOT), trainer)
     else:
         tok.train([corpus], trainer)
-    seconds = time.time() - t0
+    seconds = clock.elapsed()
     model = json.loads(tok.to_str())["model"]
     return seconds, (model["vocab"], [list(m) for m in model["merges"]])
 

@@ -24,7 +24,7 @@ import signal
 import sys
 import time
 
-from harness import CORPUS_FILES, RESULTS, Runner
+from harness import CORPUS_FILES, RESULTS, Runner, stopwatch
 from suite import report
 from suite.sections import (
     section_count,
@@ -165,12 +165,12 @@ def main(argv=None):
     }
     # 3. the measurements, section by section
     runner = Runner(args.repeats, args.timeout, avail)
-    t0 = time.time()
+    clock = stopwatch()
     try:
         res.update(run_sections(args, runner))
     finally:
         runner.cleanup()
-    res["seconds"] = time.time() - t0
+    res["seconds"] = clock.elapsed()
     # 4. the report: tables, targets, noise, plot
     png = os.path.join(args.out, "train-%s.png" % stamp)
     text = report.render(res, png=png, quick_inputs=quick, vocabs=args.vocabs)

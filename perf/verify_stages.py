@@ -19,9 +19,8 @@ is its ``hf`` model).
 import argparse
 import contextlib
 import io
-import time
 
-from harness import SPECIAL, corpus
+from harness import SPECIAL, corpus, cpu_seconds, stopwatch
 
 import refbpe.cli.verify as cli_verify
 import refbpe.verify.explain as explain
@@ -56,12 +55,12 @@ STAGES = [
 
 def _timed(fn, totals, name):
     def wrapper(*args, **kwargs):
-        t = time.process_time()
+        t = cpu_seconds()
         try:
             return fn(*args, **kwargs)
         finally:
             s = totals.setdefault(name, [0.0, 0])
-            s[0] += time.process_time() - t
+            s[0] += cpu_seconds() - t
             s[1] += 1
 
     return wrapper
@@ -83,10 +82,9 @@ def main():
     runs = []
     for _ in range(args.repeats):
         totals.clear()
-        t = time.process_time()
-        with contextlib.redirect_stdout(io.StringIO()):
+        with stopwatch() as whole, contextlib.redirect_stdout(io.StringIO()):
             cli_verify.run(build_parser().parse_args(argv))
-        totals["total"] = [time.process_time() - t, 1]
+        totals["total"] = [whole.cpu, 1]
         runs.append(dict(totals))
     print("%-24s %8s %6s" % ("stage", "cpu s", "calls"))
     for name in ["total"] + [n for n, _, _ in STAGES]:

@@ -16,7 +16,7 @@ gpt2 is refbpe's own model directory, vocab.json + merges.txt + refbpe.json; tik
 also writes its manifest) and read back (``formats.read_model``), ``--repeats`` times.
 
 Columns: output MB; write and read as the median of the repeats in CPU seconds
-(``time.process_time``: this process's user + system time, so that other processes on a
+(``harness.stopwatch``: this process's user + system time, so that other processes on a
 loaded machine do not count) with MB/s of output on it, and wall seconds (which add the
 fsync of each file and any wait for the CPU); ``ok`` when both CPU rates reach the target
 (or, for a model of under 10 MB of files, ``small``: the milliseconds are the figure);
@@ -31,13 +31,12 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import adversarial  # noqa: E402  (the one-piece input generators; imports the harness)
-from harness import corpus, implementation  # noqa: E402
+from harness import corpus, implementation, stopwatch  # noqa: E402
 
 from refbpe import train_bpe  # noqa: E402
 from refbpe.formats import FORMATS, read_model, write_model_file_in_dir  # noqa: E402
@@ -76,9 +75,9 @@ def digest(paths):
 
 def clocked(fn):
     """(CPU seconds, wall seconds, result) of one call."""
-    c0, w0 = time.process_time(), time.perf_counter()
-    out = fn()
-    return time.process_time() - c0, time.perf_counter() - w0, out
+    with stopwatch() as sw:
+        out = fn()
+    return sw.cpu, sw.wall, out
 
 
 def measure(vocab, merges, fmt, work, repeats, read_limit):

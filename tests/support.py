@@ -2,31 +2,32 @@
 input writers and checks, shared process pools and tokenizers, text strategies.
 
 Test modules import from here (``from support import ...``); ``conftest.py``
-holds the pytest fixtures and the markers.  Where the shared data and the
-interpreters are, and how processes are read from ``/proc``, is
-``perf/harness.py``'s (imported by path: the benchmarks and the tests look in
-the same places).
+holds the pytest fixtures and the markers.  Where the shared data is comes from
+``shared_data`` (this directory's ``shared_data.py``), which ``perf/harness.py`` reads too (the benchmarks
+and the tests look in the same places).
 
 Hypothesis profiles: ``default`` (modest example counts, used by ``pytest -n auto``)
 and ``heavy`` (10x), selected with ``REFBPE_HYPOTHESIS_PROFILE=heavy``.  Tests scale
 their own ``max_examples`` with ``examples(n)``.
 
 Shared data (read-only, never copied into the repository) is found through
-``REFBPE_SHARED`` or ``<repo root>/../shared``; tests that need it skip when absent.
+``REFBPE_SHARED`` or ``<repo root>/../shared`` (``REFBPE_DATA`` for its ``data/``); tests
+that need it skip when absent.
 """
 
 import contextlib
 import hashlib
-import importlib.util
 import os
 import platform
 import re
+import shutil
 import subprocess
 import sys
 
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+from shared_data import DATA, TIKTOKEN_CACHE, shared_root  # noqa: F401 (tests import shared_root)
 
 from refbpe.learn import merge
 from refbpe.testing.atoms import (  # noqa: F401 (the suite imports them from here)
@@ -71,22 +72,34 @@ def examples(n):
     return n * _SCALE
 
 
-# -- the perf harness: shared data, interpreters, processes ----------------------
+# -- processes ------------------------------------------------------------------
 
 
-def _load_harness():
-    spec = importlib.util.spec_from_file_location(
-        "refbpe_perf_harness", os.path.join(REPO_ROOT, "perf", "harness.py")
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def proc_stat(pid):
+    """Fields of /proc/PID/stat after the command name: 0 state, 1 ppid, 3 session."""
+    with open("/proc/%d/stat" % pid, "rb") as f:
+        stat = f.read()
+    return stat[stat.rindex(b")") + 2 :].decode("ascii").split()
 
 
-harness = _load_harness()
-shared_root = harness.shared_root  # REFBPE_SHARED, else ../shared beside the repository
-processes = harness.processes  # [(pid, /proc/PID/stat fields)] where(fields)
-session_processes = harness.session_processes  # the live processes of a session
+def processes(where):
+    """``[(pid, stat fields)]`` of the live (not zombie) processes whose fields satisfy ``where``."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            fields = proc_stat(int(name))
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z" and where(fields):
+            found.append((int(name), fields))
+    return found
+
+
+def session_processes(session):
+    """The live processes of ``session`` (a process started with ``start_new_session``: its pid)."""
+    return processes(lambda fields: int(fields[3]) == session)
 
 
 # -- shared data ---------------------------------------------------------------
@@ -97,9 +110,8 @@ def _encodings_from_shared_data():
     the network: ``REFBPE_TIKTOKEN_DIR`` holds the ranks files, ``TIKTOKEN_CACHE_DIR``
     gpt2's (a tiktoken cache), and a mirror that does not exist stops any download.
     Subprocesses inherit them."""
-    data = os.path.join(shared_root(), "data", "tiktoken")
-    os.environ.setdefault("REFBPE_TIKTOKEN_DIR", data)
-    os.environ.setdefault("TIKTOKEN_CACHE_DIR", os.path.join(data, "cache"))
+    os.environ.setdefault("REFBPE_TIKTOKEN_DIR", os.path.dirname(TIKTOKEN_CACHE))
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", TIKTOKEN_CACHE)
     os.environ.setdefault("REFBPE_TIKTOKEN_MIRROR", "file:///nonexistent/refbpe-test-mirror")
 
 
@@ -108,7 +120,7 @@ _encodings_from_shared_data()
 
 def shared_data_path(*parts):
     """Path under shared/data, or a pytest skip naming what is missing."""
-    path = os.path.join(shared_root(), "data", *parts)
+    path = os.path.join(DATA, *parts)
     if not os.path.exists(path):
         pytest.skip("shared data not found: %s (set REFBPE_SHARED to the shared/ directory)" % path)
     return path
@@ -203,10 +215,21 @@ def read_outputs(directory):
     }
 
 
+def interpreter_candidates(name):
+    """Where the ``name`` interpreter ("cpython" or "pypy") is looked for, in order: ``REFBPE_CPYTHON``
+    / ``REFBPE_PYPY``, the repository's ``.venv`` / ``.venv-pypy``, ``pypy3`` on the PATH (the
+    places ``perf/harness.py`` looks)."""
+    found = [os.environ.get("REFBPE_" + name.upper())]
+    found.append(os.path.join(REPO_ROOT, {"cpython": ".venv", "pypy": ".venv-pypy"}[name], "bin", "python"))
+    if name == "pypy":
+        found.append(shutil.which("pypy3"))
+    return [exe for exe in found if exe]
+
+
 def other_interpreter():
     """A second interpreter (PyPy from CPython, CPython from PyPy) that can import this refbpe."""
-    for exe in harness.interpreter_candidates("cpython" if IS_PYPY else "pypy"):
-        if not exe or not os.path.exists(exe):
+    for exe in interpreter_candidates("cpython" if IS_PYPY else "pypy"):
+        if not os.path.exists(exe):
             continue
         env = dict(os.environ, PYTHONPATH=REPO_ROOT)
         r = subprocess.run(

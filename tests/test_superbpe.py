@@ -3,7 +3,9 @@ its pre-tokenizations against ``regex``, the round trip, and the official traine
 
 The official trainer is HF tokenizers' fork (alisawuffles/tokenizers-superbpe); it has to be
 built from source (Rust, maturin), in its own environment since it conflicts with the real
-``tokenizers``.  ``REFBPE_SUPERBPE_PYTHON`` names that environment's interpreter; without it
+``tokenizers``.  ``REFBPE_SUPERBPE_PYTHON`` names that environment's interpreter, or
+``REFBPE_SUPERBPE_TRAINER`` a Rust build of the recipe that ``tests/superbpe_official/build.sh``
+makes (the recipe, the fork's patch and the shim crates are in that directory); without either
 the comparison is skipped with the reason.
 """
 
@@ -255,6 +257,18 @@ def _slice(name, start, size):
     return data[: data.rindex(b"\n") + 1]
 
 
+OFFICIAL_BUILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "superbpe_official")
+
+
+def test_the_official_trainers_build_is_complete():
+    """build.sh copies the patch, the shim crates and the recipe from its own directory."""
+    with open(os.path.join(OFFICIAL_BUILD, "build.sh")) as f:
+        script = f.read()
+    assert '"$here/fork.patch"' in script and '"$here/shims" "$here/trainer"' in script
+    for part in ("fork.patch", "trainer/Cargo.toml", "trainer/src/main.rs", "shims/rayon-cond/Cargo.toml"):
+        assert os.path.isfile(os.path.join(OFFICIAL_BUILD, part)), part
+
+
 def _official(corpus, work, vocab_size, transition, unseen):
     """(stage 2's tokenizer.json, ids of ``unseen``) from the official trainer: the fork's
     Python bindings (REFBPE_SUPERBPE_PYTHON) or a Rust build of its recipe
@@ -278,7 +292,8 @@ def _official(corpus, work, vocab_size, transition, unseen):
 @pytest.mark.skipif(
     not (OFFICIAL_PYTHON or OFFICIAL_TRAINER),
     reason="SuperBPE's official trainer (the tokenizers fork alisawuffles/tokenizers-superbpe) is not "
-    "available: it is built from source (Rust; docs/superbpe.md says how it was built offline); set "
+    "available: it is built from source (Rust; tests/superbpe_official/build.sh, docs/superbpe.md says how "
+    "it was built offline); set "
     "REFBPE_SUPERBPE_TRAINER to the Rust build of its recipe or REFBPE_SUPERBPE_PYTHON to an "
     "interpreter with the fork installed",
 )

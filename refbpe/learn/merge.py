@@ -132,7 +132,7 @@ class _Entry(object):
     def __lt__(self, other):
         # Bytes cannot be negated for a tuple key, and under PyPy an entry class
         # with __lt__ is faster than tuple keys with negated counts anyway
-        # (perf/micro.py merge-entry-lt: 1.3x for the heap, 1.15x for the merge phase).
+        # (perf/experiments/merge_variants.py merge-entry-lt: 1.3x for the heap, 1.15x for the merge phase).
         if self.count != other.count:
             return self.count > other.count
         if self.left != other.left:

@@ -2,7 +2,7 @@
 # Build the official SuperBPE training recipe on its tokenizers fork, offline, for
 # tests/test_superbpe.py::test_byte_for_byte_against_the_official_trainer.
 #
-#   bash perf/peers/superbpe_official/build.sh FORK_CHECKOUT BUILD_DIR
+#   bash tests/superbpe_official/build.sh FORK_CHECKOUT BUILD_DIR
 #   REFBPE_SUPERBPE_TRAINER=BUILD_DIR/trainer/target/release/superbpe-train pytest tests/test_superbpe.py
 #
 # FORK_CHECKOUT: alisawuffles/tokenizers-superbpe at 757f2a5 (the commit PythonNut/superbpe's
