@@ -277,6 +277,9 @@ def _rank_fields(path, lineno, line):
     try:
         if len(parts) != 2:
             raise ValueError("expected two fields")
-        return base64.b64decode(parts[0], validate=True), int(parts[1])
+        token, rank = base64.b64decode(parts[0], validate=True), int(parts[1])
     except (ValueError, binascii.Error) as e:
         raise FormatError("%s:%d: not a 'base64-token rank' line (%s)" % (path, lineno, e))
+    if rank < 0:  # the fast path takes digits only
+        raise FormatError("%s:%d: negative rank %d (ranks are token ids, 0 or more)" % (path, lineno, rank))
+    return token, rank
