@@ -62,12 +62,13 @@ _BATCHES = []  # the staged files of each open ``outputs_together`` block, inner
 def output_target(path):
     """``(target, stream)``: the path a write to ``path`` goes to (symlinks followed)
     and whether it is a device, FIFO or socket, written in place rather than replaced."""
-    target = os.path.realpath(path)
     try:
-        mode = os.stat(target).st_mode
+        mode = os.stat(path).st_mode
     except OSError:
-        return target, False
-    return target, not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+        return os.path.realpath(path), False
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return os.path.realpath(path), False
+    return path, True  # opened by its own name: /dev/stdout's link names no file
 
 
 def _unchanged():

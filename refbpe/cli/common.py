@@ -156,7 +156,20 @@ def _closest(option, known):
 
 
 def add_special_token_argument(p, help="a special token (repeatable), e.g. '<|endoftext|>'"):
-    p.add_argument("--special-token", action="append", default=[], metavar="TOKEN", help=help)
+    p.add_argument(
+        "--special-token", action="append", default=[], metavar="TOKEN", type=utf8_argument, help=help
+    )
+
+
+def utf8_argument(text):
+    """``text`` if it is valid UTF-8 (a command line's undecodable bytes come as surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise argparse.ArgumentTypeError(
+            "not valid UTF-8 (byte 0x%02x at offset %d)" % (ord(text[e.start]) & 0xFF, e.start)
+        )
+    return text
 
 
 def add_profile_argument(p):
