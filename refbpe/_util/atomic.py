@@ -43,7 +43,6 @@ __all__ = [
     "commit_temporary",
     "discard_temporary",
     "open_temporary",
-    "output_target",
     "outputs_together",
 ]
 

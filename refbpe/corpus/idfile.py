@@ -23,10 +23,13 @@ starts with ``uint16`` and widens once to ``uint32`` at the first id above
 file); so the dtype is ``uint16`` exactly when every id fits.  A forced
 dtype that an id does not fit is an error naming that id and its position.
 
-Atomicity: every writer writes to a temporary file beside the target, fsyncs
-it and renames it over the target only on ``close``; on an error or an
-interrupt (``abort``, or leaving the ``with`` block by an exception) the
-temporary file is removed and the target is untouched.
+Atomicity: every writer writes to a temporary file (``atomic.open_temporary``),
+fsyncs it and puts it in place only on ``close`` (``atomic.commit_temporary``:
+renamed over a regular file, keeping its mode; a symlink's target replaced; a
+device or FIFO written into; inside ``atomic.outputs_together``, with the
+command's other outputs); on an error or an interrupt (``abort``, or leaving
+the ``with`` block by an exception) the temporary file is removed and the
+target is untouched.  A failed write is a ``WriteError`` naming the output.
 
 Cost: O(n) time, memory O(one batch of ids); widening adds one O(n) pass.
 """
