@@ -205,6 +205,21 @@ def test_a_failed_model_write_leaves_no_new_directory(tmp_path, corpus, capsys, 
     assert os.listdir(str(tmp_path)) == ["corpus.txt"]
 
 
+def test_ctrl_c_while_writing_leaves_no_new_directory(tmp_path, corpus, capsys, monkeypatch):
+    real = atomic._write_temporary
+
+    def interrupted(path, data):
+        if str(path).endswith("merges.txt"):
+            raise KeyboardInterrupt
+        return real(path, data)
+
+    monkeypatch.setattr(atomic, "_write_temporary", interrupted)
+    out = tmp_path / "new" / "model"
+    status, _, _ = run_main(capsys, "train", corpus, "--vocab-size", "270", "-o", str(out), "--quiet")
+    assert status == 130
+    assert os.listdir(str(tmp_path)) == ["corpus.txt"]
+
+
 def _limited(limit):
     def apply():
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))

@@ -15,7 +15,7 @@ import threading
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import REPO_ROOT, mixed_text, read_outputs, write_file
+from support import REPO_ROOT, assert_one_line_error, mixed_text, read_outputs, run_main, write_file
 
 from refbpe import train_bpe
 from refbpe.corpus.io import can_reread, input_size, is_stream
@@ -158,3 +158,11 @@ def test_what_counts_as_a_stream(tmp_path):
     for path in ("-", "x.gz", fifo, "/dev/stdin", "/proc/self/status"):
         assert is_stream(path) and input_size(path) is None, path
     assert not can_reread("-") and not can_reread(fifo) and can_reread("x.gz")
+
+
+def test_a_shard_of_a_pipe_is_one_line(tmp_path, capsys):
+    fifo = str(tmp_path / "in.fifo")
+    os.mkfifo(fifo)  # never opened: the check comes first
+    status, _, err = run_main(capsys, "count", fifo, "-o", str(tmp_path / "c.tsv"), "--shard", "0/2")
+    refused = r"refbpe: error: .*in\.fifo: --shard needs regular files \(stdin, a pipe"
+    assert_one_line_error(status, err, refused)
