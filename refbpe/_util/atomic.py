@@ -143,7 +143,7 @@ def _commit_one(tmp, path):
 def outputs_together(directories=()):
     """Every file written inside the block is committed when it ends, all together;
     on any failure none is and ``directories`` made since it began are removed when empty."""
-    missing = [d for d in _missing_directories(directories)]
+    missing = _missing_directories(directories)
     staged = []
     _BATCHES.append(staged)
     try:
