@@ -8,13 +8,43 @@ disk, an interrupt) leaves every previous output as it was and no temporary
 file behind.  A piece of 64 KB or more goes straight to the raw file, uncopied
 (``_write_piece``): a model of megabyte-long tokens is written at the speed of the
 page cache.
+
+What is at the path decides what is replaced (``output_target``):
+
+- a regular file, or nothing: replaced by the rename; an existing file keeps
+  its permission bits (a new one is 0644);
+- a symlink: followed, so its target is replaced and the link stays a link;
+- a device, FIFO or socket: never replaced.  The bytes are staged in the
+  system's temporary directory and copied into it, opened for writing, when
+  the files are committed (``-o /dev/null``, ``-o /dev/stdout`` and a FIFO
+  work; a stream cannot be taken back, so streams are written first and a
+  failure there leaves every regular target unchanged).
+
+``outputs_together`` makes one commit of every file a command writes: inside
+it, each writer stages its files and nothing is replaced until the block ends
+normally; when any write fails (or the block raises), every staged file is
+removed, none of the old files change, and directories that the block's
+caller named and that did not exist before are removed again when empty.
 """
 
 import contextlib
+import errno
 import os
+import shutil
+import stat
 import tempfile
 
-__all__ = ["atomic_write", "atomic_write_many", "atomic_stream", "chunked"]
+__all__ = [
+    "WriteError",
+    "atomic_write",
+    "atomic_write_many",
+    "atomic_stream",
+    "chunked",
+    "commit_temporary",
+    "discard_temporary",
+    "open_temporary",
+    "outputs_together",
+]
 
 
 class WriteError(OSError):
@@ -22,6 +52,136 @@ class WriteError(OSError):
 
     def __str__(self):
         return self.strerror
+
+
+_WRITE_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EPIPE)
+_BATCHES = []  # the staged files of each open ``outputs_together`` block, innermost last
+
+
+def output_target(path):
+    """``(target, stream)``: the path a write to ``path`` goes to (symlinks followed)
+    and whether it is a device, FIFO or socket, written in place rather than replaced."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return os.path.realpath(path), False
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return os.path.realpath(path), False
+    return path, True  # opened by its own name: /dev/stdout's link names no file
+
+
+def _unchanged():
+    return "the previous files are unchanged" if _BATCHES else "it is unchanged"
+
+
+def _failed(path, e, unchanged):
+    return WriteError(e.errno, "cannot write %s (%s); %s" % (path, e.strerror or e, unchanged))
+
+
+def open_temporary(path):
+    """``(file, temporary name)``: a new binary file to stage ``path`` in (beside its
+    target, or in the temporary directory when the target is a stream); a failure
+    is a ``WriteError`` naming ``path``."""
+    target, stream = output_target(path)
+    directory = tempfile.gettempdir() if stream else os.path.dirname(target)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=directory)
+    except OSError as e:
+        raise _failed(path, e, _unchanged())
+    return os.fdopen(fd, "wb"), tmp
+
+
+def discard_temporary(tmp):
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+
+
+def commit_temporary(tmp, path):
+    """Put the finished, closed temporary file ``tmp`` in place of ``path`` now, or when
+    the enclosing ``outputs_together`` block ends."""
+    if _BATCHES:
+        _BATCHES[-1].append((tmp, path))
+    else:
+        _commit_all([(tmp, path)], "it is unchanged")
+
+
+def _commit_all(staged, unchanged):
+    """Streams first (they cannot be taken back), then the renames; on a failure the
+    temporary files not yet committed are removed."""
+    order = sorted(staged, key=lambda item: not output_target(item[1])[1])
+    done = 0
+    try:
+        for tmp, path in order:
+            try:
+                _commit_one(tmp, path)
+            except OSError as e:
+                raise _failed(path, e, unchanged if done == 0 else "the outputs before it were written")
+            done += 1
+    finally:
+        for tmp, _ in order[done:]:
+            discard_temporary(tmp)
+
+
+def _commit_one(tmp, path):
+    target, stream = output_target(path)
+    if stream:
+        with open(tmp, "rb") as src, open(target, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        os.unlink(tmp)
+        return
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        mode = 0o644
+    os.chmod(tmp, mode)
+    os.replace(tmp, target)
+
+
+@contextlib.contextmanager
+def outputs_together(directories=()):
+    """Every file written inside the block is committed when it ends, all together;
+    on any failure none is and ``directories`` made since it began are removed when empty."""
+    missing = _missing_directories(directories)
+    staged = []
+    _BATCHES.append(staged)
+    try:
+        yield
+    except BaseException:
+        _BATCHES.pop()
+        for tmp, _ in staged:
+            discard_temporary(tmp)
+        _remove_empty(missing)
+        raise
+    _BATCHES.pop()
+    if _BATCHES:  # nested: the outer block commits
+        _BATCHES[-1].extend(staged)
+        return
+    try:
+        _commit_all(staged, "the previous files are unchanged")
+    except BaseException:
+        _remove_empty(missing)
+        raise
+
+
+def _missing_directories(directories):
+    """The directories among ``directories`` and their ancestors that do not exist, deepest first."""
+    missing = []
+    for d in directories:
+        d = os.path.abspath(d)
+        while d and not os.path.exists(d) and d not in missing:
+            missing.append(d)
+            d = os.path.dirname(d)
+    return sorted(missing, key=len, reverse=True)
+
+
+def _remove_empty(directories):
+    for d in directories:  # deepest first
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass
 
 
 def atomic_write(path, data):
@@ -32,33 +192,32 @@ def atomic_write(path, data):
 
 def atomic_write_many(files):
     """Write several files ``{path: bytes or iterable of bytes}`` so that each is all old or all new."""
+    unchanged = "the previous files are unchanged" if len(files) > 1 else _unchanged()
     staged = []
     try:
         for path, data in files.items():
             try:
                 staged.append((_write_temporary(path, data), path))
+            except WriteError:
+                raise
             except OSError as e:
-                unchanged = "the previous files are unchanged" if len(files) > 1 else "it is unchanged"
-                raise WriteError(e.errno, "cannot write %s (%s); %s" % (path, e.strerror or e, unchanged))
-        for tmp, path in staged:
-            os.replace(tmp, path)
+                raise _failed(path, e, unchanged)
     except BaseException:
         for tmp, _ in staged:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            discard_temporary(tmp)
         raise
+    if _BATCHES:
+        _BATCHES[-1].extend(staged)
+    else:
+        _commit_all(staged, unchanged)
 
 
 def _write_temporary(path, data):
-    """Write ``data`` to a new temporary file beside ``path``, fsynced; its name
-    (the file is removed again when that fails part-way)."""
-    fd, tmp = tempfile.mkstemp(
-        prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path))
-    )
+    """Write ``data`` to a new temporary file for ``path`` (``open_temporary``), fsynced;
+    its name (the file is removed again when that fails part-way)."""
+    f, tmp = open_temporary(path)
     try:
-        with os.fdopen(fd, "wb") as f:
+        with f:
             if isinstance(data, (bytes, bytearray, memoryview)):
                 _write_piece(f, data)
             else:
@@ -66,9 +225,8 @@ def _write_temporary(path, data):
                     _write_piece(f, chunk)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
     except BaseException:
-        os.unlink(tmp)
+        discard_temporary(tmp)
         raise
     return tmp
 
@@ -99,24 +257,24 @@ def _write_piece(f, data):
 
 @contextlib.contextmanager
 def atomic_stream(path):
-    """A binary file to write ``path`` in pieces: renamed into place when the block
-    ends normally, removed (the target untouched) when it raises or is interrupted."""
-    fd, tmp = tempfile.mkstemp(
-        prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path))
-    )
+    """A binary file to write ``path`` in pieces: put in place (``commit_temporary``)
+    when the block ends normally, removed (the target untouched) when it raises or is
+    interrupted; a failed write is a ``WriteError`` naming ``path``."""
+    f, tmp = open_temporary(path)
     try:
-        with os.fdopen(fd, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        with f:
+            try:
+                yield f
+                f.flush()
+                os.fsync(f.fileno())
+            except OSError as e:
+                if isinstance(e, WriteError) or e.errno not in _WRITE_ERRNOS:
+                    raise  # not the output's (an input that cannot be read, say)
+                raise _failed(path, e, _unchanged())
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        discard_temporary(tmp)
         raise
+    commit_temporary(tmp, path)
 
 
 def chunked(pieces, size=1 << 16):

@@ -22,7 +22,7 @@ from .._util.atomic import atomic_write
 from .._util.quoting import one_line
 from ..corpus.cluster import dask_executor
 from ..corpus.count import DEFAULT_CHUNK_SIZE, InputError
-from ..corpus.io import parse_size
+from ..corpus.io import is_stream, parse_size
 from ..corpus.progress import Progress, clear_status_line
 from ..learn.profiles import get_profile, profile_names
 from ..pretokenize.patterns import Pattern, pattern_key, pattern_names
@@ -156,7 +156,20 @@ def _closest(option, known):
 
 
 def add_special_token_argument(p, help="a special token (repeatable), e.g. '<|endoftext|>'"):
-    p.add_argument("--special-token", action="append", default=[], metavar="TOKEN", help=help)
+    p.add_argument(
+        "--special-token", action="append", default=[], metavar="TOKEN", type=utf8_argument, help=help
+    )
+
+
+def utf8_argument(text):
+    """``text`` if it is valid UTF-8 (a command line's undecodable bytes come as surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise argparse.ArgumentTypeError(
+            "not valid UTF-8 (byte 0x%02x at offset %d)" % (ord(text[e.start]) & 0xFF, e.start)
+        )
+    return text
 
 
 def add_profile_argument(p):
@@ -343,6 +356,10 @@ def check_inputs(sources):
             raise CliError("%s: is a directory, not a file" % s)
         if not os.path.exists(s):
             raise CliError("%s: no such file" % s)
+        if is_stream(s) and not s.endswith(".gz"):  # opening a FIFO to check it would take its writer
+            if not os.access(s, os.R_OK):
+                raise CliError("%s: cannot read (permission denied)" % s)
+            continue
         try:
             open(s, "rb").close()
         except OSError as e:

@@ -3,6 +3,7 @@
 import os
 import sys
 
+from .._util.atomic import outputs_together
 from ..formats import FORMATS, MANIFEST, FormatError, read_manifest_pattern, read_model, write_model
 from .common import (
     CliError,
@@ -55,7 +56,8 @@ def run(args):
     try:
         m = read_model(args.src, args.source_format, args.special_token)
         pattern = args.pattern or _source_pattern(args.src)
-        out = write_model(args.out, args.to, m.vocab, m.merges, m.special_tokens, pattern=pattern)
+        with outputs_together(directories=(args.out,)):  # no empty directory left by a failure
+            out = write_model(args.out, args.to, m.vocab, m.merges, m.special_tokens, pattern=pattern)
     except FormatError as e:
         raise CliError(str(e))
     if not args.quiet:

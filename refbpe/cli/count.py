@@ -2,6 +2,7 @@
 
 import time
 
+from .._util.atomic import outputs_together
 from ..corpus.count import InputError
 from ..corpus.countfile import write_counts
 from ..corpus.io import input_size
@@ -70,8 +71,8 @@ def run(args):
         for s in args.corpus:
             if input_size(s) is None:
                 raise CliError(
-                    "%s: --shard needs regular files (stdin and .gz cannot be cut at an offset; "
-                    "decompress first)" % s
+                    "%s: --shard needs regular files (stdin, a pipe and .gz cannot be cut at an offset; "
+                    "decompress or save it first)" % s
                 )
     progress = make_progress(args)
     report = {}
@@ -88,10 +89,11 @@ def run(args):
         except (InputError, OSError) as e:
             raise counting_error(args, e)
     t0 = time.time()
-    write_counts(args.out, word_counts, get_pattern(args.pattern).key)
-    report["write"] = {"seconds": round(time.time() - t0, 3), "file": args.out}
-    if args.report:
-        write_report(args.report, report)
+    with outputs_together():  # the counts and the report: both or neither
+        write_counts(args.out, word_counts, get_pattern(args.pattern).key)
+        report["write"] = {"seconds": round(time.time() - t0, 3), "file": args.out}
+        if args.report:
+            write_report(args.report, report)
     if progress.enabled:  # count writes nothing on stderr unless progress is shown (as before)
         c = report["count"]
         progress.line(

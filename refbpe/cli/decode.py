@@ -2,7 +2,16 @@
 
 import sys
 
-from ..corpus.idfile import DTYPES, IdFileError, file_kind, read_bin, read_npy, read_text_ids
+from ..corpus.idfile import (
+    DTYPES,
+    IdFileError,
+    dtype_for_ids,
+    file_kind,
+    holds,
+    read_bin,
+    read_npy,
+    read_text_ids,
+)
 from .common import CliError, check_inputs, write_stdout
 from .model_argument import add_model_argument, load_tokenizer
 
@@ -42,10 +51,21 @@ def _read(path, dtype):
         raise CliError("%s: expected whitespace-separated integers or a JSON list of integers" % path)
 
 
+def _check_dtype(path, dtype, vocab):
+    """A ``.bin`` read as ``dtype``: a dtype too narrow for the model's ids is not its file's."""
+    largest = max(vocab) if vocab else 0
+    if dtype is not None and not holds(dtype, largest):
+        raise CliError(
+            "%s: --dtype %s cannot hold the model's ids (up to %d); its .bin files are %s"
+            % (path, dtype, largest, dtype_for_ids(largest))
+        )
+
+
 def run(args):
     tok = load_tokenizer(args.model, args.format, args.special_token, args.pattern)
-    ids = _read(args.ids, args.dtype)
     vocab = tok.vocab
+    _check_dtype(args.ids, args.dtype, vocab)
+    ids = _read(args.ids, args.dtype)
     bad = next((k for k, i in enumerate(ids) if i not in vocab), None)
     if bad is not None:
         raise CliError(

@@ -15,6 +15,7 @@ nursery (``pypy_gc``), which keeps each process's memory to its working set.
 
 import sys
 
+from .._util.atomic import outputs_together
 from .._util.quoting import quote
 from ..corpus.encode import encode_to_file
 from ..corpus.idfile import DTYPES, file_kind
@@ -90,27 +91,28 @@ def run(args):
     progress = make_progress(args)
     progress.start()
     report = {}
-    encode_to_file(
-        tok,
-        args.inputs,
-        args.out,
-        kind=kind,
-        dtype=args.dtype,
-        stream=sys.stdout.buffer if args.out == "-" else None,
-        report=report,
-        workers=args.workers,
-        chunk_size=args.chunk_size,
-        errors=args.errors,
-        separator=args.separator,
-        progress=lambda done, total: progress.bytes(done, total, "encoding"),
-    )
-    progress.finish()
-    report["peak_memory_mb"] = peak_memory_figures()
-    if added:
-        report["new_special_tokens"] = added
-        report["vocab_size_needed"] = max(tok.vocab) + 1
-    if args.report:
-        write_report(args.report, report)
+    with outputs_together():  # the ids and the report: both or neither
+        encode_to_file(
+            tok,
+            args.inputs,
+            args.out,
+            kind=kind,
+            dtype=args.dtype,
+            stream=sys.stdout.buffer if args.out == "-" else None,
+            report=report,
+            workers=args.workers,
+            chunk_size=args.chunk_size,
+            errors=args.errors,
+            separator=args.separator,
+            progress=lambda done, total: progress.bytes(done, total, "encoding"),
+        )
+        progress.finish()
+        report["peak_memory_mb"] = peak_memory_figures()
+        if added:
+            report["new_special_tokens"] = added
+            report["vocab_size_needed"] = max(tok.vocab) + 1
+        if args.report:
+            write_report(args.report, report)
     if not args.quiet:
         progress.line(_summary(report))
     return 0

@@ -6,6 +6,7 @@ import os
 
 from ..corpus.count import InputError
 from ..corpus.countfile import is_counts_path, sum_counts
+from ..corpus.io import can_reread, input_size
 from ..encodings.registry import is_encoding_name, load_tiktoken
 from ..formats import FormatError, Model, read_model
 from ..learn.train import count_corpus, count_with_profile
@@ -60,7 +61,7 @@ def word_counts(args, report, profile_options=None):
             raise CliError(str(e))
     if any(as_counts):
         raise CliError("give either text corpora or word-count files, not both")
-    total = sum(os.path.getsize(s) for s in sources if s != "-")
+    total = sum(input_size(s) or 0 for s in sources)
     with executor_context(args) as (executor, threads):
         try:
             options = counting_options(args, executor, threads, workers=1 if total < SMALL_CORPUS else None)
@@ -75,7 +76,7 @@ def word_counts(args, report, profile_options=None):
             raise counting_error(args, e)
     texts = None
     keep = getattr(args, "max_hypothesis_bytes", 0) if not getattr(args, "no_hypotheses", True) else 0
-    if "-" not in sources and total <= keep:
+    if all(can_reread(s) for s in sources) and total <= keep:
         try:
             texts = [open(s, "rb").read().decode("utf-8") for s in sources]
         except UnicodeDecodeError:
@@ -85,7 +86,7 @@ def word_counts(args, report, profile_options=None):
 
 def _absent_specials(sources, special_tokens, texts):
     """The given special tokens that occur in none of the text sources (None: not known)."""
-    if not special_tokens or "-" in sources:
+    if not special_tokens or not all(can_reread(s) for s in sources):
         return None
     if texts is not None:
         return [t for t in special_tokens if not any(t in text for text in texts)]

@@ -7,6 +7,7 @@ import re
 import sysconfig
 import time
 
+from .._util.atomic import outputs_together
 from ..corpus.count import InputError
 from ..corpus.countfile import read_counts_pattern
 from ..corpus.progress import peak_memory_figures
@@ -340,36 +341,37 @@ def run(args):
             except ValueError as e:  # a profile's limit (ProfileLimit) or a bad profile option
                 raise CliError(str(e))
 
-    # 2. Write the model, then the report.
-    t1 = time.time()
-    settings = report.get("profile")
-    pattern = settings_pattern(settings) if settings else report.get("pattern", "gpt2")
-    if settings and PEER_FORMATS.get(profile.name, (None,))[0] == fmt:
-        write_peer_model(args.out, settings, vocab, merges, specials, _parent_extra(report))
-    elif fmt == "gpt2" and parent is not None:  # the parent's ids: special tokens anywhere
-        extra = pattern_fields(pattern)
-        extra.update({"profile": settings} if settings else {}, **_parent_extra(report))
-        write_gpt2_dir_any_ids(args.out, vocab, merges, specials, special_ids(vocab, specials), extra)
-    elif fmt == "gpt2" and profile.name not in ("hf", "superbpe"):
-        extra = pattern_fields(pattern)
-        if settings:
-            extra["profile"] = settings
-        write_model_dir(args.out, vocab, merges, specials, extra or None)
-    else:  # HF's ids in another format: the generic writers keep any id layout
-        write_model_file_in_dir(args.out, fmt, vocab, merges, specials, pattern)
-    if args.trace:
-        write_training_trace(args.trace, merges, trace, vocab)
-    if pattern != "gpt2":
-        report["pattern"] = pattern
-    report["write"] = {"seconds": round(time.time() - t1, 3), "directory": args.out}
-    report["total_seconds"] = round(time.time() - t0, 3)
-    report["peak_memory_mb"] = peak_memory_figures()
-    report["inputs"] = len(args.counts or sources)
-    report["executor"] = args.executor or "local"
-    report["vocab_size"] = len(vocab)
-    report["format"] = fmt
-    if args.report:
-        write_report(args.report, report)
+    # 2. Write the model, the trace and the report: all of them or none (``outputs_together``).
+    with outputs_together(directories=(args.out,)):
+        t1 = time.time()
+        settings = report.get("profile")
+        pattern = settings_pattern(settings) if settings else report.get("pattern", "gpt2")
+        if settings and PEER_FORMATS.get(profile.name, (None,))[0] == fmt:
+            write_peer_model(args.out, settings, vocab, merges, specials, _parent_extra(report))
+        elif fmt == "gpt2" and parent is not None:  # the parent's ids: special tokens anywhere
+            extra = pattern_fields(pattern)
+            extra.update({"profile": settings} if settings else {}, **_parent_extra(report))
+            write_gpt2_dir_any_ids(args.out, vocab, merges, specials, special_ids(vocab, specials), extra)
+        elif fmt == "gpt2" and profile.name not in ("hf", "superbpe"):
+            extra = pattern_fields(pattern)
+            if settings:
+                extra["profile"] = settings
+            write_model_dir(args.out, vocab, merges, specials, extra or None)
+        else:  # HF's ids in another format: the generic writers keep any id layout
+            write_model_file_in_dir(args.out, fmt, vocab, merges, specials, pattern)
+        if args.trace:
+            write_training_trace(args.trace, merges, trace, vocab)
+        if pattern != "gpt2":
+            report["pattern"] = pattern
+        report["write"] = {"seconds": round(time.time() - t1, 3), "directory": args.out}
+        report["total_seconds"] = round(time.time() - t0, 3)
+        report["peak_memory_mb"] = peak_memory_figures()
+        report["inputs"] = len(args.counts or sources)
+        report["executor"] = args.executor or "local"
+        report["vocab_size"] = len(vocab)
+        report["format"] = fmt
+        if args.report:
+            write_report(args.report, report)
     if not args.quiet:
         _summary(args, report, progress)
     return 0

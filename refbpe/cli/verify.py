@@ -9,7 +9,7 @@ import json
 import sys
 
 from ..corpus.idfile import read_ids
-from ..corpus.io import InputError
+from ..corpus.io import InputError, can_reread
 from ..corpus.pretokens import iter_segments
 from ..encode.tokenizer import Tokenizer
 from ..formats import FORMATS, FormatError, read_model
@@ -237,7 +237,7 @@ def _run_split(args):
 
     try:
         report = compare_split(segments(), theirs(), args.pattern)
-        if "-" not in args.corpus + [args.split]:  # read again under other Unicode versions
+        if all(can_reread(s) for s in args.corpus + [args.split]):  # read again under other Unicode versions
             report = name_other_version(report, segments, theirs, args.pattern)
     except InputError as e:
         raise CliError(str(e))

@@ -38,7 +38,7 @@ import os
 import time
 from array import array
 
-from .idfile import IdWriter, array_typecode
+from .idfile import IdWriter, array_typecode, dtype_for_ids, file_kind
 from .pool import default_workers, make_executor, pool_session, result_of, run_on_sample, submit
 from .spool import SpoolDirectory
 from .units import END, auto_chunk_size, checked_utf8, input_spans, total_bytes, work_units
@@ -345,6 +345,8 @@ def encode_to_file(
     t0 = time.time()
     sources = [os.fspath(s) for s in ([sources] if isinstance(sources, (str, os.PathLike)) else sources)]
     workers, chunk_size, _, in_process = work_plan(sources, workers, chunk_size, executor)
+    if dtype is None and (kind or file_kind(output)) in ("npy", "bin") and tokenizer.vocab:
+        dtype = dtype_for_ids(max(tokenizer.vocab))  # the model's, not the content's: shards agree
     writer = IdWriter(output, kind=kind, dtype=dtype, stream=stream)
     tally = DocumentTally(lambda b, t: None)
     covered = 0

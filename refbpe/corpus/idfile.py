@@ -13,16 +13,23 @@ Formats (no numpy needed to write or read them):
   trainers memory-map); the reader must be told the dtype.
 - text: one id per line, or a JSON list.
 
-Dtypes: ``uint16``, ``uint32``, ``int32``, ``int64``.  Unforced, a writer
+Dtypes: ``uint16``, ``uint32``, ``int32``, ``int64``.  A model's files have
+one dtype whatever their content, the smallest unsigned one that holds the
+largest id the model can produce (``dtype_for_ids``): corpus encoding passes it,
+so every shard of a corpus has the same dtype and a reader can be told it once.
+Unforced, a writer
 starts with ``uint16`` and widens once to ``uint32`` at the first id above
 65535 (the ids written so far are rewritten: at most one extra pass over the
 file); so the dtype is ``uint16`` exactly when every id fits.  A forced
 dtype that an id does not fit is an error naming that id and its position.
 
-Atomicity: every writer writes to a temporary file beside the target, fsyncs
-it and renames it over the target only on ``close``; on an error or an
-interrupt (``abort``, or leaving the ``with`` block by an exception) the
-temporary file is removed and the target is untouched.
+Atomicity: every writer writes to a temporary file (``atomic.open_temporary``),
+fsyncs it and puts it in place only on ``close`` (``atomic.commit_temporary``:
+renamed over a regular file, keeping its mode; a symlink's target replaced; a
+device or FIFO written into; inside ``atomic.outputs_together``, with the
+command's other outputs); on an error or an interrupt (``abort``, or leaving
+the ``with`` block by an exception) the temporary file is removed and the
+target is untouched.  A failed write is a ``WriteError`` naming the output.
 
 Cost: O(n) time, memory O(one batch of ids); widening adds one O(n) pass.
 """
@@ -32,8 +39,9 @@ import json
 import os
 import struct
 import sys
-import tempfile
 from array import array
+
+from .._util.atomic import WriteError, commit_temporary, discard_temporary, open_temporary
 
 __all__ = [
     "DTYPES",
@@ -41,12 +49,14 @@ __all__ = [
     "IdWriter",
     "array_typecode",
     "check_dtype",
+    "dtype_for_ids",
     "file_kind",
     "npy_header",
     "read_ids",
     "read_npy",
     "read_bin",
     "read_text_ids",
+    "holds",
 ]
 
 
@@ -81,6 +91,23 @@ def check_dtype(dtype):
     if dtype is not None and dtype not in _DTYPES:
         raise IdFileError("unknown dtype %r (expected one of %s)" % (dtype, ", ".join(DTYPES)))
     return dtype
+
+
+def dtype_for_ids(largest):
+    """The smallest unsigned dtype holding ids ``0..largest`` (``int64`` past ``uint32``).
+
+    >>> dtype_for_ids(50256), dtype_for_ids(100276)
+    ('uint16', 'uint32')
+    """
+    for dtype in ("uint16", "uint32"):
+        if largest <= _DTYPES[dtype][3]:
+            return dtype
+    return "int64"
+
+
+def holds(dtype, largest):
+    """True when ``dtype`` holds every id ``0..largest``."""
+    return _DTYPES[dtype][2] <= 0 and largest <= _DTYPES[dtype][3]
 
 
 def array_typecode(dtype):
@@ -166,14 +193,8 @@ class IdWriter(object):
         target = os.fspath(self.path)
         if os.path.isdir(target):
             raise IdFileError("%s: is a directory" % target)
-        directory = os.path.dirname(os.path.abspath(target))
-        try:
-            fd, self._tmp = tempfile.mkstemp(
-                dir=directory, prefix="." + os.path.basename(target) + ".", suffix=".tmp"
-            )
-        except OSError as e:
-            raise IdFileError("%s: cannot write here (%s)" % (target, e.strerror or e))
-        return os.fdopen(fd, "wb")
+        f, self._tmp = open_temporary(target)
+        return f
 
     def __enter__(self):
         return self
@@ -200,9 +221,14 @@ class IdWriter(object):
         """All of ``data``: an unbuffered stream (``PYTHONUNBUFFERED`` stdout) may write part of it,
         and a pipe whose reader went away then fails on the next write (BrokenPipeError)."""
         view = memoryview(data)
-        while view:
-            written = self._file.write(view)
-            view = view[len(view) if written is None else written :]
+        try:
+            while view:
+                written = self._file.write(view)
+                view = view[len(view) if written is None else written :]
+        except OSError as e:
+            if self._stream is not None:
+                raise
+            raise WriteError(e.errno, "cannot write %s (%s); it is unchanged" % (self.path, e.strerror or e))
 
     def _packed(self, ids):
         """``ids`` as little-endian bytes of ``self.dtype`` (widening once if allowed)."""
@@ -244,7 +270,7 @@ class IdWriter(object):
                     wide.byteswap()
                 self._file.write(wide.tobytes())
         old_file.close()
-        os.unlink(old_tmp)
+        discard_temporary(old_tmp)
         self.dtype = dtype
 
     def close(self):
@@ -261,12 +287,14 @@ class IdWriter(object):
             self._file.flush()
             os.fsync(self._file.fileno())
             self._file.close()
-            os.chmod(self._tmp, 0o644)
-            os.replace(self._tmp, self.path)
+        except OSError as e:
+            self.abort()
+            raise WriteError(e.errno, "cannot write %s (%s); it is unchanged" % (self.path, e.strerror or e))
         except BaseException:
             self.abort()
             raise
-        self._tmp = None
+        tmp, self._tmp = self._tmp, None
+        commit_temporary(tmp, self.path)
         return self.count, self.dtype
 
     def abort(self):

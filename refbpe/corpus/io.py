@@ -15,7 +15,14 @@ input when every cut ``c`` satisfies both:
 Both are decided from at most one special-token length of bytes on either
 side of ``c``, so the cuts of a file are found by small reads near chosen
 offsets (``find_cut_in_file``) and workers then read their own ranges; streams
-(stdin, gzip) are cut as they are read (``iter_chunks``).  Cuts are
+are cut as they are read (``iter_chunks``), in this process, one chunk in
+memory at a time, and the chunks travel to the workers.  A stream is any input
+that is not a regular file: ``-`` (stdin), ``*.gz``, and a path to a pipe, a
+FIFO, a process substitution (``<(cmd)``, ``/dev/fd/N``), ``/dev/stdin``, a
+character device or a ``/proc`` file, whose ``stat`` size (0, or a guess) says
+nothing about its length (``input_size`` is None for all of them).  Such a
+path is opened once and read sequentially to its end, never sized, sought or
+reopened, so it gives the result the same bytes in a file give.  Cuts are
 at ASCII bytes or at a special token's first byte, never inside a UTF-8
 sequence, so decoding a chunk (strictly, or with ``replace``/``ignore``) gives
 the characters that decoding the whole input gives there.  A stretch with no
@@ -28,6 +35,7 @@ at special tokens and between inputs only.
 
 import gzip
 import os
+import stat
 import sys
 import zlib
 
@@ -37,6 +45,8 @@ from ..pretokenize.patterns import get_pattern
 __all__ = [
     "open_input",
     "input_size",
+    "is_stream",
+    "can_reread",
     "iter_chunks",
     "stream_chunks",
     "InputError",
@@ -82,10 +92,34 @@ def open_input(path):
 
 
 def input_size(path):
-    """Bytes to read from ``path``, or None when unknown (stdin, gzip)."""
-    if path == "-" or path.endswith(".gz"):
+    """Bytes to read from ``path``, or None when it is a stream (``is_stream``)."""
+    if is_stream(path):
         return None
     return os.path.getsize(path)
+
+
+def can_reread(path):
+    """True when ``path`` can be opened and read again with the same result (not a pipe or stdin)."""
+    return path != "-" and (path.endswith(".gz") or not is_stream(path))
+
+
+def is_stream(path):
+    """True for an input read only sequentially: ``-``, ``*.gz``, and anything but a
+    regular file (a pipe, FIFO, ``/dev/stdin``, a device, a ``/proc`` file)."""
+    if path == "-" or path.endswith(".gz"):
+        return True
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False  # opening it names the error
+    return not stat.S_ISREG(st.st_mode) or _is_per_process(path)
+
+
+def _is_per_process(path):
+    """A ``/proc`` file (regular, but its ``stat`` size is 0 whatever it holds) or a
+    ``/dev`` name such as ``/dev/stdin`` that means another file in a worker process."""
+    names = (os.path.abspath(path), os.path.realpath(path))
+    return names[0].startswith(("/proc/", "/dev/")) or names[1].startswith("/proc/")
 
 
 def is_safe_cut(buf, c, specials):

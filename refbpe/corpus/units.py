@@ -9,7 +9,7 @@ process or in a worker; each function here ends in ``work``:
     ``run_range``          a byte range of a regular file, read by the worker
                            itself: the main process moves offsets, not text
     ``run_chunk``          bytes this process holds: a chunk of a stream (stdin,
-                           gzip), a range when the worker cannot open the
+                           gzip, a pipe or FIFO: ``io.is_stream``), a range when the worker cannot open the
                            file (``ship_bytes``: a cluster without a shared
                            filesystem), or a piece of text cut between a
                            trainer's sequences (``sequences``)

@@ -76,6 +76,19 @@ _EXPLICIT_N_VOCAB = {"gpt2": 50257, "r50k_base": 50257, "p50k_base": 50281}
 _RANK_END = 1 << 32  # tiktoken's ids are u32
 
 
+_LARGEST_RANK = (1 << 32) - 1  # tiktoken's ranks are Rust u32
+
+
+def _check_ids(what, table):
+    """A ``ValueError`` naming the first entry of ``table`` {token: id} whose id is outside
+    0..2**32-1 (tiktoken refuses those too; an id of -1 would come back as -1)."""
+    if not table or 0 <= min(table.values()) and max(table.values()) <= _LARGEST_RANK:
+        return
+    for token, r in table.items():
+        if not 0 <= r <= _LARGEST_RANK:
+            raise ValueError("%s: %r has id %r; ids are integers 0..%d" % (what, token, r, _LARGEST_RANK))
+
+
 class Encoding(object):
     """tiktoken's ``Encoding``: a name, a split pattern, mergeable ranks and special tokens.
 
@@ -100,6 +113,8 @@ class Encoding(object):
     ) -> None:
         """``mergeable_ranks`` {token bytes: rank}, the rank being the id; ``special_tokens``
         {str: id}; ``explicit_n_vocab``, when given, is checked against both (AssertionError)."""
+        _check_ids("mergeable_ranks", mergeable_ranks)
+        _check_ids("special_tokens", special_tokens)
         self.name = name
         self._pat_str = pat_str
         self._mergeable_ranks = mergeable_ranks

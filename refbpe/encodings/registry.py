@@ -39,8 +39,7 @@ import json
 import os
 
 from ..formats.gpt2_files import read_gpt2
-from ..formats.model import FormatError
-from ..formats.tiktoken import read_ranks, read_tiktoken
+from ..formats.tiktoken import ranks_vocab, read_ranks, read_tiktoken
 from ..pretokenize.patterns import REGEX_PREFIX, Pattern, pattern_key
 from .cache import TIKTOKEN_HOST, cached_file
 
@@ -254,8 +253,4 @@ def _ranks_vocab(path, with_merges):
     if with_merges:
         model = read_tiktoken(path)
         return dict(model.vocab), model.merges
-    ranks = read_ranks(path)
-    vocab = {r: t for t, r in ranks.items()}
-    if len(vocab) != len(ranks):
-        raise FormatError("%s: two tokens share a rank" % path)
-    return vocab, None
+    return ranks_vocab(path, read_ranks(path)), None

@@ -25,6 +25,7 @@ import re
 from .._util.atomic import atomic_write_many, chunked
 from .._util.quoting import quote
 from .bytemap import MappedText, TokenBytes, encode_token
+from .model import FormatError
 
 __all__ = [
     "MANIFEST",
@@ -353,8 +354,20 @@ def write_model_dir(directory, vocab, merges, special_tokens, extra=None):
         raise
 
 
+def _check_ids_from_zero(vocab, n):
+    """GPT-2's files number the tokens 0..n-1 (the special tokens after): a gap (a rank
+    file may skip ids) is a ``FormatError`` naming the first missing id."""
+    missing = next((i for i in range(n) if i not in vocab), None)
+    if missing is not None:
+        raise FormatError(
+            "the gpt2 format numbers its tokens 0..%d, and this vocab has no id %d "
+            "(ids up to %d); keep it in its own format" % (n - 1, missing, max(vocab))
+        )
+
+
 def _write_model_files(directory, vocab, merges, special_tokens, extra):
     n = len(vocab) - len(special_tokens)
+    _check_ids_from_zero(vocab, n)
     specials = [{"content": t, "id": n + k} for k, t in enumerate(special_tokens)]
     manifest = {
         "format": "refbpe-gpt2",

@@ -37,6 +37,7 @@ __all__ = [
     "merges_from_ranks",
     "read_tiktoken",
     "read_ranks",
+    "ranks_vocab",
 ]
 
 
@@ -211,12 +212,25 @@ def _ends_as_pair(ranks, token_of, parts_of, x, y, max_rank):
             return False
 
 
-def read_tiktoken(path, special_tokens=()):
-    """A ``Model`` from a tiktoken ranks file; ``special_tokens`` take the ids after the largest rank."""
-    ranks = read_ranks(path)
+def ranks_vocab(path, ranks):
+    """{rank: token} of ``ranks`` read from ``path``; a ``FormatError`` when two tokens share
+    a rank or a rank is negative (tiktoken's loader reads one, and its encoder then overflows)."""
+    lowest = min(ranks.values())
+    if lowest < 0:
+        token = next(t for t, r in ranks.items() if r == lowest)
+        raise FormatError(
+            "%s: token %r has the negative rank %d (ranks are ids, 0 or more)" % (path, token, lowest)
+        )
     vocab = {r: t for t, r in ranks.items()}
     if len(vocab) != len(ranks):
         raise FormatError("%s: two tokens share a rank" % path)
+    return vocab
+
+
+def read_tiktoken(path, special_tokens=()):
+    """A ``Model`` from a tiktoken ranks file; ``special_tokens`` take the ids after the largest rank."""
+    ranks = read_ranks(path)
+    vocab = ranks_vocab(path, ranks)
     try:
         merges = merges_from_ranks(ranks)
     except FormatError as e:

@@ -30,7 +30,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from ..corpus.count import DEFAULT_CHUNK_SIZE, count_words
 from ..corpus.countfile import sum_counts
-from ..corpus.io import open_input
+from ..corpus.io import input_size, open_input
 from ..corpus.pool import default_workers
 from ..corpus.progress import Progress, peak_memory_mb
 from ..corpus.sequences import (
@@ -503,8 +503,8 @@ def count_corpus(
     )
     elapsed = time.time() - t0
     if report is not None:
-        sizes = [os.path.getsize(s) for s in sources if s != "-" and os.path.exists(s)]
-        total = sum(sizes) if len(sizes) == len(sources) else None
+        sizes = [input_size(s) if os.path.exists(s) else None for s in sources]
+        total = None if None in sizes else sum(sizes)
         report["count"] = _count_report(elapsed, total, len(word_counts))
     return word_counts
 

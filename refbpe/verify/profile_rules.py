@@ -39,6 +39,7 @@ import json
 import os
 
 from ..corpus.countfile import is_counts_path
+from ..corpus.io import can_reread
 from ..corpus.pool import default_workers
 from ..corpus.sequences import count_texts_parallel
 from ..formats.gpt2_files import MANIFEST
@@ -415,7 +416,7 @@ class WordTables(object):
     or derived from the reference's (``derived_table``) when ``texts`` are at hand."""
 
     def __init__(self, word_counts, sources, special_tokens, pattern, texts=None, readings=None):
-        self.sources = [s for s in sources or () if s != "-" and not is_counts_path(s)]
+        self.sources = [s for s in sources or () if can_reread(s) and not is_counts_path(s)]
         self.special_tokens = list(special_tokens)
         self.reference = word_counts
         self.tables = {(get_pattern(pattern).key, "documents", False): word_counts}
