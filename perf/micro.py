@@ -406,7 +406,7 @@ def bench_count_lines(args):
 
 
 def pieces_int_keys(word_counts, spanned):
-    """The alternative to merge._pieces: pieces under 8 bytes under packed int keys (no slice),
+    """The alternative to inherited._pieces: pieces under 8 bytes under packed int keys (no slice),
     the words' pieces in one flat array; (places of short pieces, of long ones, totals, flat, ends)."""
     from array import array
 
@@ -440,10 +440,11 @@ def pieces_int_keys(word_counts, spanned):
     return small_place, place, totals, flat, ends
 
 
-@case("superbpe-cut", "merge.py _pieces: SuperBPE's stage-2 words of english_medium cut into pieces", 3, 1)
+@case("superbpe-cut", "inherited.py _pieces: SuperBPE's stage-2 words of english_medium cut in pieces", 3, 1)
 def bench_superbpe_cut(args):
     from refbpe.corpus.sequences import count_texts
-    from refbpe.learn.merge import _pieces, _spanned_bigrams, learn_merges
+    from refbpe.learn.inherited import _pieces, _spanned_bigrams
+    from refbpe.learn.merge import learn_merges
 
     data = corpus("english_medium")
     stage2 = count_texts([data], "lines", (), "superbpe-stage2")
@@ -493,7 +494,7 @@ def bench_pack_counts(args):
 
 
 class Entry(object):
-    """merge._Entry: a heap entry, the greatest (count, left bytes, right bytes) first."""
+    """heap._Entry: a heap entry, the greatest (count, left bytes, right bytes) first."""
 
     __slots__ = ("count", "left", "right", "pair")
 
@@ -509,7 +510,7 @@ class Entry(object):
 
 
 def pop_entry(heap, counts):
-    """merge._pop_best: lazy deletion, a stale entry re-sifted with its current count."""
+    """heap.pop_best: lazy deletion, a stale entry re-sifted with its current count."""
     while heap:
         entry = heap[0]
         current = counts.get(entry.pair, 0)
@@ -562,7 +563,7 @@ def note_set(where, pair, w):
 
 
 def merge_in_place(words, freqs, counts, where, note, word_ids, a, b, z, shift):
-    """merge._apply_merge: (a, b) -> z in each listed word, edited in place; {new pair: count}."""
+    """step.apply_merge: (a, b) -> z in each listed word, edited in place; {new pair: count}."""
     fresh = {}
     for w in word_ids:
         ids = words[w]
@@ -695,7 +696,7 @@ def merge_runs(args, variants, heap_seconds=None):
     return runs, "english_small, %d merges" % args.merges
 
 
-@case("merge-entry-lt", "merge.py _Entry.__lt__, 'about 2x': vs tuple keys (-count, left, right, pair)", 9, 2)
+@case("merge-entry-lt", "heap.py _Entry.__lt__, 'about 2x': vs tuple keys (-count, left, right, pair)", 9, 2)
 def bench_merge_entry_lt(args):
     heap = {}
     runs, note = merge_runs(args, [("entry", {}), ("tuple", {"make": tuple_key, "pop": pop_tuple})], heap)
@@ -712,16 +713,16 @@ def bench_merge_where_lists(args):
     yield merge_runs(args, [("lists", {}), ("sets", {"note": note_set})])
 
 
-@case("merge-in-place", "merge.py _apply_merge, '~20%': words edited in place vs a new list per word", 9, 2)
+@case("merge-in-place", "step.py apply_merge, '~20%': words edited in place vs a new list per word", 9, 2)
 def bench_merge_in_place(args):
     yield merge_runs(args, [("in place", {}), ("new list", {"apply": merge_new_list})])
 
 
 def link_by_extend(word_counts, ids):
-    """The alternative to merge._link_words' fill: extend the arrays word by word."""
+    """The alternative to table.link_words' fill: extend the arrays word by word."""
     from array import array
 
-    from refbpe.learn.merge import SEP, _index_type, _zeros
+    from refbpe.learn.table import SEP, _index_type, _zeros
 
     words = [(w, n) for w, n in word_counts.items() if len(w) > 1 and n > 0]
     size = 1 + sum(len(w) + 1 for w, _ in words)
@@ -743,14 +744,14 @@ def link_by_extend(word_counts, ids):
     return sym, nxt, prv, freq
 
 
-@case("merge-link-fill", "merge.py _link_words, '2x' cold: arrays filled in place vs extended per word", 1, 0)
+@case("merge-link-fill", "table.py link_words, '2x' cold: arrays filled in place vs extended per word", 1, 0)
 def bench_merge_link_fill(args):
     from refbpe.corpus.count import count_words
-    from refbpe.learn.merge import _link_words
+    from refbpe.learn.table import link_words
 
     words = count_words([corpus_path("english_medium")], special_tokens=["<|endoftext|>"], workers=2)
     runs = [
-        ("fill", lambda: _link_words(words, 32000)),
+        ("fill", lambda: link_words(words, 32000)),
         ("extend", lambda: link_by_extend(words, 32000)),
     ]
     yield runs, "english_medium's word table, first call of each (called once per run: the JIT is cold)"
@@ -778,7 +779,7 @@ def slots_appended(code, i):
     return slots
 
 
-@case("merge-new-slots", "merge.py slot lists, '1.3x': array(code) then append vs array(code, [i])", 9, 2)
+@case("merge-new-slots", "step.py slot lists, '1.3x': array(code) then append vs array(code, [i])", 9, 2)
 def bench_merge_new_slots(args):
     runs = [
         ("append", lambda: new_slot_lists("i", 2000000, slots_appended)),
