@@ -6,7 +6,7 @@ under the rustbpe and HF tie rules (``refbpe.learn.profiles``), the greatest cou
 and then the smallest pair of ids; the rule is one heap-entry class
 (``heap.entry_maker``), chosen before the loop.
 
-The engine's parts, each its own module:
+Its parts, each a module of ``refbpe.learn``:
     ``table``       the words laid end to end in one linked symbol array
                     (sym, nxt, prv, freq), and their byte pairs counted
     ``candidates``  a table of many distinct pairs counted for the candidates only
