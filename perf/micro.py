@@ -329,7 +329,7 @@ def bench_count_lines(args):
 
 
 def pieces_int_keys(word_counts, spanned):
-    """The alternative to merge._pieces: pieces under 8 bytes under packed int keys (no slice),
+    """The alternative to inherited._pieces: pieces under 8 bytes under packed int keys (no slice),
     the words' pieces in one flat array; (places of short pieces, of long ones, totals, flat, ends)."""
     from array import array
 
@@ -363,10 +363,13 @@ def pieces_int_keys(word_counts, spanned):
     return small_place, place, totals, flat, ends
 
 
-@case("superbpe-cut", "merge.py _pieces: SuperBPE's stage-2 words of english_medium cut into pieces", 3, 1)
+@case(
+    "superbpe-cut", "inherited.py _pieces: SuperBPE's stage-2 words of english_medium cut into pieces", 3, 1
+)
 def bench_superbpe_cut(args):
     from refbpe.corpus.sequences import count_texts
-    from refbpe.learn.merge import _pieces, _spanned_bigrams, learn_merges
+    from refbpe.learn.inherited import _pieces, _spanned_bigrams
+    from refbpe.learn.merge import learn_merges
 
     data = corpus("english_medium")
     stage2 = count_texts([data], "lines", (), "superbpe-stage2")
@@ -416,10 +419,10 @@ def bench_pack_counts(args):
 
 
 def link_by_extend(word_counts, ids):
-    """The alternative to merge._link_words' fill: extend the arrays word by word."""
+    """The alternative to table.link_words' fill: extend the arrays word by word."""
     from array import array
 
-    from refbpe.learn.merge import SEP, _index_type, _zeros
+    from refbpe.learn.table import SEP, _index_type, _zeros
 
     words = [(w, n) for w, n in word_counts.items() if len(w) > 1 and n > 0]
     size = 1 + sum(len(w) + 1 for w, _ in words)
@@ -441,7 +444,7 @@ def link_by_extend(word_counts, ids):
     return sym, nxt, prv, freq
 
 
-@case("merge-link-fill", "merge.py _link_words, '2x' cold: arrays filled in place vs extended per word", 1, 0)
+@case("merge-link-fill", "table.py link_words, '2x' cold: arrays filled in place vs extended per word", 1, 0)
 def bench_merge_link_fill(args):
     from refbpe.corpus.count import count_words
     from refbpe.learn.merge import _link_words

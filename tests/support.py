@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from shared_data import DATA, TIKTOKEN_CACHE, shared_root  # noqa: F401 (tests import shared_root)
 
-from refbpe.learn import merge
+from refbpe.learn import candidates, inherited
 from refbpe.testing.atoms import (  # noqa: F401 (the suite imports them from here)
     COMBINING,
     CONTRACTIONS,
@@ -306,17 +306,17 @@ REPLAY_ROUTES = st.sampled_from(["words", "pieces", "pieces, few candidates"])
 @contextlib.contextmanager
 def replay_route(route):
     """Inherited merges replayed on the words where they are (``"words"``) or on their
-    pieces (``"pieces"``, ``merge._replay_in_pieces``), whatever the words' length;
+    pieces (``"pieces"``, ``inherited.replay_in_pieces``), whatever the words' length;
     ``"pieces, few candidates"`` also tables as few pairs as it may at first
-    (``merge._count_candidate_pairs``), so that the rest is tabled later."""
-    old = merge._LONG_WORD, merge._CANDIDATES, merge._CANDIDATES_PER_MERGE
-    merge._LONG_WORD = 10**18 if route == "words" else 0
+    (``candidates.count_candidate_pairs``), so that the rest is tabled later."""
+    old = inherited._LONG_WORD, candidates._CANDIDATES, candidates._CANDIDATES_PER_MERGE
+    inherited._LONG_WORD = 10**18 if route == "words" else 0
     if route == "pieces, few candidates":
-        merge._CANDIDATES, merge._CANDIDATES_PER_MERGE = 0, 1
+        candidates._CANDIDATES, candidates._CANDIDATES_PER_MERGE = 0, 1
     try:
         yield
     finally:
-        merge._LONG_WORD, merge._CANDIDATES, merge._CANDIDATES_PER_MERGE = old
+        inherited._LONG_WORD, candidates._CANDIDATES, candidates._CANDIDATES_PER_MERGE = old
 
 
 def import_regex_or_skip():

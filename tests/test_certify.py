@@ -176,7 +176,7 @@ _spread_counts = st.one_of(st.integers(1, 10**6), st.sampled_from([1, 2, 3, 64, 
 )
 def test_the_trace_equals_the_naive_trace_across_floors(counts, profile, wanted):
     """Counts over six orders of magnitude, many equal, a few letters: the heap runs dry above
-    its floor again and again, and the runner-up is then found below it (``_TracedTables.observe``),
+    its floor again and again, and the runner-up is then found below it (``traced.TracedTables.observe``),
     at the last merge too; ``wanted`` often exceeds the merges the words allow."""
     trace = []
     merges = train_from_counts(counts, 256 + wanted, profile=profile, trace=trace)[1]

@@ -339,7 +339,7 @@ tables = st.dictionaries(
 def test_stage2_replays_any_stage1(first, second, transition, more, route):
     """Stage 1 learned on one table, replayed on another whose words hold pairs stage 1's
     tokens span and pairs they do not (long words are replayed on pieces cut between the
-    latter, ``merge._replay_in_pieces``; both routes drawn), then stage 2: the naive
+    latter, ``inherited.replay_in_pieces``; both routes drawn), then stage 2: the naive
     oracle's result."""
     with replay_route(route):
         _check_stage2_replays_any_stage1(first, second, transition, more)

@@ -181,8 +181,8 @@ _spread_counts = st.one_of(st.integers(1, 10**6), st.sampled_from([1, 2, 3, 64, 
 )
 def test_engine_equals_naive_across_floors(word_counts, profile):
     """Counts over six orders of magnitude, many equal: the heap's floor halves again and again
-    (``merge._refill``) with ties on both sides of it.  The merges equal the oracle's, and a traced
-    run's, whose refills come one step early (``_TracedTables.observe``)."""
+    (``heap.refill``) with ties on both sides of it.  The merges equal the oracle's, and a traced
+    run's, whose refills come one step early (``traced.TracedTables.observe``)."""
     vocab, merges = train_from_counts(word_counts, 256 + 40, profile=profile)
     n_vocab, n_merges = naive_train_bpe_from_counts(word_counts, 256 + 40, profile=profile)
     assert merges == n_merges and vocab == n_vocab

@@ -4,7 +4,7 @@ one trick switched at a time (cases run as ``perf/micro.py``'s are, by ``harness
     PYTHONPATH=. .venv-pypy/bin/python perf/experiments/merge_variants.py --list
     PYTHONPATH=. .venv-pypy/bin/python perf/experiments/merge_variants.py merge-entry-lt
 
-- ``merge-entry-lt``: ``merge._Entry.__lt__`` against tuple keys ``(-count, left, right, pair)``
+- ``merge-entry-lt``: ``heap._Entry.__lt__`` against tuple keys ``(-count, left, right, pair)``
   (the heap operations alone are timed as well);
 - ``merge-where-lists``: ``where[p]`` as lists of word ids against sets;
 - ``merge-in-place``: words edited in place against a new list per word.
@@ -30,7 +30,7 @@ case = CASES.case
 
 
 class Entry(object):
-    """merge._Entry: a heap entry, the greatest (count, left bytes, right bytes) first."""
+    """heap._Entry: a heap entry, the greatest (count, left bytes, right bytes) first."""
 
     __slots__ = ("count", "left", "right", "pair")
 
@@ -46,7 +46,7 @@ class Entry(object):
 
 
 def pop_entry(heap, counts):
-    """merge._pop_best: lazy deletion, a stale entry re-sifted with its current count."""
+    """heap.pop_best: lazy deletion, a stale entry re-sifted with its current count."""
     while heap:
         entry = heap[0]
         current = counts.get(entry.pair, 0)
@@ -99,7 +99,7 @@ def note_set(where, pair, w):
 
 
 def merge_in_place(words, freqs, counts, where, note, word_ids, a, b, z, shift):
-    """merge._apply_merge: (a, b) -> z in each listed word, edited in place; {new pair: count}."""
+    """step.apply_merge: (a, b) -> z in each listed word, edited in place; {new pair: count}."""
     fresh = {}
     for w in word_ids:
         ids = words[w]

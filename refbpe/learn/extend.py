@@ -27,7 +27,7 @@ one merge: ``ow`` keeps 256, the special keeps 257, the new merge takes 258.
 
 Cost: reading the parent O(file size) and hashing its files; relabelling
 O(vocab); training: one replay of the K merges plus the new merges
-(``merge._replay``).
+(``inherited.replay``).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ Why the tie rules are one engine: rustbpe's ids are refbpe's own, so its rule is
 "smallest packed pair"; HF's ids differ from refbpe's only by a fixed renumbering
 (``_hf_ranks``: a byte's HF id is its place in the layout, merge k's is the
 layout size + k), so its rule is the smallest pair under that renumbering.  The
-merge engine compares one precomputed int per heap entry (``merge._IdEntry``).
+merge engine compares one precomputed int per heap entry (``heap._IdEntry``).
 
 One HF rule is not modelled: when a merge makes a string already in the vocab
 (two merges spelling the same token, or a special token's text), HF reuses the
@@ -80,7 +80,7 @@ class Profile(object):
     stage_patterns = None  # SuperBPE: one split pattern per stage, word counts a pair
     name = None
     peer = None  # (distribution name, version proven against), or None
-    tie = "bytes"  # the merge engine's tie rule (``merge._entry_maker``)
+    tie = "bytes"  # the merge engine's tie rule (``heap.entry_maker``)
     default_pattern = "gpt2"
     cuts = ("documents",)
     default_cut = "documents"

@@ -16,7 +16,7 @@ stopped early.
 Two states hold the replay.  When their merges each make a new token from
 tokens made before and the rule is one the engine orders by (greatest bytes,
 smallest ids in refbpe's layout or in theirs), the merge engine's own state
-does (``merge.MergeCheck``): their pair is applied whether or not it is the
+does (``merge_check.MergeCheck``): their pair is applied whether or not it is the
 rule's choice, which is read from buckets of pairs by count (a new pair costs
 an append, not a heap push; only the buckets above their pair's count are
 read), and a certified run costs the engine's merge steps without its heap,
@@ -35,7 +35,7 @@ runner-up are read (a scan of the counts) only for the failing steps listed.
 
 import heapq
 
-from ..learn.merge import MergeCheck
+from ..learn.merge_check import MergeCheck
 from .display import pair_json, show_pair
 from .replay import SHIFT, PairReplay
 from .ties import ORDER_FREE, RULE_TEXT
@@ -100,7 +100,7 @@ def _rule_order(rule, tokens, their_ids):
 class _ReplayState(object):
     """Any merge list over a ``PairReplay``, the rule's choice on a heap beside it.
 
-    The same interface as ``merge.MergeCheck`` (the fast path): ``choice``,
+    The same interface as ``merge_check.MergeCheck`` (the fast path): ``choice``,
     ``count``, ``pair_of``, ``bytes_of``, ``tied``, ``runner_up``, ``apply``.
     """
 
@@ -147,7 +147,7 @@ _ENGINE_RULES = ("greatest-bytes", "smallest-ids-refbpe-layout", "smallest-ids")
 
 
 def _state(word_counts, merges, rule, their_ids):
-    """The engine's state (``merge.MergeCheck``) when it can hold the rule and the
+    """The engine's state (``merge_check.MergeCheck``) when it can hold the rule and the
     merges, else the replay's (any merge list, any order-free rule)."""
     if rule in _ENGINE_RULES and MergeCheck.valid(merges) and (rule != "smallest-ids" or their_ids):
         if rule == "greatest-bytes":

@@ -254,7 +254,7 @@ class PairReplay(object):
         """Merge ``pair`` in every word; with ``track``, returns the keys whose count changed.
 
         Only the pairs touching a merged occurrence change, as in
-        ``merge._apply_merge``: (x, a) becomes (x, z), (b, y) becomes (z, y),
+        ``step.apply_merge``: (x, a) becomes (x, z), (b, y) becomes (z, y),
         and between two adjacent occurrences (b, a) becomes (z, z) once.
         (Updating only these instead of recounting each word's pairs: about
         2x less replay time, measured by perf/verify_cost.py under PyPy.)
