@@ -20,7 +20,7 @@ State
 Cost per merge: O(length) for each word that holds the pair (the word is
 re-merged whole), plus O(log P) per changed pair.  ``observers`` (objects with
 ``merged(w, old, new, freq, a, b, z)``) see every word change: the counting and
-merging variants of ``variants`` ride on this replay instead of replaying
+merging variants of ``overlays`` ride on this replay instead of replaying
 from scratch.
 
 ``bpe`` encodes one pre-token with ranked merges, naively (O(n^2) per piece).
