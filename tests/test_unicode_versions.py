@@ -11,13 +11,13 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from refbpe.profiles import ProfileLimit, get_profile
-from refbpe.tokenizer import Tokenizer
-from refbpe.train import train_from_texts
 from support import HEAVY, IS_PYPY, examples
 from test_profiles import hf_model, refbpe_hf_model, refbpe_ranks, rustbpe_ranks
 from test_tiktoken_ids import _tiktoken, pair
 
+from refbpe.encode.tokenizer import Tokenizer
+from refbpe.learn.profiles import ProfileLimit, get_profile
+from refbpe.learn.train import train_from_texts
 from refbpe.pretokenize import unicode_tables
 from refbpe.pretokenize.patterns import get_pattern, pattern_key
 from refbpe.pretokenize.unicode_tables import LATEST, UNICODE_VERSIONS, category_table, class_table
