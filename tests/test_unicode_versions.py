@@ -277,7 +277,7 @@ def _new_letter(older, newer):
 
 
 def _model(merges):
-    from refbpe.train import build_vocab
+    from refbpe.learn.train import build_vocab
 
     from refbpe.formats import Model
 
