@@ -552,8 +552,8 @@ def bench_trace_write(args):
 def overlay_checks(counts, delta, merges, one_scan):
     """(answers, CPU seconds of the checks alone): an overlay's best count and tied pairs at
     each of ``merges``, asked as ``Overlay.top`` does (one scan) or as best() then tied_keys()."""
+    from refbpe.verify.overlays import WordsOverlay
     from refbpe.verify.replay import PairReplay
-    from refbpe.verify.variants import WordsOverlay
 
     ref = PairReplay(counts)
     overlay = WordsOverlay("v", ref, extra=delta)
@@ -576,7 +576,7 @@ def overlay_checks(counts, delta, merges, one_scan):
 @case("overlay-top", "replay.py top_excluding: overlay checks, one scan vs best() + tied_keys", 5, 1, "self")
 def bench_overlay_top(args):
     from refbpe.learn.train import train_from_counts
-    from refbpe.verify.variants import Readings, count_variant
+    from refbpe.verify.readings import Readings, count_variant
 
     text = corpus("english_small").decode("utf-8")
     eot = ["<|endoftext|>"]

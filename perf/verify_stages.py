@@ -25,8 +25,9 @@ from harness import SPECIAL, corpus, cpu_seconds, stopwatch
 import refbpe.cli.verify as cli_verify
 import refbpe.verify.explain as explain
 import refbpe.verify.merges as merges
+import refbpe.verify.overlays as overlays
 import refbpe.verify.profile_rules as profile_rules
-import refbpe.verify.variants as variants
+import refbpe.verify.readings as readings
 from refbpe.cli.commands import build_parser
 from refbpe.cli.pypy_jit import tune_verify_jit
 from refbpe.verify import replay, ties
@@ -40,13 +41,13 @@ STAGES = [
     ("  PairReplay.copy", replay.PairReplay, "copy"),
     ("  first-counted", ties.FirstCounted, "choose"),
     ("  overlays", explain, "make_overlays"),
-    ("    reading deltas", variants.Readings, "delta"),
-    ("    unicode deltas", variants, "unicode_delta"),
-    ("    WordsOverlay init", variants.WordsOverlay, "__init__"),
+    ("    reading deltas", readings.Readings, "delta"),
+    ("    unicode deltas", readings, "unicode_delta"),
+    ("    WordsOverlay init", overlays.WordsOverlay, "__init__"),
     ("  PairReplay.apply", replay.PairReplay, "apply"),
     ("  checks", explain, "_check"),
-    ("  overlay refresh", variants.Overlay, "refresh"),
-    ("  overlay before_apply", variants.WordsOverlay, "before_apply"),
+    ("  overlay refresh", overlays.Overlay, "refresh"),
+    ("  overlay before_apply", overlays.WordsOverlay, "before_apply"),
     ("profile_verdict", cli_verify, "profile_verdict"),
     ("  word tables", profile_rules.WordTables, "get"),
     ("  profile training", profile_rules, "compare_with_profile"),

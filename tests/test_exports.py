@@ -29,7 +29,7 @@ from refbpe.formats import (
 )
 from refbpe.learn.train import build_vocab, train_from_counts
 from refbpe.pretokenize.gpt2 import GPT2_PATTERN
-from refbpe.verify.variants import count_variant
+from refbpe.verify.readings import count_variant
 
 REPO = REPO_ROOT
 CS336 = os.path.join(shared_root(), "data", "cs336")

@@ -20,7 +20,7 @@ from refbpe.verify.profile_rules import (
     compare_with_profile,
     derived_table,
 )
-from refbpe.verify.variants import Readings
+from refbpe.verify.readings import Readings
 
 OTHER_UNICODE = "\u0295"  # classed otherwise by Unicode 16 (the peers') than by the latest tables
 TEXT_CHARS = st.sampled_from(list("ab c\n\n.'1\u00e9\u4e2d\t") + [EOT, " " + EOT, OTHER_UNICODE])

@@ -11,13 +11,13 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from refbpe.profiles import ProfileLimit, get_profile
-from refbpe.tokenizer import Tokenizer
-from refbpe.train import train_from_texts
 from support import HEAVY, IS_PYPY, examples
 from test_profiles import hf_model, refbpe_hf_model, refbpe_ranks, rustbpe_ranks
 from test_tiktoken_ids import _tiktoken, pair
 
+from refbpe.encode.tokenizer import Tokenizer
+from refbpe.learn.profiles import ProfileLimit, get_profile
+from refbpe.learn.train import train_from_texts
 from refbpe.pretokenize import unicode_tables
 from refbpe.pretokenize.patterns import get_pattern, pattern_key
 from refbpe.pretokenize.unicode_tables import LATEST, UNICODE_VERSIONS, category_table, class_table
@@ -277,9 +277,8 @@ def _new_letter(older, newer):
 
 
 def _model(merges):
-    from refbpe.train import build_vocab
-
     from refbpe.formats import Model
+    from refbpe.learn.train import build_vocab
 
     return Model(build_vocab(merges, [EOT]), merges, [EOT], "json", True, "theirs")
 
@@ -365,7 +364,7 @@ def test_cli_records_the_version_and_reads_it_back(tmp_path, capsys):
 
 
 def test_profiles_and_encodings_default_to_their_peers_version():
-    from refbpe.formats.registry import KNOWN_ENCODINGS, TIKTOKEN_UNICODE
+    from refbpe.encodings.registry import KNOWN_ENCODINGS, TIKTOKEN_UNICODE
 
     assert get_profile("cs336").settings()["unicode"] == LATEST
     assert get_profile("rustbpe").settings()["unicode"] == PEER_VERSIONS["rustbpe"]

@@ -21,7 +21,8 @@ from refbpe.learn.train import build_vocab
 from refbpe.naive import naive_train_bpe
 from refbpe.verify import CAUSES, PairReplay, count_variant, verify_merges
 from refbpe.verify.explain import _falls_short, replay_hypotheses
-from refbpe.verify.variants import VARIANT_CAUSE, WordsOverlay, reading_delta
+from refbpe.verify.overlays import VARIANT_CAUSE, WordsOverlay
+from refbpe.verify.readings import reading_delta
 
 VOCAB = 330
 

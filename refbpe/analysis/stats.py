@@ -1,10 +1,10 @@
 """Corpus statistics of a tokenizer: compression, vocab use, frequent tokens, throughput.
 
-``corpus_stats`` encodes the corpus with ``encode_corpus.iter_encoded`` (so
-in parallel, in bounded memory) and keeps only: a count per id, and each
-document's bytes-per-token ratio (one float per document).  Documents are
-the non-empty stretches between special tokens and input boundaries
-(``encode_corpus.DocumentTally``).
+``stats_of`` encodes the corpus with an ``corpus.encode.EncodeRun`` (so in
+parallel, in bounded memory; ``corpus_stats`` builds one) and keeps only: a
+count per id, and each document's bytes-per-token ratio (one float per
+document).  Documents are the non-empty stretches between special tokens and
+input boundaries (``corpus.encode.DocumentTally``).
 
 Figures: input bytes, documents, tokens; bytes per token overall (total
 bytes / total tokens) and per document (mean, median and p99 of each
@@ -20,9 +20,9 @@ memory for the counts, O(documents) floats and one sort of them.
 import time
 from array import array
 
-from ..corpus.encode import DocumentTally, iter_encoded
+from ..corpus.encode import EncodeRun
 
-__all__ = ["corpus_stats", "format_table", "format_top_tokens", "percentile"]
+__all__ = ["corpus_stats", "stats_of", "format_table", "format_top_tokens", "percentile"]
 
 
 def percentile(sorted_values, p):
@@ -41,54 +41,33 @@ def _median(sorted_values):
     return sorted_values[mid] if n % 2 else (sorted_values[mid - 1] + sorted_values[mid]) / 2.0
 
 
-def corpus_stats(
-    tokenizer,
-    sources,
-    *,
-    top=10,
-    workers=None,
-    chunk_size=None,
-    errors="strict",
-    separator=None,
-    progress=None,
-    executor=None,
-    read_size=None,
-):
-    """A dict of figures for ``tokenizer`` on ``sources``; ``workers`` to
-    ``read_size`` are ``encode.iter_encoded``'s options."""
+def corpus_stats(tokenizer, sources, *, top=10, **options):
+    """A dict of figures for ``tokenizer`` on ``sources``: ``stats_of`` an ``EncodeRun``
+    (``options``: its keyword-only options, workers to read_size)."""
+    return stats_of(EncodeRun(tokenizer, sources, **options), top=top)
+
+
+def stats_of(run, *, top=10):
+    """A dict of figures for ``run`` (an ``encode.EncodeRun``), encoding it."""
     t0 = time.time()
-    counts = [0] * (max(tokenizer.vocab) + 1 if tokenizer.vocab else 0)
+    vocab = run.tokenizer.vocab
+    counts = [0] * (max(vocab) + 1 if vocab else 0)
     ratios = array("d")
-    tally = DocumentTally(lambda b, t: ratios.append(b / float(t)))
-    total_bytes = tokens = 0
-    units = iter_encoded(
-        tokenizer,
-        sources,
-        workers=workers,
-        chunk_size=chunk_size,
-        errors=errors,
-        separator=separator,
-        progress=progress,
-        executor=executor,
-        read_size=read_size,
-    )
-    try:
-        for unit in units:
-            for i in unit.ids:
-                counts[i] += 1
-            tokens += len(unit.ids)
-            total_bytes += unit.covered
-            tally.add(unit)
-    finally:
-        units.close()
+
+    def count(unit):
+        for i in unit.ids:
+            counts[i] += 1
+
+    run.feed(count, lambda b, t: ratios.append(b / float(t)))
     seconds = time.time() - t0
     ordered = sorted(ratios)
-    used = sum(1 for i in tokenizer.vocab if counts[i])
+    used = sum(1 for i in vocab if counts[i])
     frequent = sorted((i for i in range(len(counts)) if counts[i]), key=lambda i: (-counts[i], i))[:top]
+    total_bytes, tokens = run.bytes, run.tokens
     return {
-        "vocab_size": len(tokenizer.vocab),
+        "vocab_size": len(vocab),
         "bytes": total_bytes,
-        "documents": tally.documents,
+        "documents": run.documents,
         "tokens": tokens,
         "bytes_per_token": total_bytes / float(tokens) if tokens else None,
         "per_document_bytes_per_token": {
@@ -97,9 +76,9 @@ def corpus_stats(
             "p99": percentile(ordered, 99),
         },
         "vocab_used": used,
-        "vocab_used_share": used / float(len(tokenizer.vocab)) if tokenizer.vocab else None,
+        "vocab_used_share": used / float(len(vocab)) if vocab else None,
         "top_tokens": [
-            {"id": i, "token": tokenizer.vocab[i].decode("utf-8", "backslashreplace"), "count": counts[i]}
+            {"id": i, "token": vocab[i].decode("utf-8", "backslashreplace"), "count": counts[i]}
             for i in frequent
         ],
         "seconds": round(seconds, 3),

@@ -51,6 +51,7 @@ __all__ = [
     "make_progress",
     "positive_int",
     "size",
+    "read_input_bytes",
     "read_text_arg",
     "silence_stdout",
     "write_report",
@@ -72,12 +73,17 @@ class Terminated(BaseException):
 # -- argument types ---------------------------------------------------------------
 
 
-def size(text):
-    """A byte count with an optional K, M or G suffix."""
+def _argument(parse, text):
+    """``parse(text)``, its ValueError as argparse's one-line usage error."""
     try:
-        return parse_size(text)
+        return parse(text)
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e))
+
+
+def size(text):
+    """A byte count with an optional K, M or G suffix."""
+    return _argument(parse_size, text)
 
 
 def positive_int(text):
@@ -217,10 +223,7 @@ def add_pattern_argument(p):
 
 def unicode_version_arg(text):
     """``--unicode``: a known Unicode version (``unicode_tables``), canonical."""
-    try:
-        return unicode_version(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e))
+    return _argument(unicode_version, text)
 
 
 def add_unicode_argument(p):
@@ -412,14 +415,18 @@ def check_output_file(path, label):
 # -- input and output --------------------------------------------------------------
 
 
-def read_text_arg(path):
-    """The UTF-8 text of file ``path`` ('-': stdin), or a one-line CliError."""
+def read_input_bytes(path):
+    """The bytes of file ``path`` ('-': stdin); a missing file is a one-line CliError."""
     check_inputs([path])
     if path == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        with open(path, "rb") as f:
-            data = f.read()
+        return sys.stdin.buffer.read()
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def read_text_arg(path):
+    """The UTF-8 text of file ``path`` ('-': stdin), or a one-line CliError."""
+    data = read_input_bytes(path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

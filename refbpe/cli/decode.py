@@ -1,7 +1,5 @@
 """``refbpe decode``: the text of token ids (``.npy``, ``.bin`` with ``--dtype``, or text)."""
 
-import sys
-
 from ..corpus.idfile import (
     DTYPES,
     IdFileError,
@@ -12,7 +10,7 @@ from ..corpus.idfile import (
     read_npy,
     read_text_ids,
 )
-from .common import CliError, check_inputs, write_stdout
+from .common import CliError, read_input_bytes, write_stdout
 from .model_argument import add_model_argument, load_tokenizer
 
 __all__ = ["register", "run"]
@@ -33,12 +31,7 @@ def register(sub):
 
 
 def _read(path, dtype):
-    check_inputs([path])
-    if path == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        with open(path, "rb") as f:
-            data = f.read()
+    data = read_input_bytes(path)
     if data[:6] == b"\x93NUMPY":
         return read_npy(path, data).tolist()
     if file_kind(path) == "bin":

@@ -8,7 +8,7 @@ after another (``--separator T`` puts special token T between them; T must
 be a token of the model or declared with ``--special-token``, and a declared
 token the model lacks gets a new id, which the summary line and ``--report``
 name with the vocab size the ids then need).  The
-encoding is ``encode_corpus.encode_to_file``: parallel, streaming, written
+encoding is ``corpus.encode.write_ids``: parallel, streaming, written
 atomically.  Under PyPy a long run first restarts itself with a small
 nursery (``pypy_gc``), which keeps each process's memory to its working set.
 """
@@ -17,7 +17,7 @@ import sys
 
 from .._util.atomic import outputs_together
 from .._util.quoting import quote
-from ..corpus.encode import encode_to_file
+from ..corpus.encode import EncodeRun, write_ids
 from ..corpus.idfile import DTYPES, file_kind
 from ..corpus.progress import peak_memory_figures
 from ..corpus.units import input_spans, total_bytes
@@ -91,21 +91,18 @@ def run(args):
     progress = make_progress(args)
     progress.start()
     report = {}
+    run = EncodeRun(
+        tok,
+        args.inputs,
+        workers=args.workers,
+        chunk_size=args.chunk_size,
+        errors=args.errors,
+        separator=args.separator,
+        progress=lambda done, total: progress.bytes(done, total, "encoding"),
+    )
+    stream = sys.stdout.buffer if args.out == "-" else None
     with outputs_together():  # the ids and the report: both or neither
-        encode_to_file(
-            tok,
-            args.inputs,
-            args.out,
-            kind=kind,
-            dtype=args.dtype,
-            stream=sys.stdout.buffer if args.out == "-" else None,
-            report=report,
-            workers=args.workers,
-            chunk_size=args.chunk_size,
-            errors=args.errors,
-            separator=args.separator,
-            progress=lambda done, total: progress.bytes(done, total, "encoding"),
-        )
+        write_ids(run, args.out, kind=kind, dtype=args.dtype, stream=stream, report=report)
         progress.finish()
         report["peak_memory_mb"] = peak_memory_figures()
         if added:

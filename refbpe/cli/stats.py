@@ -3,7 +3,8 @@
 import json
 import sys
 
-from ..analysis.stats import corpus_stats, format_table, format_top_tokens
+from ..analysis.stats import format_table, format_top_tokens, stats_of
+from ..corpus.encode import EncodeRun
 from .common import (
     CliError,
     add_encoding_arguments,
@@ -56,15 +57,15 @@ def run(args):
     for name, tok in zip(models, tokenizers):
         progress = make_progress(args)
         progress.start()
-        s = corpus_stats(
+        run = EncodeRun(
             tok,
             corpus,
-            top=args.top,
             workers=args.workers,
             chunk_size=args.chunk_size,
             errors=args.errors,
             progress=lambda done, total, p=progress, n=name: p.bytes(done, total, "stats %s" % n),
         )
+        s = stats_of(run, top=args.top)
         progress.finish()
         rows.append((name, s))
     report = {"corpus": corpus, "models": [dict(s, model=name) for name, s in rows]}

@@ -19,8 +19,8 @@ from ..learn.train import train_from_counts
 from ..verify import verify_encoding, verify_merges
 from ..verify.pieces import compare_split, name_other_version, render_split_comparison
 from ..verify.profile_rules import profile_verdict
+from ..verify.readings import Readings
 from ..verify.traces import compare_traces, render_trace_comparison
-from ..verify.variants import Readings
 from .common import (
     CliError,
     add_counting_arguments,

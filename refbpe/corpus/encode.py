@@ -43,7 +43,7 @@ from .pool import default_workers, make_executor, pool_session, result_of, run_o
 from .spool import SpoolDirectory
 from .units import END, auto_chunk_size, checked_utf8, input_spans, total_bytes, work_units
 
-__all__ = ["iter_encoded", "encode_to_file", "DocumentTally"]
+__all__ = ["iter_encoded", "encode_to_file", "write_ids", "EncodeRun", "DocumentTally"]
 
 _UINT16, _UINT32 = array_typecode("uint16"), array_typecode("uint32")
 # Inputs below this are encoded in-process: a pool's start-up, the tokenizer
@@ -141,70 +141,120 @@ def work_plan(sources, workers=None, chunk_size=None, executor=None):
     return workers, chunk_size, total, in_process
 
 
-def iter_encoded(
-    tokenizer,
-    sources,
-    *,
-    workers=None,
-    chunk_size=None,
-    errors="strict",
-    separator=None,
-    progress=None,
-    executor=None,
-    read_size=None,
-):
+def iter_encoded(tokenizer, sources, **options):
     """Yield a ``Unit`` per work unit of ``sources`` (paths, ``-``, ``*.gz``), in input order.
+
+    ``options``: ``EncodeRun``'s (keyword-only: workers, chunk_size, errors,
+    separator, progress, executor, read_size).
+    """
+    return EncodeRun(tokenizer, sources, **options).units()
+
+
+class EncodeRun(object):
+    """One encoding of a corpus: the tokenizer, the inputs and their options, and its tally.
+
+    ``refbpe encode`` (``write_ids``) and ``refbpe stats``
+    (``analysis.stats.stats_of``) each build one and ``feed`` its units to
+    their consumer; the run adds up input bytes, tokens and documents.
 
     ``separator``: a special token of ``tokenizer`` whose id is put between
     inputs (as a unit of its own).  ``progress(bytes_done, bytes_total_or_None)``
     is called as units are yielded.  ``executor``: any
     ``concurrent.futures.Executor`` (the tokenizer then travels with each
-    unit); by default refbpe's own process pool.
+    unit); by default refbpe's own process pool.  ``errors``: ``strict``,
+    ``replace`` or ``ignore`` (invalid UTF-8).
     """
-    if isinstance(sources, (str, bytes, os.PathLike)):
-        sources = [sources]
-    sources = [os.fspath(s) for s in sources]
-    if errors not in ("strict", "replace", "ignore"):
-        raise ValueError("errors must be strict, replace or ignore, not %r" % (errors,))
-    sep = None if separator is None else array(_UINT32, [_separator_id(tokenizer, separator)])
-    workers, chunk_size, total, in_process = work_plan(sources, workers, chunk_size, executor)
-    specials = [t.encode("utf-8") for t in tokenizer.special_tokens]
-    units = work_units(
-        input_spans(sources),
-        chunk_size,
-        specials,
-        encode_chunk,
-        (errors,),
-        read_size,
-        tokenizer.pattern,
-        ends=True,
-    )
-    state = {"done": 0, "left": len(sources)}
 
-    def finished(unit):
-        state["done"] += unit.covered
-        if progress:
-            progress(state["done"], total)
-        return unit
+    def __init__(
+        self,
+        tokenizer,
+        sources,
+        *,
+        workers=None,
+        chunk_size=None,
+        errors="strict",
+        separator=None,
+        progress=None,
+        executor=None,
+        read_size=None,
+    ):
+        if isinstance(sources, (str, bytes, os.PathLike)):
+            sources = [sources]
+        self.tokenizer, self.sources = tokenizer, [os.fspath(s) for s in sources]
+        self.workers, self.chunk_size, self.errors = workers, chunk_size, errors
+        self.separator, self.progress = separator, progress
+        self.executor, self.read_size = executor, read_size
+        self.bytes = self.tokens = self.documents = 0
 
-    def end_of_source():
-        state["left"] -= 1
-        out = [Unit(array(_UINT16), [], 0, True)]
-        if sep is not None and state["left"]:
-            out.append(Unit(sep, [(0, 0), (0, 0)], 0))
-        return out
+    def plan(self):
+        """``work_plan`` of this run: (workers, chunk size, total bytes or None, in-process?)."""
+        return work_plan(self.sources, self.workers, self.chunk_size, self.executor)
 
-    if in_process:
-        for item in units:
-            if item is END:
-                for u in end_of_source():
-                    yield u
-                continue
-            func, args, covered = item
-            yield finished(_unit_of(func(*(args + (tokenizer,))), covered))
-        return
-    for u in _pooled(tokenizer, units, workers, executor, finished, end_of_source):
-        yield u
+    def feed(self, consume, on_document=None):
+        """Encode, giving each ``Unit`` to ``consume`` in input order, and add up the input
+        bytes, tokens and documents (``on_document(bytes, tokens)`` per document:
+        ``DocumentTally``)."""
+        tally = DocumentTally(on_document or _ignore)
+        units = self.units()
+        try:
+            for unit in units:
+                consume(unit)
+                tally.add(unit)
+                self.bytes += unit.covered
+                self.tokens += len(unit.ids)
+        finally:
+            units.close()
+        self.documents += tally.documents
+
+    def units(self):
+        """The ``Unit`` of each work unit, in input order (``iter_encoded``)."""
+        tokenizer, sources = self.tokenizer, self.sources
+        if self.errors not in ("strict", "replace", "ignore"):
+            raise ValueError("errors must be strict, replace or ignore, not %r" % (self.errors,))
+        sep = None if self.separator is None else array(_UINT32, [_separator_id(tokenizer, self.separator)])
+        workers, chunk_size, total, in_process = self.plan()
+        specials = [t.encode("utf-8") for t in tokenizer.special_tokens]
+        units = work_units(
+            input_spans(sources),
+            chunk_size,
+            specials,
+            encode_chunk,
+            (self.errors,),
+            self.read_size,
+            tokenizer.pattern,
+            ends=True,
+        )
+        state = {"done": 0, "left": len(sources)}
+        progress = self.progress
+
+        def finished(unit):
+            state["done"] += unit.covered
+            if progress:
+                progress(state["done"], total)
+            return unit
+
+        def end_of_source():
+            state["left"] -= 1
+            out = [Unit(array(_UINT16), [], 0, True)]
+            if sep is not None and state["left"]:
+                out.append(Unit(sep, [(0, 0), (0, 0)], 0))
+            return out
+
+        if in_process:
+            for item in units:
+                if item is END:
+                    for u in end_of_source():
+                        yield u
+                    continue
+                func, args, covered = item
+                yield finished(_unit_of(func(*(args + (tokenizer,))), covered))
+            return
+        for u in _pooled(tokenizer, units, workers, self.executor, finished, end_of_source):
+            yield u
+
+
+def _ignore(*args):
+    pass
 
 
 class _Done(object):
@@ -318,65 +368,36 @@ class DocumentTally(object):
         self._bytes = self._tokens = 0
 
 
-def encode_to_file(
-    tokenizer,
-    sources,
-    output,
-    *,
-    kind=None,
-    dtype=None,
-    stream=None,
-    report=None,
-    workers=None,
-    chunk_size=None,
-    errors="strict",
-    separator=None,
-    progress=None,
-    executor=None,
-    read_size=None,
-):
-    """Encode ``sources`` into the id file ``output`` (``idfile.IdWriter``); a summary dict.
+def encode_to_file(tokenizer, sources, output, *, kind=None, dtype=None, stream=None, report=None, **options):
+    """Encode ``sources`` into the id file ``output``: ``write_ids`` of an ``EncodeRun``
+    (``options``: its keyword-only options, workers to read_size)."""
+    run = EncodeRun(tokenizer, sources, **options)
+    return write_ids(run, output, kind=kind, dtype=dtype, stream=stream, report=report)
 
-    ``workers`` to ``read_size`` are ``iter_encoded``'s options.  Nothing is
-    left at ``output`` unless every unit was encoded and written.  The summary: input bytes,
-    documents, tokens, the dtype, seconds and MB/s; ``report`` (a dict)
-    gets the same.
+
+def write_ids(run, output, *, kind=None, dtype=None, stream=None, report=None):
+    """Encode ``run`` (an ``EncodeRun``) into the id file ``output`` (``idfile.IdWriter``); a summary dict.
+
+    Nothing is left at ``output`` unless every unit was encoded and written.
+    The summary: input bytes, documents, tokens, the dtype, seconds and MB/s;
+    ``report`` (a dict) gets the same.
     """
     t0 = time.time()
-    sources = [os.fspath(s) for s in ([sources] if isinstance(sources, (str, os.PathLike)) else sources)]
-    workers, chunk_size, _, in_process = work_plan(sources, workers, chunk_size, executor)
-    if dtype is None and (kind or file_kind(output)) in ("npy", "bin") and tokenizer.vocab:
-        dtype = dtype_for_ids(max(tokenizer.vocab))  # the model's, not the content's: shards agree
+    workers, chunk_size, _, in_process = run.plan()
+    if dtype is None and (kind or file_kind(output)) in ("npy", "bin") and run.tokenizer.vocab:
+        dtype = dtype_for_ids(max(run.tokenizer.vocab))  # the model's, not the content's: shards agree
     writer = IdWriter(output, kind=kind, dtype=dtype, stream=stream)
-    tally = DocumentTally(lambda b, t: None)
-    covered = 0
     try:
-        units = iter_encoded(
-            tokenizer,
-            sources,
-            workers=workers,
-            chunk_size=chunk_size,
-            errors=errors,
-            separator=separator,
-            progress=progress,
-            executor=executor,
-            read_size=read_size,
-        )
-        try:
-            for unit in units:
-                writer.write(unit.ids)
-                tally.add(unit)
-                covered += unit.covered
-        finally:
-            units.close()
+        run.feed(lambda unit: writer.write(unit.ids))
         count, used = writer.close()
     except BaseException:
         writer.abort()
         raise
     seconds = time.time() - t0
+    covered = run.bytes
     summary = {
         "bytes": covered,
-        "documents": tally.documents,
+        "documents": run.documents,
         "tokens": count,
         "dtype": used,
         "seconds": round(seconds, 3),

@@ -14,6 +14,7 @@ interpreter:
     ``gpt2``           GPT-2's pattern, the CS336 default (also the shared helpers)
     ``cl100k``         GPT-4's pattern and Llama 3's form of it
     ``o200k``          GPT-4o's pattern (case classes)
+    ``contractions``   the case-insensitive contractions of cl100k, Llama 3 and o200k
     ``superbpe``       SuperBPE's stage-1 and stage-2 pre-tokenizations
     ``alternatives``   which alternative of a pattern produced a piece
     ``unicode_tables``   the class tables by Unicode version (``unicode=``)

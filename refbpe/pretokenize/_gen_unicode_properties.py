@@ -23,7 +23,7 @@ other code point has a case partner).  About 10 s on CPython.
 import os
 import sys
 
-from ._gen_unicode_table import regex_unicode_version, runs
+from ._gen_unicode_table import group_table, regex_unicode_version, runs
 
 GENERAL_CATEGORIES = (
     "Cn", "Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pc", "Pd", "Ps",
@@ -35,13 +35,7 @@ def general_categories():
     """A bytearray of length 0x110000: the index in GENERAL_CATEGORIES of each code point."""
     import regex
 
-    one = regex.compile("|".join("(\\p{%s})" % gc for gc in GENERAL_CATEGORIES[1:]))
-    table = bytearray(0x110000)
-    for cp in range(0x110000):
-        m = one.match(chr(cp))
-        if m:
-            table[cp] = m.lastindex
-    return table
+    return group_table(regex.compile("|".join("(\\p{%s})" % gc for gc in GENERAL_CATEGORIES[1:])))
 
 
 def word_table():

@@ -100,10 +100,15 @@ def classify_categories():
     import regex
 
     # One match per code point; the group that matched is the class.
-    one = regex.compile(r"(\p{Ll})|([\p{Lu}\p{Lt}])|([\p{Lm}\p{Lo}])|(\p{M})|(\p{N})|(\s)")
+    return group_table(regex.compile(r"(\p{Ll})|([\p{Lu}\p{Lt}])|([\p{Lm}\p{Lo}])|(\p{M})|(\p{N})|(\s)"))
+
+
+def group_table(pattern):
+    """A bytearray of length 0x110000: for each code point, the number of the group of
+    ``pattern`` (a compiled ``regex`` of one group per alternative) that matches it, 0 for none."""
     table = bytearray(0x110000)
     for cp in range(0x110000):
-        m = one.match(chr(cp))
+        m = pattern.match(chr(cp))
         if m:
             table[cp] = m.lastindex
     return table
@@ -182,14 +187,7 @@ def render(version, regex_version, run_list):
         "",
         "RUNS = (",
     ]
-    row = []
-    for start, cls in run_list:
-        row.append("(0x%X, %d)," % (start, cls))
-        if len(row) == 6:
-            lines.append("    " + " ".join(row))
-            row = []
-    if row:
-        lines.append("    " + " ".join(row))
+    lines.extend(_run_rows(run_list))
     lines.append(")")
     return "\n".join(lines) + "\n"
 

@@ -23,8 +23,8 @@ in a capturing group.  Cost: O(length of the piece).
 """
 
 from .gpt2 import LETTER, NUMBER, OTHER, SPACE
+from .o200k import O200K_ALTERNATIVES, U, flag_table
 from .o200k import L as L_FLAG
-from .o200k import U, flag_table
 from .patterns import get_pattern
 from .unicode_tables import class_table
 
@@ -59,15 +59,7 @@ _LLAMA3 = [
 ]
 
 
-_O200K = [
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""\p{N}{1,3}""",
-    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-    r"""\s*[\r\n]+""",
-    r"""\s+(?!\S)""",
-    r"""\s+""",
-]
+_O200K = O200K_ALTERNATIVES
 _ALTERNATIVES = {"gpt2": _GPT2, "cl100k_base": _CL100K, "llama3": _LLAMA3, "o200k_base": _O200K}
 
 

@@ -13,7 +13,7 @@ number, whitespace, other; marks are "other"), so the pinned table is shared.
 At a match start, in the pattern's order:
 
 1. ``'`` and ``s d m t`` or ``ll ve re`` in any case (``(?i)`` folds simply:
-   U+017F LONG S is an ``s``) is a contraction.
+   U+017F LONG S is an ``s``) is a contraction (``contractions``).
 2. One optional character that is not CR, LF, letter or number, then a
    maximal letter run: a word.  (Possessive, but no backtracking would
    change it: the prefix is never a letter.)
@@ -29,7 +29,7 @@ behind.  Cost: one pass, each byte read O(1) times, O(n) for ``n`` bytes.
 """
 
 from .._util.lists import list_with_room
-from ._unicode_categories import CASE_VARIANTS
+from .contractions import contraction_end
 from .gpt2 import CLASS_OF, LETTER, NUMBER, OTHER, SPACE
 from .gpt2 import decode_at as _decode_at
 
@@ -45,30 +45,6 @@ LLAMA3_PATTERN = (
 )
 
 _APOSTROPHE, _SPACE, _LF, _CR = 0x27, 0x20, 0x0A, 0x0D
-
-
-def _utf8_set(letters):
-    return frozenset(chr(cp).encode("utf-8") for x in letters for cp in CASE_VARIANTS[x])
-
-
-_ONE_LETTER = _utf8_set("sdmt")  # 's 'd 'm 't
-_TWO_LETTERS = frozenset(
-    a + b
-    for first, second in (("l", "l"), ("v", "e"), ("r", "e"))
-    for a in _utf8_set(first)
-    for b in _utf8_set(second)
-)
-
-
-def contraction_end(data, i, n):
-    """End of the contraction starting with the ``'`` at ``i``, or 0 (both patterns' first rule)."""
-    # Case variants are 1 or 2 bytes (U+017F); try each width.
-    for w in (1, 2):
-        if data[i + 1 : i + 1 + w] in _ONE_LETTER:
-            return i + 1 + w
-    if data[i + 1 : i + 3] in _TWO_LETTERS:
-        return i + 3
-    return 0
 
 
 def piece_ends(data, table=CLASS_OF):

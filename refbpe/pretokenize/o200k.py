@@ -23,7 +23,7 @@ without it; ``k`` ends the maximal U run):
 In the regex order (prefix first, then without): a match starting at a mark
 ``m`` whose prefixed attempt fails is ``m`` alone (without the prefix, U*L+
 ends at its last L, which is ``m`` itself).  After a word, a contraction
-(any case; U+017F LONG S is an ``s``) is taken when present.  Then:
+(any case; U+017F LONG S is an ``s``: ``contractions``) is taken when present.  Then:
 
 3. One to three numbers.
 4. An optional U+0020, a maximal run of ``[^\\s\\p{L}\\p{N}]``, then any bytes
@@ -38,12 +38,13 @@ O(n) for ``n`` bytes.
 """
 
 from .._util.lists import list_with_room
-from ._unicode_categories import CASE_VARIANTS
+from .contractions import contraction_end
 from .gpt2 import decode_at as _decode_at
 from .unicode_tables import category_table, unicode_version
 
 __all__ = [
     "O200K_PATTERN",
+    "O200K_ALTERNATIVES",
     "piece_ends",
     "piece_ends_without_contractions",
     "FLAGS_OF",
@@ -52,17 +53,16 @@ __all__ = [
     "L",
 ]
 
-O200K_PATTERN = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]
-)
+O200K_ALTERNATIVES = [
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""\p{N}{1,3}""",
+    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+    r"""\s*[\r\n]+""",
+    r"""\s+(?!\S)""",
+    r"""\s+""",
+]
+O200K_PATTERN = "|".join(O200K_ALTERNATIVES)
 
 U, L, LETTER, NUMBER, SPACE = 1, 2, 4, 8, 16
 # _unicode_categories classes: other, Ll, Lu/Lt, Lm/Lo, M, N, \s.
@@ -86,27 +86,10 @@ FLAGS_OF = flag_table()
 _APOSTROPHE, _SPACE, _LF, _CR, _SLASH = 0x27, 0x20, 0x0A, 0x0D, 0x2F
 
 
-def _utf8_set(letters):
-    return frozenset(chr(cp).encode("utf-8") for x in letters for cp in CASE_VARIANTS[x])
-
-
-_ONE_LETTER = _utf8_set("stmd")
-_TWO_LETTERS = frozenset(
-    a + b
-    for first, second in (("r", "e"), ("v", "e"), ("l", "l"))
-    for a in _utf8_set(first)
-    for b in _utf8_set(second)
-)
-
-
 def _after_contraction(data, e, n):
     """``e`` moved past a contraction starting at ``e``, if one does."""
     if e + 1 < n and data[e] == _APOSTROPHE:
-        for w in (1, 2):  # case variants are 1 or 2 bytes (U+017F)
-            if data[e + 1 : e + 1 + w] in _ONE_LETTER:
-                return e + 1 + w
-        if data[e + 1 : e + 3] in _TWO_LETTERS:
-            return e + 3
+        return contraction_end(data, e, n) or e
     return e
 
 

@@ -70,30 +70,33 @@ _CLASS_TABLES = {}
 
 def category_table(version=None):
     """The category table of ``version`` (see the module docstring)."""
-    version = unicode_version(version)
-    table = _CATEGORY_TABLES.get(version)
-    if table is None:
-        if version == LATEST:
-            table = _from_runs(_CATEGORY_RUNS)
-        else:
-            changed = bytearray(category_table(LATEST))
-            for first, last, cls in DELTAS[version]:
-                changed[first : last + 1] = bytes([cls]) * (last - first + 1)
-            table = bytes(changed)
-        _CATEGORY_TABLES[version] = table
-    return table
+    return _table_of(_CATEGORY_TABLES, version, _CATEGORY_RUNS, _categories_changed)
+
+
+def _categories_changed(version):
+    changed = bytearray(category_table(LATEST))
+    for first, last, cls in DELTAS[version]:
+        changed[first : last + 1] = bytes([cls]) * (last - first + 1)
+    return bytes(changed)
 
 
 def class_table(version=None):
     """The GPT-2 class table of ``version`` (see the module docstring)."""
+    return _table_of(_CLASS_TABLES, version, _CLASS_RUNS, _classes_of_categories)
+
+
+def _classes_of_categories(version):
+    return category_table(version).translate(_CLASS_OF_CATEGORY)
+
+
+def _table_of(cache, version, latest_runs, derive):
+    """The table of ``version``, built once into ``cache``: the latest from its runs,
+    another by ``derive(version)``."""
     version = unicode_version(version)
-    table = _CLASS_TABLES.get(version)
+    table = cache.get(version)
     if table is None:
-        if version == LATEST:
-            table = _from_runs(_CLASS_RUNS)
-        else:
-            table = category_table(version).translate(_CLASS_OF_CATEGORY)
-        _CLASS_TABLES[version] = table
+        table = _from_runs(latest_runs) if version == LATEST else derive(version)
+        cache[version] = table
     return table
 
 

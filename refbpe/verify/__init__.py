@@ -6,7 +6,7 @@ Merges (``refbpe verify CORPUS... --vocab-size N --against PATH``)
     in order and the vocab as a set (ids only under ``exact_ids``), and at a
     divergence replays their merges under the reference counts and every
     known variant at once (``explain``): a tie rule (``ties``) or a counting
-    or merging variant (``variants``) is named only if it reproduces all of
+    or merging variant (``overlays``) is named only if it reproduces all of
     their merges; otherwise the report gives the first step the reference
     counts cannot explain, with the counts involved.  Setup mismatches
     (``setup_checks``) come first.  One report (the JSON contract in
@@ -22,7 +22,8 @@ Encodings (``refbpe verify --encode TEXT --ids IDS --against MODEL``)
 
 Modules: ``merges`` (the comparison and the verdict), ``explain`` (the
 replay of hypotheses), ``replay`` (merges replayed over word counts),
-``ties`` (tie rules), ``variants`` (counting, reading and merging variants),
+``ties`` (tie rules), ``overlays`` (the counting, reading and merging variants,
+replayed as differences), ``readings`` (how a reading variant changes the word counts),
 ``cutter`` (safe places to cut text), ``setup_checks``, ``render`` (the text),
 ``encoding`` (the id comparison), ``display`` (bytes shown readably),
 ``profile_rules`` (``--profile``, and which trainer profile reproduces their model).
@@ -36,7 +37,7 @@ The command line is ``refbpe.cli.verify``.
 
 from .encoding import verify_encoding
 from .merges import CAUSES, verify_merges
+from .readings import count_variant
 from .replay import PairReplay
-from .variants import count_variant
 
 __all__ = ["CAUSES", "PairReplay", "count_variant", "verify_encoding", "verify_merges"]

@@ -19,7 +19,7 @@ from ..pretokenize.patterns import get_pattern
 from ..pretokenize.unicode_tables import UNICODE_VERSIONS, changed_code_points
 from ..specials import special_pattern, split_specials
 from .display import show
-from .variants import versioned
+from .readings import versioned
 
 __all__ = ["verify_encoding"]
 

@@ -6,7 +6,7 @@ asks every live hypothesis whether their pair is a maximum under it:
 
 * the reference counts (``fit``: how many of their merges they replay), with
   the tie rules (``ties``) still consistent with every tie so far;
-* each counting or merging variant (``variants``), as a difference from the
+* each counting or merging variant (``overlays``), as a difference from the
   reference counts, with the order-free tie rules.
 
 A hypothesis dies at the first step it cannot explain (their pair not at the
@@ -22,9 +22,9 @@ cannot explain, with the counts involved, and partial fits as partial fits.
 """
 
 from ..pretokenize.patterns import get_pattern
+from .overlays import VARIANTS, make_overlays
 from .replay import PairReplay
 from .ties import ORDER_FREE, TIE_RULES, FirstCounted, rule_choices
-from .variants import VARIANTS, make_overlays
 
 __all__ = ["replay_hypotheses"]
 
@@ -171,7 +171,7 @@ def replay_hypotheses(
     overlay parks its own pairs' entries there (``Overlay.read_alone``;
     ``park=False`` never does: the tests compare).
 
-    ``readings`` (a ``variants.Readings`` of ``texts``) keeps the reading
+    ``readings`` (a ``readings.Readings`` of ``texts``) keeps the reading
     differences for later users (the profiles' word tables).
 
     A hypothesis is ``complete`` when it explains every one of their merges

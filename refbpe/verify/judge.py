@@ -23,7 +23,7 @@ from .encoding import verify_encoding
 from .merges import verify_merges
 from .pieces import compare_split, render_split_comparison
 from .profile_rules import profile_verdict
-from .variants import Readings
+from .readings import Readings
 
 __all__ = ["judge_encoding", "judge_split", "judge_training", "split_segments"]
 

@@ -23,10 +23,11 @@ from ..learn.train import build_vocab, check_training_args
 from ..pretokenize.patterns import get_pattern
 from .display import pair_json, show
 from .explain import replay_hypotheses
+from .overlays import VARIANT_CAUSE, VARIANTS
+from .readings import versioned
 from .render import render_text
 from .setup_checks import SETUP_CODES, setup_warnings, warning
 from .ties import TIE_RULES, rule_choices
-from .variants import VARIANT_CAUSE, VARIANTS, versioned
 
 __all__ = ["verify_merges", "CAUSES"]
 
@@ -117,8 +118,8 @@ def verify_merges(
     ``pattern`` names the split pattern ``word_counts`` were counted with: the
     reading variants and first-counted re-read the text with GPT-2's scanner
     and its safe cuts, so under another pattern they are not tried; the
-    Unicode versions are, under every named pattern (``variants.versioned``).
-    ``readings`` (a ``variants.Readings`` of ``texts``) keeps their reading
+    Unicode versions are, under every named pattern (``readings.versioned``).
+    ``readings`` (a ``readings.Readings`` of ``texts``) keeps their reading
     differences for the caller (``profile_rules`` derives word tables from them).
     """
     if extend is not None:

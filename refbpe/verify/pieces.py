@@ -24,7 +24,7 @@ from ..pretokenize.gpt2 import CLASS_OF, LETTER, NUMBER, SPACE
 from ..pretokenize.patterns import get_pattern
 from ..pretokenize.unicode_tables import UNICODE_VERSIONS, changed_code_points
 from .display import show
-from .variants import versioned
+from .readings import versioned
 
 __all__ = ["compare_split", "render_split_comparison", "name_other_version"]
 

@@ -48,9 +48,9 @@ from ..learn.profiles import ProfileLimit, get_profile, settings_pattern
 from ..pretokenize.patterns import get_pattern
 from ..pretokenize.unicode_tables import LATEST, UNICODE_VERSIONS, changed_code_points
 from .display import pair_json, show_pair
+from .readings import Readings, versioned
 from .replay import PairReplay
 from .setup_checks import SETUP_CODES
-from .variants import Readings, versioned
 
 __all__ = [
     "profile_verdict",
@@ -81,7 +81,7 @@ def profile_verdict(
     profile that reproduces ``theirs`` when the CS336 reference does not.
     ``word_counts`` were counted with ``pattern`` (None: gpt2) over documents;
     ``texts`` (the corpus, when at hand) spare reading ``sources`` again, and
-    ``readings`` (their ``variants.Readings``, verify's) recounting their lines.
+    ``readings`` (their ``readings.Readings``, verify's) recounting their lines.
 
     Without ``profile`` only a setting that reproduces them matters, so the
     settings the cheap checks rule out (``SettingChecks``) are not trained."""
@@ -461,13 +461,13 @@ class WordTables(object):
 
 def derived_table(reference, readings, settings):
     """The word table of ``settings`` from the reference's (``reference``: GPT-2's
-    pattern, the latest Unicode, the texts of ``readings`` (a ``variants.Readings``)
+    pattern, the latest Unicode, the texts of ``readings`` (a ``readings.Readings``)
     cut at the special tokens), or None when it cannot be derived.
 
     Under GPT-2's pattern of another Unicode version that classes no code point
     of the texts otherwise, without prefix space: over documents it is the
     reference table itself; over lines, the reference plus the difference of
-    reading lines with special tokens as text (``variants.reading_delta``,
+    reading lines with special tokens as text (``readings.reading_delta``,
     which recounts only the windows around the cuts that matter)."""
     if settings["pattern"] != "gpt2" or settings["add_prefix_space"]:
         return None

@@ -8,8 +8,8 @@ the first divergence with its counts, how far the reference counts replay
 their merges, what the earlier ties follow, and partial fits as partial fits.
 """
 
+from .overlays import VARIANT_TEXT
 from .ties import RULE_TEXT
-from .variants import VARIANT_TEXT
 
 __all__ = ["render_text"]
 

@@ -20,7 +20,7 @@ State
 Cost per merge: O(length) for each word that holds the pair (the word is
 re-merged whole), plus O(log P) per changed pair.  ``observers`` (objects with
 ``merged(w, old, new, freq, a, b, z)``) see every word change: the counting and
-merging variants of ``variants`` ride on this replay instead of replaying
+merging variants of ``overlays`` ride on this replay instead of replaying
 from scratch.
 
 ``bpe`` encodes one pre-token with ranked merges, naively (O(n^2) per piece).
@@ -142,8 +142,17 @@ class PairReplay(object):
     def tied_keys(self, count, skip=None):
         """Keys of the pairs whose count is ``count`` (at least the maximum's
         heap prefix is scanned: entries above ``count`` are kept)."""
-        heap, counts = self.heap, self.counts
         found, keep = {}, {}
+        self._pop_tied(count, skip, keep, found)
+        for e in keep:
+            heapq.heappush(self.heap, e)
+        return list(found)
+
+    def _pop_tied(self, count, skip, keep, found):
+        """Pop the heap's entries at ``count`` or above into ``keep`` (stale ones
+        dropped, equal ones kept once), and the keys at ``count`` not in ``skip``
+        (None: none skipped) into ``found``, in the heap's order."""
+        heap, counts = self.heap, self.counts
         while heap and -heap[0][0] >= count:
             c, p = heapq.heappop(heap)
             current = counts.get(p, 0)
@@ -154,9 +163,6 @@ class PairReplay(object):
                 keep[e] = True
                 if current == count and (skip is None or p not in skip):
                     found[p] = True
-        for e in keep:
-            heapq.heappush(heap, e)
-        return list(found)
 
     def best_excluding(self, skip):
         """The largest count of a pair not in ``skip`` (0 if none)."""
@@ -210,23 +216,14 @@ class PairReplay(object):
         left out, and a heap pops in the order of its entries whatever its
         layout, so the answers stay the same.
         """
-        heap, counts = self.heap, self.counts
+        heap = self.heap
         keep, best = self._pop_to_best(skip)
         m = max(best, floor)
         found = {}
         for c, p in keep:  # valid entries, popped first: the one not skipped has the count best
             if -c == m and p not in skip:
                 found[p] = True
-        while heap and -heap[0][0] >= m:
-            c, p = heapq.heappop(heap)
-            current = counts.get(p, 0)
-            if current <= 0:
-                continue
-            e = (-current, p)
-            if e not in keep:  # equal entries: keep one
-                keep[e] = True
-                if current == m and p not in skip:
-                    found[p] = True
+        self._pop_tied(m, skip, keep, found)
         if parked is None:
             for e in keep:
                 heapq.heappush(heap, e)

@@ -31,6 +31,11 @@ def _tokens(ts):
     return ", ".join(repr(t) for t in ts)
 
 
+def _special_tokens(ts):
+    """``special token 'a'`` or ``special tokens 'a', 'b'``."""
+    return "special token%s %s" % ("s" if len(ts) > 1 else "", _tokens(ts))
+
+
 def setup_warnings(vocab_size, special_tokens, their_vocab, declared, their_size, absent, ran_out):
     """Warnings for the setup of their training.
 
@@ -50,22 +55,12 @@ def setup_warnings(vocab_size, special_tokens, their_vocab, declared, their_size
         )
     not_given = [t for t in declared if t not in special_tokens]
     if not_given:
-        out.append(
-            warning(
-                "special-token-not-given",
-                "their model declares special token%s %s, not given with --special-token"
-                % ("s" if len(not_given) > 1 else "", _tokens(not_given)),
-            )
-        )
+        phrase = "their model declares %s, not given with --special-token" % _special_tokens(not_given)
+        out.append(warning("special-token-not-given", phrase))
     missing = [t for t in special_tokens if t not in declared and t.encode("utf-8") not in their_vocab]
     if missing:
-        out.append(
-            warning(
-                "special-token-not-in-model",
-                "special token%s %s given with --special-token but absent from their model"
-                % ("s" if len(missing) > 1 else "", _tokens(missing)),
-            )
-        )
+        phrase = "%s given with --special-token but absent from their model" % _special_tokens(missing)
+        out.append(warning("special-token-not-in-model", phrase))
     if absent:
         out.append(
             warning(
