@@ -127,7 +127,16 @@ def test_a_command_with_a_wrong_placeholder_is_refused(command, message):
 def test_fuzz_refuses_a_mistyped_placeholder_before_creating_anything(tmp_path):
     pytest.importorskip("hypothesis")
     r = subprocess.run(
-        [sys.executable, "-m", "refbpe", "fuzz", "--train", "true {input} {vocab_size} {ouput}", "--budget", "5"],
+        [
+            sys.executable,
+            "-m",
+            "refbpe",
+            "fuzz",
+            "--train",
+            "true {input} {vocab_size} {ouput}",
+            "--budget",
+            "5",
+        ],
         cwd=tmp_path,
         capture_output=True,
         text=True,
