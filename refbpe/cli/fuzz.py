@@ -17,7 +17,14 @@ from ..encodings.registry import KNOWN_ENCODINGS, ranks_path
 from ..formats import FORMATS, read_model, write_model
 from ..fuzz import Target, TargetError, Trial, search_for_failure, write_findings
 from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, MISSING, available
-from .common import CliError, add_pattern_argument, add_profile_argument, positive_float, positive_int
+from .common import (
+    CliError,
+    add_pattern_argument,
+    add_profile_argument,
+    check_output_dir,
+    positive_float,
+    positive_int,
+)
 from .reference import is_tiktoken_encoding
 
 __all__ = ["register", "run"]
@@ -195,6 +202,7 @@ def run(args):
     classes = _classes(args, target.mode)
     if args.profile and target.mode != "train":
         raise CliError("--profile is for --train and --train-py")
+    check_output_dir(args.out, "--out")
     os.makedirs(args.out, exist_ok=True)
     database = None if args.db == "none" else (args.db or os.path.join(args.out, ".hypothesis"))
     settings = {"seed": args.seed, "profile": args.profile, "model": args.encoding, "workers": args.workers}

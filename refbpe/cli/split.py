@@ -86,9 +86,7 @@ def _chunk_lines(args, specials, tokens):
         for func, unit_args, _ in units:
             yield func(*unit_args)[0]
         return
-    executor = make_executor(
-        workers, warm_up=lambda: warm_up_splitter(args.pattern, args.hex, args.offsets)
-    )
+    executor = make_executor(workers, warm_up=lambda: warm_up_splitter(args.pattern, args.hex, args.offsets))
     spool = SpoolDirectory()
     pending = collections.deque()
     with pool_session(executor, True, spool, "a splitting", lambda: pending):

@@ -250,6 +250,8 @@ def _run_split(args):
 
 def _run_trace(args):
     """``verify --trace``: their trace against the reference's, trained on the same counts."""
+    if args.extend is not None:
+        raise CliError("--trace records the rule's choices; with --extend the inherited merges are not")
     if args.vocab_size is None:
         raise CliError("--vocab-size is required")
     try:
@@ -284,6 +286,8 @@ def run(args):
     check_special_tokens(args.special_token)
     if args.report:
         check_output_file(args.report, "--report")
+    if args.ids and not args.encode:
+        raise CliError("--ids compares token ids: give --encode FILE, the text they encoded")
     if args.encode:
         if is_tiktoken_encoding(args.against or ""):
             return _emit(args, _run_encode(args, None))  # read once, as a tiktoken encoding
