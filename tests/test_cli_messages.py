@@ -67,3 +67,10 @@ def test_an_output_directory_under_a_file_is_a_one_line_error(tmp_path, args):
     (tmp_path / "afile").write_text("")
     r = _refbpe(*args, cwd=tmp_path)
     _one_line_error(r, "afile")
+
+
+def test_verify_split_of_an_endless_line_stops_at_the_longest_a_piece_can_be(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("hello world\n" * 100)
+    r = _refbpe("verify", "--split", "/dev/zero", str(corpus))
+    _one_line_error(r, "/dev/zero:1", "longer than any piece")

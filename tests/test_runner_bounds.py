@@ -115,8 +115,7 @@ def test_a_killed_target_whose_grandchild_holds_stderr_ends_at_the_timeout(tmp_p
     "command, message",
     [
         ("trainer {input} {vocab_size} {ouput}", "unknown placeholder {ouput}"),
-        ("trainer corpus.txt 500 out", "names no input"),
-        ("trainer {input} {vocab_size}", "names no output"),
+        ("trainer corpus.txt 500 out", "names no placeholder"),
     ],
 )
 def test_a_command_with_a_wrong_placeholder_is_refused(command, message):

@@ -124,8 +124,7 @@ KNOWN_PLACEHOLDERS = ("input", "counts", "vocab_size", "special_tokens", "specia
 
 def check_placeholders(mode, template):
     """Raise ``TargetError`` for a placeholder we do not know (a typo such as ``{ouput}``) or a
-    command that names neither where its input is nor where its output goes: such a command
-    would be run and every run blamed on them."""
+    command with none at all: such a command would be run and every run blamed on them."""
     used = {m.group(1) for arg in template for m in _ANY_PLACEHOLDER.finditer(arg)}
     unknown = sorted(used - set(KNOWN_PLACEHOLDERS))
     if unknown:
@@ -133,14 +132,11 @@ def check_placeholders(mode, template):
             "unknown placeholder %s in the command (known: %s)"
             % (", ".join("{%s}" % u for u in unknown), ", ".join("{%s}" % k for k in KNOWN_PLACEHOLDERS))
         )
-    inputs = ("input", "counts") if mode == "train" else ("input",)
-    if not used & set(inputs):
+    if not used:
         raise TargetError(
-            "the command names no input: put %s where it reads the case"
-            % " or ".join("{%s}" % i for i in inputs)
+            "the command names no placeholder: put {input} (or {counts}) where it reads the case "
+            "and {out} where it writes its result"
         )
-    if "out" not in used:
-        raise TargetError("the command names no output: put {out} where it writes its result")
 
 
 class Target(object):
