@@ -120,7 +120,7 @@ def test_a_killed_target_whose_grandchild_holds_stderr_ends_at_the_timeout(tmp_p
 )
 def test_a_command_with_a_wrong_placeholder_is_refused(command, message):
     with pytest.raises(TargetError, match=message):
-        Target("train", command=command)
+        Target("train", command=command).check_placeholders()
 
 
 def test_fuzz_refuses_a_mistyped_placeholder_before_creating_anything(tmp_path):

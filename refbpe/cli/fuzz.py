@@ -166,10 +166,13 @@ def _encoding_files(name):
     return KNOWN_ENCODINGS[name]["files"]
 
 
+_NEEDS_ENCODING = "--encode needs --encoding cl100k_base|o200k_base|gpt2|MODEL"
+
+
 def _encode_setup(args, workdir):
     """(model, model path for them, tokenizer) of --encoding."""
     if not args.encoding:
-        raise CliError("--encode needs --encoding cl100k_base|o200k_base|gpt2|MODEL")
+        raise CliError(_NEEDS_ENCODING)
     try:
         if is_tiktoken_encoding(args.encoding):
             tok = Tokenizer.from_tiktoken(args.encoding, pattern=args.pattern)
@@ -202,6 +205,12 @@ def run(args):
     classes = _classes(args, target.mode)
     if args.profile and target.mode != "train":
         raise CliError("--profile is for --train and --train-py")
+    if target.mode == "encode" and not args.encoding:
+        raise CliError(_NEEDS_ENCODING)
+    try:
+        target.check_placeholders()
+    except TargetError as e:
+        raise CliError(str(e))
     check_output_dir(args.out, "--out")
     os.makedirs(args.out, exist_ok=True)
     database = None if args.db == "none" else (args.db or os.path.join(args.out, ".hypothesis"))

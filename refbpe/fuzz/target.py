@@ -153,11 +153,15 @@ class Target(object):
                 raise TargetError("cannot split the command %r: %s" % (command, e))
             if not self.template:
                 raise TargetError("the command is empty")
-            check_placeholders(mode, self.template)
         else:
             if not function or ":" not in function:
                 raise TargetError("expected MODULE:FUNC, got %r" % (function,))
             self.template = [self.python, "-m", "refbpe.fuzz.child", mode, function, "{out}.args.json"]
+
+    def check_placeholders(self):
+        """``check_placeholders`` of a command (a function needs none): before anything runs."""
+        if self.command is not None:
+            check_placeholders(self.mode, self.template)
 
     def describe(self):
         return self.command if self.command is not None else "%s (%s)" % (self.function, self.mode)
