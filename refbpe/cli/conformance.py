@@ -12,7 +12,7 @@ import tempfile
 
 from ..fuzz import Target, TargetError
 from ..fuzz.pack import PackError, check_pack, write_pack
-from .common import CliError, add_pattern_argument, add_profile_argument, positive_float
+from .common import CliError, add_pattern_argument, add_profile_argument, check_output_dir, positive_float
 
 __all__ = ["register", "run"]
 
@@ -76,10 +76,13 @@ def _target(args):
 
 
 def _write(args):
+    check_output_dir(args.directory, "conformance write")
     try:
         manifest = write_pack(args.directory, args.profile, args.pattern, args.seed, args.cs336)
-    except (PackError, OSError) as e:
+    except PackError as e:
         raise CliError(str(e))
+    except OSError as e:
+        raise CliError("%s: cannot write (%s)" % (e.filename or args.directory, e.strerror or e))
     kinds = {}
     for case in manifest["cases"]:
         kinds[case["kind"]] = kinds.get(case["kind"], 0) + 1

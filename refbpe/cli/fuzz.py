@@ -17,7 +17,14 @@ from ..encodings.registry import KNOWN_ENCODINGS, ranks_path
 from ..formats import FORMATS, read_model, write_model
 from ..fuzz import Target, TargetError, Trial, search_for_failure, write_findings
 from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, MISSING, available
-from .common import CliError, add_pattern_argument, add_profile_argument, positive_float, positive_int
+from .common import (
+    CliError,
+    add_pattern_argument,
+    add_profile_argument,
+    check_output_dir,
+    positive_float,
+    positive_int,
+)
 from .reference import is_tiktoken_encoding
 
 __all__ = ["register", "run"]
@@ -159,10 +166,13 @@ def _encoding_files(name):
     return KNOWN_ENCODINGS[name]["files"]
 
 
+_NEEDS_ENCODING = "--encode needs --encoding cl100k_base|o200k_base|gpt2|MODEL"
+
+
 def _encode_setup(args, workdir):
     """(model, model path for them, tokenizer) of --encoding."""
     if not args.encoding:
-        raise CliError("--encode needs --encoding cl100k_base|o200k_base|gpt2|MODEL")
+        raise CliError(_NEEDS_ENCODING)
     try:
         if is_tiktoken_encoding(args.encoding):
             tok = Tokenizer.from_tiktoken(args.encoding, pattern=args.pattern)
@@ -195,6 +205,13 @@ def run(args):
     classes = _classes(args, target.mode)
     if args.profile and target.mode != "train":
         raise CliError("--profile is for --train and --train-py")
+    if target.mode == "encode" and not args.encoding:
+        raise CliError(_NEEDS_ENCODING)
+    try:
+        target.check_placeholders()
+    except TargetError as e:
+        raise CliError(str(e))
+    check_output_dir(args.out, "--out")
     os.makedirs(args.out, exist_ok=True)
     database = None if args.db == "none" else (args.db or os.path.join(args.out, ".hypothesis"))
     settings = {"seed": args.seed, "profile": args.profile, "model": args.encoding, "workers": args.workers}

@@ -15,7 +15,7 @@ from ..corpus.count import InputError
 from ..corpus.pool import make_executor, pool_session, result_of, submit
 from ..corpus.pretokens import CHUNK_SIZE, split_unit, warm_up_splitter
 from ..corpus.spool import SpoolDirectory
-from ..corpus.units import input_spans, work_units
+from ..corpus.units import input_spans, total_bytes, work_units
 from ..specials import special_pattern
 from .common import (
     CliError,
@@ -62,6 +62,15 @@ def register(sub):
     return s
 
 
+def workers_for_the_work(asked, total, chunk_size, inputs):
+    """At most one process per work unit: ``--workers 1000`` on 200 KB starts none.  ``total``
+    None (a stream) leaves ``asked`` as it is."""
+    if total is None:
+        return asked
+    units = total // chunk_size + inputs  # each input may end in a part-unit
+    return max(1, min(asked, units))
+
+
 def _chunk_lines(args, specials, tokens):
     """Each unit's output lines (bytes) in input order, made here or in a pool.
 
@@ -70,22 +79,20 @@ def _chunk_lines(args, specials, tokens):
     files (``spool``), at most 2 units per worker in flight, taken oldest first.
     """
     options = (args.errors, args.pattern, specials, args.hex, args.offsets)
-    units = work_units(
-        input_spans(args.files), args.chunk_size, tokens, split_unit, options, pattern=args.pattern
-    )
-    if args.workers == 1:
+    spans = input_spans(args.files)
+    workers = workers_for_the_work(args.workers, total_bytes(spans), args.chunk_size, len(spans))
+    units = work_units(spans, args.chunk_size, tokens, split_unit, options, pattern=args.pattern)
+    if workers == 1:
         for func, unit_args, _ in units:
             yield func(*unit_args)[0]
         return
-    executor = make_executor(
-        args.workers, warm_up=lambda: warm_up_splitter(args.pattern, args.hex, args.offsets)
-    )
+    executor = make_executor(workers, warm_up=lambda: warm_up_splitter(args.pattern, args.hex, args.offsets))
     spool = SpoolDirectory()
     pending = collections.deque()
     with pool_session(executor, True, spool, "a splitting", lambda: pending):
         for func, unit_args, _ in units:
             pending.append(submit(executor, spool, func, unit_args))
-            if len(pending) >= 2 * args.workers:
+            if len(pending) >= 2 * workers:
                 yield result_of(pending.popleft(), spool)[0]
         while pending:
             yield result_of(pending.popleft(), spool)[0]

@@ -6,6 +6,8 @@ rendering (``refbpe.verify.render``); ``--json`` prints the report itself.
 """
 
 import json
+import os
+import stat
 import sys
 
 from ..corpus.idfile import read_ids
@@ -208,16 +210,38 @@ def _run_encode(args, theirs):
         raise CliError(str(e))
 
 
-def _their_pieces(path, as_hex):
-    """Their pieces, read lazily: JSON strings (or ``[offset, piece]``), one per line."""
+def _their_pieces(path, as_hex, longest):
+    """Their pieces, read lazily: JSON strings (or ``[offset, piece]``), one per line.  A line is
+    read up to ``longest`` bytes: longer, it cannot hold a piece of the corpus, and reading on
+    (``/dev/zero``) would only fill memory."""
     with open(path, "rb") as f:
-        for n, line in enumerate(f, 1):
+        for n, line in enumerate(iter(lambda: f.readline(longest + 1), b""), 1):
+            if len(line) > longest:
+                raise CliError(
+                    "%s:%d: a line of over %d bytes, longer than any piece of the corpus written as JSON; "
+                    "not read further" % (path, n, longest)
+                )
             try:
                 item = json.loads(line)
                 piece = item[1] if isinstance(item, list) else item
                 yield bytes.fromhex(piece) if as_hex else piece.encode("utf-8", "surrogatepass")
             except (ValueError, TypeError, IndexError, AttributeError) as e:
                 raise CliError("%s:%d: not a piece (%s)" % (path, n, e))
+
+
+def _longest_line(corpus):
+    """The longest line a pieces file of ``corpus`` can have: every byte of it escaped (``\\u00XX``,
+    6 bytes; hex, 2), with an offset; 1 GiB when a corpus is a stream of unknown size."""
+    sizes = []
+    for path in corpus:
+        try:
+            st = os.stat(path)
+        except OSError:
+            st = None
+        sizes.append(st.st_size if st is not None and stat.S_ISREG(st.st_mode) else None)
+    if None in sizes:
+        return 1 << 30
+    return 6 * sum(sizes) + 64
 
 
 def _run_split(args):
@@ -232,8 +256,10 @@ def _run_split(args):
             )
         )
 
+    longest = _longest_line(args.corpus)
+
     def theirs():
-        return _their_pieces(args.split, args.hex)
+        return _their_pieces(args.split, args.hex, longest)
 
     try:
         report = compare_split(segments(), theirs(), args.pattern)
@@ -250,6 +276,8 @@ def _run_split(args):
 
 def _run_trace(args):
     """``verify --trace``: their trace against the reference's, trained on the same counts."""
+    if args.extend is not None:
+        raise CliError("--trace records the rule's choices; with --extend the inherited merges are not")
     if args.vocab_size is None:
         raise CliError("--vocab-size is required")
     try:
@@ -284,6 +312,8 @@ def run(args):
     check_special_tokens(args.special_token)
     if args.report:
         check_output_file(args.report, "--report")
+    if args.ids and not args.encode:
+        raise CliError("--ids compares token ids: give --encode FILE, the text they encoded")
     if args.encode:
         if is_tiktoken_encoding(args.against or ""):
             return _emit(args, _run_encode(args, None))  # read once, as a tiktoken encoding

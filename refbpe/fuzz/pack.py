@@ -317,6 +317,7 @@ def check_pack(directory, target, timeout, workdir, cases="*"):
     one of the globs in ``cases`` (comma-separated; verdict None: pass)."""
     globs = [g for g in cases.split(",") if g]
     manifest = read_manifest(directory)
+    target.check_placeholders()
     profile = manifest["profile"] if manifest["profile"] != "cs336" else None
     for entry in manifest["cases"]:
         if entry["kind"] != target.mode or not any(fnmatch.fnmatchcase(entry["name"], g) for g in globs):

@@ -31,6 +31,7 @@ start per run (tens of milliseconds for a CPython child).
 import json
 import os
 import re
+import select
 import shlex
 import shutil
 import signal
@@ -43,9 +44,13 @@ from ..formats import read_model
 
 __all__ = [
     "REFBPE_ROOT",
+    "STDERR_TAIL",
     "Run",
+    "KNOWN_PLACEHOLDERS",
+    "MAX_OUTPUT_BYTES",
     "Target",
     "TargetError",
+    "check_placeholders",
     "expand",
     "fault_of",
     "read_output",
@@ -113,6 +118,27 @@ def expand(template, values):
     return out
 
 
+_ANY_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+KNOWN_PLACEHOLDERS = ("input", "counts", "vocab_size", "special_tokens", "special_token", "out", "model")
+
+
+def check_placeholders(mode, template):
+    """Raise ``TargetError`` for a placeholder we do not know (a typo such as ``{ouput}``) or a
+    command with none at all: such a command would be run and every run blamed on them."""
+    used = {m.group(1) for arg in template for m in _ANY_PLACEHOLDER.finditer(arg)}
+    unknown = sorted(used - set(KNOWN_PLACEHOLDERS))
+    if unknown:
+        raise TargetError(
+            "unknown placeholder %s in the command (known: %s)"
+            % (", ".join("{%s}" % u for u in unknown), ", ".join("{%s}" % k for k in KNOWN_PLACEHOLDERS))
+        )
+    if not used:
+        raise TargetError(
+            "the command names no placeholder: put {input} (or {counts}) where it reads the case "
+            "and {out} where it writes its result"
+        )
+
+
 class Target(object):
     """Their trainer, encoder or pre-tokenizer (``mode``: train, encode, split), as a
     ``command`` template (a string) or a ``function`` (``MODULE:FUNC``)."""
@@ -131,6 +157,11 @@ class Target(object):
             if not function or ":" not in function:
                 raise TargetError("expected MODULE:FUNC, got %r" % (function,))
             self.template = [self.python, "-m", "refbpe.fuzz.child", mode, function, "{out}.args.json"]
+
+    def check_placeholders(self):
+        """``check_placeholders`` of a command (a function needs none): before anything runs."""
+        if self.command is not None:
+            check_placeholders(self.mode, self.template)
 
     def describe(self):
         return self.command if self.command is not None else "%s (%s)" % (self.function, self.mode)
@@ -174,7 +205,12 @@ def child_env():
 
 
 def run_with_timeout(argv, timeout):
-    """Run ``argv`` in its own session; kill the group after ``timeout`` seconds."""
+    """Run ``argv`` in its own session; kill the group after ``timeout`` seconds.
+
+    Their stderr is drained as it comes and only its last ``STDERR_TAIL`` bytes are kept, so a
+    flood costs no memory.  Once their process has ended (or been killed) the pipe is read for
+    at most ``_DRAIN_AFTER_EXIT`` seconds more: a grandchild that left the group (``setsid``)
+    and still holds the pipe cannot keep the run waiting."""
     t0 = time.time()
     _STOPPING["starting"] = True
     try:
@@ -189,23 +225,78 @@ def run_with_timeout(argv, timeout):
     except OSError as e:
         _started()
         raise TargetError("cannot run %s: %s" % (argv[0], e.strerror or e))
-    timed_out = False
     _RUNNING.add(p)
     _started()
+    tail = _Tail(STDERR_TAIL)
     try:
-        _, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(p)
-        _, err = p.communicate()
+        timed_out = not _drain_until_exit(p, tail, t0 + timeout)
+        if timed_out:
+            _kill_group(p)
+            p.wait()
+        _drain_until(p.stderr, tail, time.time() + _DRAIN_AFTER_EXIT)
     except BaseException:  # Ctrl-C: their process must not outlive us
         _kill_group(p)
         p.wait()
         raise
     finally:
         _RUNNING.discard(p)
-    stderr = err.decode("utf-8", "replace")[-_STDERR_KEPT:]
+        p.stderr.close()
+    stderr = tail.text()[-_STDERR_KEPT:]
     return Run(p.returncode, stderr, time.time() - t0, timed_out)
+
+
+STDERR_TAIL = 64 * 1024  # bytes of their stderr kept; the rest is read and dropped
+_DRAIN_AFTER_EXIT = 0.5  # seconds: their stderr read after their process ended, at most
+_READ = 65536
+
+
+class _Tail(object):
+    """The last ``size`` bytes written to it."""
+
+    def __init__(self, size):
+        self.size, self.data = size, bytearray()
+
+    def add(self, chunk):
+        self.data += chunk
+        if len(self.data) > 2 * self.size:
+            del self.data[: -self.size]
+
+    def text(self):
+        return bytes(self.data[-self.size :]).decode("utf-8", "replace")
+
+
+def _drain_until_exit(p, tail, deadline):
+    """Read ``p``'s stderr into ``tail`` until ``p`` exits (True) or ``deadline`` passes (False)."""
+    while True:
+        left = deadline - time.time()
+        if left <= 0:
+            return p.poll() is not None
+        eof = _drain_until(p.stderr, tail, time.time() + min(left, 0.05))
+        if p.poll() is not None:
+            return True
+        if eof:  # they closed stderr but still run: wait for the exit alone
+            try:
+                p.wait(timeout=max(0.0, deadline - time.time()))
+                return True
+            except subprocess.TimeoutExpired:
+                return False
+
+
+def _drain_until(pipe, tail, deadline):
+    """Read ``pipe`` into ``tail`` until end of file (True) or ``deadline`` (False); never blocks
+    past the deadline."""
+    fd = pipe.fileno()
+    while True:
+        left = deadline - time.time()
+        if left <= 0:
+            return False
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            return False
+        chunk = os.read(fd, _READ)
+        if not chunk:
+            return True
+        tail.add(chunk)
 
 
 _RUNNING = set()  # the runs of theirs in progress in this process (``kill_running``)
@@ -256,11 +347,27 @@ def fault_of(run, timeout):
     return None
 
 
+MAX_OUTPUT_BYTES = 64 << 20  # a case is a few KB of text: a larger output is read as unreadable
+
+
+def _output_size(path):
+    """Bytes at ``path``: a file, or the files directly inside a directory (a GPT-2 model)."""
+    if not os.path.isdir(path):
+        return os.path.getsize(path)
+    return sum(os.path.getsize(e.path) for e in os.scandir(path) if e.is_file())
+
+
 def read_output(mode, path, special_tokens=(), fmt="auto"):
     """What they wrote at ``path``: a ``Model`` (train), ids (encode) or piece bytes (split).
     Raises ValueError or OSError when it cannot be read."""
     if not os.path.exists(path):
         raise ValueError("they wrote nothing at %s" % path)
+    size = _output_size(path)
+    if size > MAX_OUTPUT_BYTES:
+        raise ValueError(
+            "they wrote %d bytes at %s, over the %d MiB a case's output may take; not read"
+            % (size, path, MAX_OUTPUT_BYTES >> 20)
+        )
     if mode == "train":
         return read_model(path, fmt, special_tokens, strict=False)
     if mode == "encode":

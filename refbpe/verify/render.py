@@ -105,6 +105,16 @@ def _verdict(r):
             "reproduces all their ties (the rules the earlier ties follow fail at merge %d): an unknown tie "
             "rule, or a count difference that lands on ties" % cd["step"]
         )
+    fd = r.get("first_divergence")
+    if fd and "inherited" in fd:  # --extend: a divergence is located, not explained
+        where = "one of the parent's inherited merges" if fd["inherited"] else "after the inherited merges"
+        return head + "their merge %d is %s, ours is %s: %s%s" % (
+            fd["index"],
+            _pair(fd["theirs"]),
+            _pair(fd["ours"]),
+            where,
+            " (they extend another parent, or none)" if fd["inherited"] else "",
+        )
     return head + "their merges (%d) and ours (%d) differ in number only" % (
         theirs["num_merges"],
         ours["num_merges"],

@@ -1,0 +1,76 @@
+"""One-line errors and reports that agree with their JSON, for the cases where they did not:
+verify's --ids without --encode, --trace with --extend, an extension of another parent, and
+output directories that cannot be made for fuzz and conformance."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from refbpe import read_model, train_from_texts, write_model
+
+
+def _refbpe(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "refbpe", *args], capture_output=True, text=True, cwd=cwd, timeout=300
+    )
+
+
+def _one_line_error(r, *fragments):
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert r.stderr.startswith("refbpe: error: ") and r.stderr.count("\n") == 1, r.stderr
+    for f in fragments:
+        assert f in r.stderr
+    assert "Errno" not in r.stderr
+
+
+def test_verify_ids_without_encode_says_what_is_missing(tmp_path):
+    r = _refbpe("verify", "--ids", str(tmp_path / "x.npy"), "--against", "cl100k_base")
+    _one_line_error(r, "--encode FILE")
+
+
+def test_verify_trace_with_extend_is_refused_as_train_refuses_it(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower lowest newer wider\n" * 20)
+    r = _refbpe("verify", str(corpus), "--vocab-size", "270", "--extend", "missing", "--trace", "t.jsonl")
+    _one_line_error(r, "--trace", "--extend")
+
+
+def test_an_extension_of_another_parent_is_reported_alike_in_text_and_json(tmp_path):
+    text = ["low lower lowest newer wider " * 30, "the cat sat on the mat " * 30]
+    ours_parent = write_model(str(tmp_path / "pa"), "gpt2", *train_from_texts(text[:1], 262), [])
+    their_parent = write_model(str(tmp_path / "pb"), "gpt2", *train_from_texts(text[1:], 262), [])
+    vocab, merges = train_from_texts(text, 280, extend=read_model(their_parent))
+    theirs = write_model(str(tmp_path / "m"), "gpt2", vocab, merges, [])
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("".join(text))
+    args = ("verify", str(corpus), "--vocab-size", "280", "--extend", ours_parent, "--against", theirs)
+    as_text, as_json = _refbpe(*args), _refbpe(*args, "--json")
+    assert as_text.returncode == as_json.returncode == 1
+    report = json.loads(as_json.stdout)
+    fd = report["first_divergence"]
+    assert fd["inherited"] is True
+    assert "their merge %d is %s" % (fd["index"], fd["theirs"]["text"]) in as_text.stdout
+    assert "inherited" in as_text.stdout and "differ in number only" not in as_text.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("conformance", "write", "afile/pack"),
+        ("fuzz", "--train", "true {input} {out}", "--out", "afile/findings", "--budget", "1"),
+    ],
+)
+def test_an_output_directory_under_a_file_is_a_one_line_error(tmp_path, args):
+    pytest.importorskip("hypothesis")
+    (tmp_path / "afile").write_text("")
+    r = _refbpe(*args, cwd=tmp_path)
+    _one_line_error(r, "afile")
+
+
+def test_verify_split_of_an_endless_line_stops_at_the_longest_a_piece_can_be(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("hello world\n" * 100)
+    r = _refbpe("verify", "--split", "/dev/zero", str(corpus))
+    _one_line_error(r, "/dev/zero:1", "longer than any piece")

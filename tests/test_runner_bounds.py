@@ -1,0 +1,199 @@
+"""The fuzz and conformance runner stays bounded whatever the target does: a stderr flood keeps
+only a tail, a grandchild that holds stderr after the target ends does not hold the run, an
+oversized output is not read, and a command with a mistyped or missing placeholder is refused
+before anything runs."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from refbpe.fuzz.target import (
+    MAX_OUTPUT_BYTES,
+    STDERR_TAIL,
+    Target,
+    TargetError,
+    read_output,
+    run_with_timeout,
+)
+
+
+def _script(tmp_path, name, body):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(body))
+    return str(path)
+
+
+def test_a_stderr_flood_is_kept_as_a_tail_in_bounded_memory(tmp_path):
+    flood = _script(
+        tmp_path,
+        "flood.py",
+        """
+        import sys
+        chunk = b"x" * 65535 + b"\\n"
+        while True:
+            sys.stderr.buffer.write(chunk)
+        """,
+    )
+    probe = (
+        "import resource, sys, time\n"
+        "from refbpe.fuzz.target import run_with_timeout\n"
+        "t = time.time()\n"
+        "r = run_with_timeout([sys.executable, %r], 2.0)\n"
+        "print(r.timed_out, len(r.stderr), time.time() - t,"
+        " resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n" % flood
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    timed_out, kept, seconds, maxrss_kib = out.stdout.split()
+    assert timed_out == "True"
+    assert 0 < int(kept) <= STDERR_TAIL
+    assert float(seconds) < 2.0 + 2.0
+    assert int(maxrss_kib) < 200 * 1024
+
+
+def test_a_grandchild_holding_stderr_does_not_hold_the_run(tmp_path):
+    pid_file = tmp_path / "grandchild.pid"
+    target = _script(
+        tmp_path,
+        "stray.py",
+        """
+        import os, subprocess, sys
+        p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"],
+                             start_new_session=True)
+        open(%r, "w").write(str(p.pid))
+        sys.stderr.write("left a grandchild\\n")
+        """
+        % str(pid_file),
+    )
+    t0 = time.time()
+    try:
+        run = run_with_timeout([sys.executable, target], 5.0)
+        assert time.time() - t0 < 5.0 + 2.0
+        assert run.status == 0 and not run.timed_out
+        assert "left a grandchild" in run.stderr
+    finally:
+        if pid_file.exists():
+            try:
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def test_a_killed_target_whose_grandchild_holds_stderr_ends_at_the_timeout(tmp_path):
+    pid_file = tmp_path / "grandchild.pid"
+    target = _script(
+        tmp_path,
+        "hang.py",
+        """
+        import subprocess, sys, time
+        p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"],
+                             start_new_session=True)
+        open(%r, "w").write(str(p.pid))
+        time.sleep(300)
+        """
+        % str(pid_file),
+    )
+    t0 = time.time()
+    try:
+        run = run_with_timeout([sys.executable, target], 1.5)
+        assert run.timed_out
+        assert time.time() - t0 < 1.5 + 2.0
+    finally:
+        if pid_file.exists():
+            try:
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+            except OSError:
+                pass
+
+
+@pytest.mark.parametrize(
+    "command, message",
+    [
+        ("trainer {input} {vocab_size} {ouput}", "unknown placeholder {ouput}"),
+        ("trainer corpus.txt 500 out", "names no placeholder"),
+    ],
+)
+def test_a_command_with_a_wrong_placeholder_is_refused(command, message):
+    with pytest.raises(TargetError, match=message):
+        Target("train", command=command).check_placeholders()
+
+
+def test_fuzz_refuses_a_mistyped_placeholder_before_creating_anything(tmp_path):
+    pytest.importorskip("hypothesis")
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "refbpe",
+            "fuzz",
+            "--train",
+            "true {input} {vocab_size} {ouput}",
+            "--budget",
+            "5",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "unknown placeholder {ouput}" in r.stderr
+    assert os.listdir(tmp_path) == []
+
+
+def test_an_oversized_output_is_not_read(tmp_path):
+    path = tmp_path / "vocab.json"
+    with open(path, "wb") as f:
+        f.truncate(MAX_OUTPUT_BYTES + 1)  # sparse: no disk used
+    with pytest.raises(ValueError, match="over the 64 MiB"):
+        read_output("train", str(path))
+
+
+def test_split_starts_no_more_processes_than_units(tmp_path):
+    from refbpe.cli.split import workers_for_the_work
+
+    assert workers_for_the_work(1000, 200_000, 1 << 20, 1) == 1
+    assert workers_for_the_work(1000, 5 << 20, 1 << 20, 2) == 7
+    assert workers_for_the_work(2, 5 << 20, 1 << 20, 1) == 2
+    assert workers_for_the_work(8, None, 1 << 20, 1) == 8  # a stream: size unknown
+    text = tmp_path / "t.txt"
+    text.write_text("Hello world, it's 2024!\n" * 8000)
+    outs = []
+    for workers in ("1", "1000"):
+        out = tmp_path / ("pieces-%s.jsonl" % workers)
+        r = subprocess.run(
+            [sys.executable, "-m", "refbpe", "split", str(text), "--workers", workers, "-o", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert r.returncode == 0, r.stderr
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1] and outs[0]
+
+
+@pytest.mark.parametrize("regex", [r"(a+)+$|\s+|\S", r"(?:a*b?)*|\S", r"(x|y+)+|\S", r"((a+)?)+|\S"])
+def test_a_pattern_that_backtracks_exponentially_is_refused_in_one_line(tmp_path, regex):
+    text = tmp_path / "t.txt"
+    text.write_text("a" * 5000 + "!")
+    r = subprocess.run(
+        [sys.executable, "-m", "refbpe", "split", str(text), "--pattern-regex", regex],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "exponential" in r.stderr
+
+
+@pytest.mark.parametrize("regex", [r"(a+b)+|\s+|\S", r"(a++)+$|\s+|\S", r"(?>a+)+$|\s+|\S"])
+def test_a_nested_repeat_that_cannot_split_two_ways_runs_in_linear_time(tmp_path, regex):
+    from refbpe.pretokenize import Pattern
+
+    pattern = Pattern.from_regex(regex)
+    text = "a" * 5000 + "!"
+    assert b"".join(pattern.pretokenize(text.encode())) == text.encode()
