@@ -229,9 +229,8 @@ def _new_letter(older, newer):
 
 
 def _model(merges):
-    from refbpe.train import build_vocab
-
     from refbpe.formats import Model
+    from refbpe.learn.train import build_vocab
 
     return Model(build_vocab(merges, [EOT]), merges, [EOT], "json", True, "theirs")
 
@@ -317,7 +316,7 @@ def test_cli_records_the_version_and_reads_it_back(tmp_path, capsys):
 
 
 def test_profiles_and_encodings_default_to_their_peers_version():
-    from refbpe.formats.registry import KNOWN_ENCODINGS, TIKTOKEN_UNICODE
+    from refbpe.encodings.registry import KNOWN_ENCODINGS, TIKTOKEN_UNICODE
 
     assert get_profile("cs336").settings()["unicode"] == LATEST
     assert get_profile("rustbpe").settings()["unicode"] == PEER_VERSIONS["rustbpe"]
