@@ -208,30 +208,6 @@ def test_llama3_differs_from_cl100k_only_at_the_end():
 # -- the category table ------------------------------------------------------------------
 
 
-@pytest.mark.slow
-@needs_regex
-def test_category_table_is_current():
-    """Re-running the generator reproduces the committed ``_unicode_categories.py``."""
-    import_regex_or_skip()
-    reason = regex_version_mismatch()
-    if reason:
-        pytest.skip(reason)
-    import refbpe.pretokenize._unicode_categories as table
-    from refbpe.pretokenize._gen_unicode_table import (
-        case_variants,
-        classify_categories,
-        regex_unicode_version,
-        render_categories,
-        runs,
-    )
-
-    text = render_categories(
-        regex_unicode_version(), table.GENERATED_WITH_REGEX, runs(classify_categories()), case_variants()
-    )
-    with open(os.path.splitext(table.__file__)[0] + ".py", encoding="ascii") as f:
-        assert text == f.read()
-
-
 def test_categories_collapse_to_the_gpt2_classes():
     """Ll, Lu/Lt, Lm/Lo together are GPT-2's letters; marks are its "other"; numbers
     and whitespace agree: one Unicode reading for every pattern."""

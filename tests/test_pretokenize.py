@@ -144,27 +144,6 @@ def test_class_table_equals_regex():
     )
 
 
-@pytest.mark.slow
-@needs_regex
-def test_generated_table_is_current():
-    """Re-running the generator reproduces the committed file: a stale table fails."""
-    import_regex_or_skip()
-    reason = regex_version_mismatch()
-    if reason:
-        pytest.skip(reason)
-    import os
-
-    import refbpe.pretokenize._unicode_table as table
-    from refbpe.pretokenize._gen_unicode_table import classify_all, regex_unicode_version, render, runs
-
-    # GENERATED_WITH_REGEX records which regex release wrote the file; the table
-    # itself must be reproduced exactly by the installed one (same Unicode version).
-    text = render(regex_unicode_version(), table.GENERATED_WITH_REGEX, runs(classify_all()))
-    with open(os.path.splitext(table.__file__)[0] + ".py", encoding="ascii") as f:
-        committed = f.read()
-    assert text == committed
-
-
 @needs_regex
 def test_regex_unicode_version_probe_is_exact():
     """``regex_unicode_version()`` must report the version regex declares; a probe

@@ -80,54 +80,6 @@ def test_a_version_splits_differently_only_where_its_table_differs():
     assert get_pattern("gpt2").pretokenize_str(text) == ["a\u1c89b", " x"]
 
 
-def test_the_installed_unicodedata2_regenerates_its_version():
-    """The ``peers`` extra installs ``unicodedata2`` 16.0.0 (tiktoken's version): its table, from
-    Unicode's data by the generator, is the committed one (all versions: the test below)."""
-    if IS_PYPY:
-        pytest.skip("unicodedata2 is installed for CPython (the peers extra)")
-    unicodedata2 = pytest.importorskip("unicodedata2", reason="unicodedata2 is not installed (extra: peers)")
-    from refbpe.pretokenize._gen_unicode_table import classify_ucd
-
-    version = unicodedata2.unidata_version
-    if version not in UNICODE_VERSIONS:
-        pytest.skip("unicodedata2 %s is not a version refbpe carries" % version)
-    assert classify_ucd(unicodedata2) == bytearray(category_table(version))
-
-
-def _ucd_dirs():
-    """Unpacked ``unicodedata2`` wheels: ``REFBPE_UNICODEDATA2_DIRS``, os.pathsep-separated."""
-    return [d for d in os.environ.get("REFBPE_UNICODEDATA2_DIRS", "").split(os.pathsep) if d]
-
-
-def test_older_versions_regenerate_from_unicodedata2():
-    """The generator, given each version's ``unicodedata2``, writes the committed ``_unicode_versions.py``;
-    and ``unicodedata2`` of the latest version reproduces the ``regex`` table exactly."""
-    dirs = _ucd_dirs()
-    if not dirs or IS_PYPY:
-        pytest.skip(
-            "set REFBPE_UNICODEDATA2_DIRS to unpacked unicodedata2 wheels (15.0.0 15.1.0 16.0.0 17.0.1 "
-            "18.0.0; pip download unicodedata2==X, unzip) to regenerate the older tables (CPython)"
-        )
-    from refbpe.pretokenize import _unicode_versions
-    from refbpe.pretokenize._gen_unicode_table import (
-        classify_ucd,
-        load_unicodedata,
-        render_versions,
-        version_deltas,
-    )
-
-    latest = bytearray(category_table(LATEST))
-    found = {load_unicodedata(d).unidata_version: d for d in dirs}
-    if LATEST in found:
-        assert classify_ucd(load_unicodedata(found[LATEST])) == latest
-    missing = sorted(set(UNICODE_VERSIONS) - set(found))
-    if missing:
-        pytest.skip("no unicodedata2 for %s in REFBPE_UNICODEDATA2_DIRS" % ", ".join(missing))
-    text = render_versions(LATEST, version_deltas(dirs, latest))
-    with open(os.path.splitext(_unicode_versions.__file__)[0] + ".py", encoding="ascii") as f:
-        assert text == f.read()
-
-
 # -- the peers, probed ---------------------------------------------------------------------
 
 
