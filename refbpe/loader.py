@@ -106,7 +106,7 @@ def _tiktoken_model(path, special_tokens, with_merges, by_name=False):
     names = sorted(specials, key=specials.get)
     extra = [t for t in added if t not in specials]
     names += extra
-    model = Model(with_specials(vocab, names), merges, names, "tiktoken", True, path, pattern)
+    model = Model(with_specials(vocab, extra), merges, names, "tiktoken", True, path, pattern)
     model.encoding = path if by_name or is_encoding_name(path) else None
     if not extra:
         model.by_rank = True

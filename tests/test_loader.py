@@ -30,6 +30,12 @@ def _cl100k_ranks():
 
 
 @pytest.fixture(scope="module")
+def cl100k():
+    _cl100k_ranks()
+    return Tokenizer.load("cl100k_base")
+
+
+@pytest.fixture(scope="module")
 def trained():
     vocab, merges = train_from_texts(["low low lower lowest newer newest " * 5], 290, ["<|endoftext|>"])
     return vocab, merges
@@ -37,28 +43,27 @@ def trained():
 
 def test_an_encoding_name_keeps_its_special_ids():
     _cl100k_ranks()
-    m = read_model("cl100k_base")
+    m = read_model("cl100k_base", merges=False)
     assert (m.format, m.encoding, m.by_rank) == ("tiktoken", "cl100k_base", True)
     assert m.special_ids == CL100K_SPECIALS
     assert {i: t for i, t in m.vocab.items() if i >= 100256} == {
         i: t.encode("utf-8") for t, i in CL100K_SPECIALS.items()
     }
     assert m.special_tokens == sorted(CL100K_SPECIALS, key=CL100K_SPECIALS.get)
-    assert m.pattern.startswith("cl100k_base@") and len(m.merges) == 100000
+    assert m.pattern.startswith("cl100k_base@") and m.merges is None
 
 
-def test_tokenizer_load_of_a_name_gives_tiktokens_ids():
-    _cl100k_ranks()
+def test_tokenizer_load_of_a_name_gives_tiktokens_ids(cl100k):
     tiktoken = pytest.importorskip("tiktoken")
-    tok = Tokenizer.load("cl100k_base")
+    tok = cl100k
     expected = tiktoken.get_encoding("cl100k_base").encode(TEXT, allowed_special="all")
     assert tok.encode(TEXT) == expected and expected[-2] == 100257
     assert tok.decode(expected) == TEXT
 
 
-def test_a_ranks_file_named_like_an_encoding_is_that_encoding():
+def test_a_ranks_file_named_like_an_encoding_is_that_encoding(cl100k):
     path = _cl100k_ranks()
-    by_file, by_name = Tokenizer.load(path), Tokenizer.load("cl100k_base")
+    by_file, by_name = Tokenizer.load(path), cl100k
     assert by_file.encode(TEXT) == by_name.encode(TEXT)
     assert by_file.pattern == by_name.pattern == "cl100k_base"
     assert read_model(path, merges=False).special_ids == CL100K_SPECIALS
@@ -117,15 +122,14 @@ def test_an_unknown_source_is_a_format_error_naming_it(tmp_path):
         read_model(str(tmp_path), special_tokens={"<|x|>": 5})
 
 
-def test_convert_an_encoding_name_keeps_its_special_ids(tmp_path, capsys):
-    _cl100k_ranks()
+def test_convert_an_encoding_name_keeps_its_special_ids(tmp_path, capsys, cl100k):
     status, _, err = run_main(capsys, "convert", "cl100k_base", "--to", "gpt2", "-o", tmp_path / "out")
     assert status == 0, err
     manifest = json.loads((tmp_path / "out" / "refbpe.json").read_text(encoding="utf-8"))
     assert {s["content"]: s["id"] for s in manifest["special_tokens"]} == CL100K_SPECIALS
     assert manifest["pattern"] == "cl100k_base"
     tok = Tokenizer.load(str(tmp_path / "out"))
-    assert tok.encode("hi<|endoftext|>") == Tokenizer.load("cl100k_base").encode("hi<|endoftext|>")
+    assert tok.encode("hi there<|endoftext|>") == cl100k.encode("hi there<|endoftext|>")
     assert tok.encode("<|endoftext|>") == [100257]
 
 
