@@ -21,7 +21,7 @@ Each (encoding, text) runs as its own PyPy process:
 
 What is left of the warm call after scan and BPE is the cache look-ups and the
 list of ids.  ``--cache-limit`` sets the entries per piece-cache generation
-(``pieces._CACHE_LIMIT``) in the children.  Against tiktoken:
+(``piece_ids._CACHE_LIMIT``) in the children.  Against tiktoken:
 ``perf/encode_patterns.py`` (wall clock, both systems in the same run).
 """
 
@@ -47,7 +47,7 @@ def child(name, path, size, cache_limit):
     cpu = time.process_time
     c = cpu()
     from refbpe import Tokenizer
-    from refbpe.encode import pieces as tokenizer
+    from refbpe.encode import piece_ids as tokenizer
     from refbpe.encode.piece_cuts import PieceCuts
     from refbpe.encodings.registry import encoding_files
     from refbpe.formats.tiktoken import merges_from_ranks, read_ranks

@@ -163,6 +163,6 @@ def test_an_encoding_name_with_special_tokens_is_one_line_error(capsys):
 
 def test_tokenizer_modules_stay_small():
     here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "refbpe", "encode")
-    for name in ("tokenizer.py", "ranks.py", "pieces.py", "streaming.py"):
+    for name in ("tokenizer.py", "ranks.py", "piece_ids.py", "streaming.py"):
         with open(os.path.join(here, name), encoding="utf-8") as f:
             assert len(f.read().splitlines()) <= 700, name

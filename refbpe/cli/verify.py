@@ -299,7 +299,7 @@ def run(args):
         theirs = _their_encoding(args)
         if theirs.by_rank:  # a tiktoken encoding: encoded by its own rule
             return _emit(args, _run_encode(args, None, theirs))
-        return _emit(args, _run_encode(args, their_model(args)))
+        return _emit(args, _run_encode(args, their_model(args) if args.special_token else theirs))
     if args.trace:
         return _run_trace(args)
     if args.split:

@@ -5,7 +5,7 @@
 (``_merge_ranks``) or from tiktoken's ranks, where every split of every token
 into two tokens is a pair (``_rank_pairs``), and the aids that make a lookup
 cheap or unneeded (``_index_pairs``).  Invariant: the smallest packed value is
-the lowest rank, so the piece encoders (``pieces``) compare ints only.
+the lowest rank, so the piece encoders (``piece_ids``) compare ints only.
 ``_ranks_grow`` says whether a merge can ever make a pair that ranks below it
 (never, for a merge list), which ``PieceEncoder._encode_long_piece`` needs.
 

@@ -44,7 +44,7 @@ and their bytes with everything from the first invalid byte on are encoded
 as one piece (``_encode_invalid_tail``).
 
 The tokenizer is this façade over three bases, one module each: ``ranks``
-(the pair tables), ``pieces`` (the piece encoders and their caches: the hot
+(the pair tables), ``piece_ids`` (the piece encoders and their caches: the hot
 loops) and ``streaming`` (``encode_iterable``, in bounded memory).  Its
 constructors: ``load`` (any source ``refbpe.read_model`` takes: an encoding
 name, a directory, a model file), ``from_model``, ``from_ranks``, and
@@ -74,7 +74,7 @@ from ..formats.tiktoken import merges_from_ranks
 from ..loader import read_model
 from ..pretokenize.patterns import Pattern, get_pattern, pattern_key
 from ..specials import special_pattern, split_specials
-from .pieces import PieceEncoder
+from .piece_ids import PieceEncoder
 from .ranks import RankTables
 from .streaming import Streaming, utf16_repaired
 

@@ -8,10 +8,10 @@ first where the tokenizer has ranks (a piece that is a token is that token:
 (``piece_cuts``) and its parts encoded once each.  ``_encode_bytes`` walks a
 text's pre-tokens through two bounded caches.  The tables are ``ranks``'.
 
-Invariant: merging the lowest-ranked pair, one occurrence at a time from the
-left, is the same as applying each merge to the whole piece in turn (the
-``tokenizer`` module docstring argues it).  These are the hot loops of
-encoding; each trick keeps its measured reason and the script behind it.
+Invariant: the ids of a piece are those of applying each merge, in rank
+order, to the whole piece (the ``tokenizer`` module docstring argues why the
+lowest-ranked-pair-first loop gives them).  These are the hot loops of
+encoding; each trick keeps its reason and the perf/ script behind it.
 """
 
 from __future__ import annotations
