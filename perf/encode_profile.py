@@ -21,7 +21,7 @@ Each (encoding, text) runs as its own PyPy process:
 
 What is left of the warm call after scan and BPE is the cache look-ups and the
 list of ids.  ``--cache-limit`` sets the entries per piece-cache generation
-(``tokenizer._CACHE_LIMIT``) in the children.  Against tiktoken:
+(``piece_ids._CACHE_LIMIT``) in the children.  Against tiktoken:
 ``perf/encode_patterns.py`` (wall clock, both systems in the same run).
 """
 
@@ -45,7 +45,7 @@ def _utf8_part(path, start, size):
 def child(name, path, size, cache_limit):
     clock = stopwatch()
     from refbpe import Tokenizer
-    from refbpe.encode import tokenizer
+    from refbpe.encode import piece_ids as tokenizer
     from refbpe.encode.piece_cuts import PieceCuts
     from refbpe.encodings.registry import encoding_files
     from refbpe.formats.tiktoken import merges_from_ranks, read_ranks

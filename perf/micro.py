@@ -42,7 +42,7 @@ CASES = Cases()
 case = CASES.case
 
 
-# --- tokenizer.py: the trick is Tokenizer's own method, the alternative is written out here ------
+# --- encode/piece_ids.py: the trick is Tokenizer's own method, the alternative is written out here ------
 
 _GPT2 = {}
 
@@ -73,7 +73,7 @@ def encode_rescan(tok, piece):
     return ids
 
 
-@case("encode-neighbours", "tokenizer.py _encode_piece, 'half the time': unique pre-tokens, GPT-2 vocab")
+@case("encode-neighbours", "piece_ids.py _encode_piece, 'half the time': unique pre-tokens, GPT-2 vocab")
 def bench_encode_neighbours(args):
     from refbpe.pretokenize.patterns import get_pattern
 
@@ -134,7 +134,7 @@ def warm_encode():
     return tok, data, ends, trick
 
 
-@case("encode-small-key", "tokenizer.py _encode_bytes, '~1.4x': int keys vs bytes slices, english_small")
+@case("encode-small-key", "piece_ids.py _encode_bytes, '~1.4x': int keys vs bytes slices, english_small")
 def bench_encode_small_key(args):
     tok, data, ends, trick = warm_encode()
     pieces = set(data[s:e] for s, e in zip([0] + ends, ends))
@@ -143,7 +143,7 @@ def bench_encode_small_key(args):
     yield [("int keys", trick), slices], "4 MB, cache warm"
 
 
-@case("encode-int-cache", "tokenizer.py _encode_bytes, '~10%': one-token pieces cached as int vs list")
+@case("encode-int-cache", "piece_ids.py _encode_bytes, '~10%': one-token pieces cached as int vs list")
 def bench_encode_int_cache(args):
     tok, data, ends, trick = warm_encode()
     small, cache = (
@@ -168,11 +168,11 @@ def encode_child(script, *args):
 
 _ENCODE_PARTS_CHILD = """
 import hashlib, os, sys, time
-import refbpe.encode.tokenizer
+import refbpe.encode.piece_ids
 from refbpe.encode.tokenizer import Tokenizer
 name, path, mb, cut = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4] == "parts"
 if not cut:  # the alternative: no piece is long enough to be cut, every piece encoded whole
-    refbpe.encode.tokenizer._CUT_FROM = 1 << 62
+    refbpe.encode.piece_ids._CUT_FROM = 1 << 62
 tok = Tokenizer.from_tiktoken(name)
 size = int(mb * 1e6)
 with open(path, "rb") as f:
@@ -190,7 +190,7 @@ print(hashlib.sha256(repr(out).encode()).hexdigest(), time.process_time() - t0)
 
 @case(
     "encode-parts",
-    "tokenizer.py _encode_in_parts, _CUT_FROM: pieces cut where no token spans them",
+    "piece_ids.py _encode_in_parts, _CUT_FROM: pieces cut where no token spans them",
     5,
     1,
     "self",
@@ -211,11 +211,11 @@ def bench_encode_parts(args):
 
 _LONG_HAN_CHILD = """
 import hashlib, random, sys, time
-import refbpe.encode.tokenizer
+import refbpe.encode.piece_ids
 from refbpe.encode.tokenizer import Tokenizer
 path, which, cut = sys.argv[1], sys.argv[2], sys.argv[3] == "parts"
 if not cut:
-    refbpe.encode.tokenizer._CUT_FROM = 1 << 62
+    refbpe.encode.piece_ids._CUT_FROM = 1 << 62
 tok = Tokenizer.from_tiktoken("o200k_base")
 if which == "real":  # the chinese corpus's Han characters, all else dropped: one piece
     with open(path, encoding="utf-8") as f:
@@ -229,7 +229,7 @@ print(hashlib.sha256(repr(ids).encode()).hexdigest(), time.process_time() - t0)
 """
 
 
-@case("encode-parts-long", "tokenizer.py _encode_in_parts: one piece of 400,000 Han characters", 3, 0, "self")
+@case("encode-parts-long", "piece_ids.py _encode_in_parts: one piece of 400,000 Han characters", 3, 0, "self")
 def bench_encode_parts_long(args):
     def run(which, how):
         return encode_child(_LONG_HAN_CHILD, corpus_path("chinese"), which, how)

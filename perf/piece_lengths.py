@@ -22,7 +22,7 @@ import sys
 
 from harness import GPT2_FILES, corpus, stopwatch
 
-from refbpe.encode import tokenizer as tokenizer_module
+from refbpe.encode import piece_ids as tokenizer_module
 from refbpe.encode.tokenizer import Tokenizer
 from refbpe.pretokenize.gpt2 import piece_ends
 
@@ -102,7 +102,7 @@ def main():
     if "--corpus" in sys.argv:
         corpus_pieces(tok, sys.argv[sys.argv.index("--corpus") + 1])
         tokenizer_module._LONG_PIECE = saved
-        print("threshold in refbpe/encode/tokenizer.py: _LONG_PIECE = %d" % saved)
+        print("threshold in refbpe/encode/piece_ids.py: _LONG_PIECE = %d" % saved)
         return
     rng = random.Random(12)
     print("%-8s %6s %10s %10s %8s" % ("pieces", "bytes", "loop us", "heap us", "heap/loop"))
@@ -113,7 +113,7 @@ def main():
             heap = min(time_path(tok, data, 0) for _ in range(5))
             print("%-8s %6d %10.2f %10.2f %8.2f" % (kind, n, loop, heap, heap / loop))
     tokenizer_module._LONG_PIECE = saved
-    print("threshold in refbpe/encode/tokenizer.py: _LONG_PIECE = %d" % saved)
+    print("threshold in refbpe/encode/piece_ids.py: _LONG_PIECE = %d" % saved)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ The tree is the pipeline:
     ``encodings``    tiktoken's ``Encoding`` API, encodings by name, their cache, the model table
     ``formats``      every model format, one module each
     ``analysis``     compression figures and token boundaries of a trained model
+    ``loader``       ``read_model``: the one place that decides what a model source is
     ``naive``        the short, slow oracle the tests hold the fast code to
     ``verify``       comparing another implementation with the reference
     ``fuzz``         generating inputs that break other implementations, and the conformance pack
@@ -42,8 +43,9 @@ if TYPE_CHECKING:  # for type checkers and readers: where each name lives
     from .encode.tokenizer import Tokenizer
     from .encodings.api import Encoding, get_encoding, list_encoding_names
     from .encodings.models import encoding_for_model, encoding_name_for_model
-    from .formats import FORMATS, Model, read_model, write_model
+    from .formats import FORMATS, Model, write_model
     from .learn.train import train_bpe, train_from_count_files, train_from_counts, train_from_texts
+    from .loader import read_model
     from .pretokenize import Pattern, get_pattern, pattern_names
 
 __version__ = "0.1.0"
@@ -81,7 +83,7 @@ _HOMES = {
     "encoding_name_for_model": ".encodings.models",
     "FORMATS": ".formats",
     "Model": ".formats",
-    "read_model": ".formats",
+    "read_model": ".loader",
     "write_model": ".formats",
     "Pattern": ".pretokenize",
     "get_pattern": ".pretokenize",

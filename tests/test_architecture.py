@@ -365,3 +365,74 @@ def test_all_lists_only_what_is_used_outside_the_module():
             if attr not in used.get(name, ()) and name + "." + attr not in exempt:
                 unused.append("%s.%s" % (name, attr))
     assert unused == []
+
+
+# What only ``refbpe.loader`` (``read_model``) and ``Tokenizer.load`` may decide: whether a
+# source is an encoding name, which format a file is, how a format's file is read.
+_SOURCE_DECIDERS = {"detect_format", "is_encoding_name", "from_tiktoken", "load_tiktoken", "load_encoding"}
+_NOT_MODEL_FORMATS = {"refbpe.formats.trace"}  # training traces: not a model source
+
+
+def _source_decisions(path, current):
+    """The names ``path`` (module ``current``) takes that decide what a model source is: a name
+    of ``_SOURCE_DECIDERS`` imported or used as an attribute, or a ``read_*`` reader imported
+    from ``refbpe.formats`` or one of its format modules."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = current if path.endswith("__init__.py") else current.rsplit(".", 1)[0]
+            for _ in range(node.level - 1):
+                base = base.rsplit(".", 1)[0]
+            target = (base + "." + node.module if node.module else base) if node.level else node.module
+            in_formats = target == "refbpe.formats" or target.startswith("refbpe.formats.")
+            for alias in node.names:
+                reader = in_formats and target not in _NOT_MODEL_FORMATS and alias.name.startswith("read_")
+                if alias.name in _SOURCE_DECIDERS or reader:
+                    found.append("%s imports %s from %s" % (current, alias.name, target))
+        elif isinstance(node, ast.Attribute) and node.attr in _SOURCE_DECIDERS:
+            found.append("%s uses .%s" % (current, node.attr))
+    return found
+
+
+def _cli_and_verify_source_decisions(root):
+    found = []
+    for package in ("cli", "verify"):
+        for path in sorted(glob.glob(os.path.join(root, package, "*.py"))):
+            name = os.path.relpath(path, os.path.dirname(root))[: -len(".py")].replace(os.sep, ".")
+            found += _source_decisions(
+                path, name[: -len(".__init__")] if name.endswith(".__init__") else name
+            )
+    return found
+
+
+def test_the_command_line_and_verify_leave_what_a_source_is_to_the_loader():
+    """A model path travels one way down: ``cli`` and ``verify`` call ``refbpe.read_model`` and
+    ``Tokenizer.load`` and never decide themselves whether a string is an encoding name, which
+    format a file is, or read a format's file."""
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "refbpe")
+    assert _cli_and_verify_source_decisions(root) == []
+
+
+def test_source_decisions_are_found(tmp_path):
+    """The check above finds each kind of decision (so it can fail)."""
+    cli = tmp_path / "refbpe" / "cli"
+    cli.mkdir(parents=True)
+    (tmp_path / "refbpe" / "verify").mkdir()
+    (cli / "bad.py").write_text(
+        "from ..encodings.registry import is_encoding_name\n"
+        "from ..formats import FORMATS, read_model\n"
+        "from ..formats.detect import detect_format\n"
+        "from ..formats.tiktoken import read_tiktoken\n"
+        "from ..formats.trace import read_trace\n"
+        "from ..loader import read_model as load\n"
+        "tok = Tokenizer.from_tiktoken('x')\n"
+    )
+    assert _cli_and_verify_source_decisions(str(tmp_path / "refbpe")) == [
+        "refbpe.cli.bad imports is_encoding_name from refbpe.encodings.registry",
+        "refbpe.cli.bad imports read_model from refbpe.formats",
+        "refbpe.cli.bad imports detect_format from refbpe.formats.detect",
+        "refbpe.cli.bad imports read_tiktoken from refbpe.formats.tiktoken",
+        "refbpe.cli.bad uses .from_tiktoken",
+    ]

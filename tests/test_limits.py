@@ -38,13 +38,13 @@ STREAM_MB = 50 if (IS_PYPY or HEAVY) else 12
 
 _STREAM_SCRIPT = textwrap.dedent("""
     import gc, random, sys
-    import refbpe.encode.tokenizer
+    import refbpe.encode.piece_ids
     from refbpe import Tokenizer, train_bpe
 
     # The piece caches are bounded (two generations of _CACHE_LIMIT entries each), but the bound
     # is reached only after some 100 MB of this text: a small one is reached in the warm-up, so
     # any growth after it is memory that grows with the stream.
-    refbpe.encode.tokenizer._CACHE_LIMIT = 1 << 10
+    refbpe.encode.piece_ids._CACHE_LIMIT = 1 << 10
 
     def rss_mb():
         with open("/proc/self/status") as f:

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from support import EMOJI, examples, mixed_text
 from test_tokenizer import SMALL_SPECIALS, small_tokenizer
 
-import refbpe.encode.tokenizer
+import refbpe.encode.piece_ids
 from refbpe.encode.tokenizer import Tokenizer
 from refbpe.naive import naive_encode
 
@@ -19,12 +19,12 @@ from refbpe.naive import naive_encode
 def test_ids_with_tiny_caches_equal_the_naive_ones(texts, limit):
     _, vocab, merges = small_tokenizer()
     tok = Tokenizer(vocab, merges, SMALL_SPECIALS)
-    saved = refbpe.encode.tokenizer._CACHE_LIMIT
-    refbpe.encode.tokenizer._CACHE_LIMIT = limit  # a rotation every few pieces
+    saved = refbpe.encode.piece_ids._CACHE_LIMIT
+    refbpe.encode.piece_ids._CACHE_LIMIT = limit  # a rotation every few pieces
     try:
         for text in texts + texts:  # the second round hits both generations
             assert tok.encode(text) == naive_encode(text, vocab, merges, SMALL_SPECIALS)
     finally:
-        refbpe.encode.tokenizer._CACHE_LIMIT = saved
+        refbpe.encode.piece_ids._CACHE_LIMIT = saved
     assert len(tok._cache) <= limit and len(tok._small_cache) <= limit
     assert len(tok._old) <= limit and len(tok._small_old) <= limit

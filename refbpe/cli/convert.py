@@ -4,7 +4,8 @@ import os
 import sys
 
 from .._util.atomic import outputs_together
-from ..formats import FORMATS, MANIFEST, FormatError, read_manifest_pattern, read_model, write_model
+from ..formats import FORMATS, write_model
+from ..loader import read_model
 from .common import (
     CliError,
     add_pattern_argument,
@@ -23,7 +24,11 @@ def register(sub):
         description="Read a tokenizer in any supported format and write it in another. "
         "gpt2 writes a directory; hf, tiktoken and json write a file.",
     )
-    c.add_argument("src", metavar="SRC", help="a directory (GPT-2 files or tokenizer.json) or a file")
+    c.add_argument(
+        "src",
+        metavar="SRC",
+        help="a directory (GPT-2 files or tokenizer.json), a model file, or an encoding (cl100k_base, ...)",
+    )
     c.add_argument(
         "--from",
         dest="source_format",
@@ -39,15 +44,6 @@ def register(sub):
     return c
 
 
-def _source_pattern(src):
-    """The split pattern a refbpe manifest beside SRC names, or None."""
-    manifest = os.path.join(src if os.path.isdir(src) else os.path.dirname(os.path.abspath(src)), MANIFEST)
-    try:
-        return read_manifest_pattern(manifest)
-    except ValueError as e:
-        raise CliError(str(e))
-
-
 def run(args):
     if args.to == "gpt2" or os.path.isdir(args.out):
         check_output_dir(args.out, "-o")
@@ -55,10 +51,10 @@ def run(args):
         check_output_file(args.out, "-o")
     try:
         m = read_model(args.src, args.source_format, args.special_token)
-        pattern = args.pattern or _source_pattern(args.src)
+        pattern = args.pattern or m.pattern
         with outputs_together(directories=(args.out,)):  # no empty directory left by a failure
             out = write_model(args.out, args.to, m.vocab, m.merges, m.special_tokens, pattern=pattern)
-    except FormatError as e:
+    except (OSError, ValueError) as e:  # FormatError is a ValueError; OSError: an encoding's files
         raise CliError(str(e))
     if not args.quiet:
         sys.stderr.write(

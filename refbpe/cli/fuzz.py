@@ -14,8 +14,9 @@ import tempfile
 
 from ..encode.tokenizer import Tokenizer
 from ..encodings.registry import KNOWN_ENCODINGS, ranks_path
-from ..formats import FORMATS, read_model, write_model
+from ..formats import FORMATS, write_model
 from ..fuzz import Target, TargetError, Trial, search_for_failure, write_findings
+from ..loader import read_model
 from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, MISSING, available
 from .common import (
     CliError,
@@ -25,7 +26,6 @@ from .common import (
     positive_float,
     positive_int,
 )
-from .reference import is_tiktoken_encoding
 
 __all__ = ["register", "run"]
 
@@ -174,19 +174,18 @@ def _encode_setup(args, workdir):
     if not args.encoding:
         raise CliError(_NEEDS_ENCODING)
     try:
-        if is_tiktoken_encoding(args.encoding):
-            tok = Tokenizer.from_tiktoken(args.encoding, pattern=args.pattern)
-            if os.path.isfile(args.encoding):
+        model = read_model(args.encoding)
+        if model.by_rank:  # tiktoken's rule (the whole piece first, then ranks), its own pattern
+            tok = Tokenizer.from_model(model, pattern=args.pattern)
+            if model.encoding is None:
                 path = args.encoding
-            elif "ranks" in _encoding_files(args.encoding):
-                path = ranks_path(args.encoding)
+            elif "ranks" in _encoding_files(model.encoding):
+                path = ranks_path(model.encoding)
             else:  # gpt2: GPT-2's own files, written for them as vocab.json + merges.txt
                 path = write_model(
                     os.path.join(workdir, "model"), "gpt2", tok.vocab, tok.merges, tok.special_tokens
                 )
-            model = read_model(path, "tiktoken" if path.endswith(".tiktoken") else "auto", tok.special_tokens)
         else:
-            model = read_model(args.encoding)
             tok = Tokenizer(model.vocab, model.merges, model.special_tokens, pattern=args.pattern)
             path = args.encoding
     except (OSError, ValueError) as e:

@@ -1,6 +1,6 @@
 """The MODEL argument of the commands that read a model (encode, decode, stats, show).
 
-A model is any format refbpe reads (``formats.read_model``): a ``refbpe train``
+A model is any source ``refbpe.read_model`` (``loader``) takes: a ``refbpe train``
 directory, a GPT-2 ``vocab.json`` + ``merges.txt`` directory or file pair, an
 HF ``tokenizer.json``, a tiktoken ranks file (with its manifest), hex JSON;
 or a tiktoken encoding by name (``tiktoken_encodings``).  ``--format`` says
@@ -14,9 +14,9 @@ import os
 
 from .._util.quoting import quote
 from ..encode.tokenizer import Tokenizer
-from ..encodings.registry import KNOWN_ENCODINGS, is_encoding_name
-from ..formats import FORMATS, MANIFEST, FormatError, read_manifest_pattern, read_model
-from ..pretokenize.patterns import pattern_key
+from ..encodings.registry import KNOWN_ENCODINGS
+from ..formats import FORMATS, FormatError
+from ..loader import read_model
 from .common import CliError, add_pattern_argument, add_special_token_argument, check_special_tokens
 
 __all__ = ["add_model_argument", "add_model_options", "load_tokenizer"]
@@ -48,7 +48,8 @@ def add_model_options(p):
 
 
 def load_tokenizer(path, fmt="auto", special_tokens=(), pattern=None, added=None, separator=None):
-    """The ``Tokenizer`` of the model at ``path``, or a one-line CliError.
+    """The ``Tokenizer`` of the model at ``path`` (``refbpe.read_model``: a path or an
+    encoding name), or a one-line CliError.
 
     ``pattern`` is a pattern key (``--pattern`` with ``--unicode``); a part it
     leaves out is the model's (its manifest's, or a tiktoken encoding's).
@@ -60,23 +61,6 @@ def load_tokenizer(path, fmt="auto", special_tokens=(), pattern=None, added=None
     """
     special_tokens = list(special_tokens)
     check_special_tokens(special_tokens)
-    named = is_encoding_name(path)
-    ranks_file = path.endswith(".tiktoken") and os.path.isfile(path) and fmt in ("auto", "tiktoken")
-    if named or (ranks_file and not special_tokens):
-        if special_tokens:
-            raise CliError(
-                "%s: a tiktoken encoding's special tokens are its own; --special-token adds none" % path
-            )
-        try:
-            tok = Tokenizer.from_tiktoken(path, pattern=pattern)
-        except (OSError, ValueError, FormatError) as e:
-            raise CliError(str(e))
-        if separator is not None and separator not in tok.special_tokens:
-            raise CliError(
-                "--separator %s is not a special token of %s (its special tokens: %s)"
-                % (quote(separator), path, ", ".join(tok.special_tokens) or "none")
-            )
-        return tok
     if os.path.isdir(path) and fmt == "auto" and not _has_model_file(path):
         missing = "vocab.json" if not os.path.isfile(os.path.join(path, "vocab.json")) else "merges.txt"
         raise CliError(
@@ -84,25 +68,49 @@ def load_tokenizer(path, fmt="auto", special_tokens=(), pattern=None, added=None
             "tokenizer.hex.json): missing %s (expected a directory written by 'refbpe train')"
             % (path, missing)
         )
-    try:
-        model = read_model(path, fmt)
-        manifest = os.path.join(
-            path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path)), MANIFEST
+    model = _read(path, fmt, ())
+    if model.encoding and special_tokens:
+        raise CliError(
+            "%s: a tiktoken encoding's special tokens are its own; --special-token adds none" % path
         )
-        recorded = read_manifest_pattern(manifest) if os.path.isfile(manifest) else None
-        pattern = pattern_key(pattern, None, recorded or model.pattern)
-        specials = _declared(model, special_tokens, separator, path)
-        tok = Tokenizer(model.vocab, model.merges, specials, pattern=pattern)
+    if model.by_rank and not special_tokens:
+        tok = _tokenizer(model, pattern, path)
+        if separator is not None and separator not in tok.special_tokens:
+            raise CliError(
+                "--separator %s is not a special token of %s (its special tokens: %s)"
+                % (quote(separator), path, ", ".join(tok.special_tokens) or "none")
+            )
+        return tok
+    held = set(model.vocab.values())
+    if model.by_rank:  # a ranks file given special tokens: its merges, with those added
+        model = _read(path, fmt, special_tokens)
+    model.special_tokens = _declared(model, special_tokens, separator, path)
+    tok = _tokenizer(model, pattern, path)
+    if added is not None:
+        added.update((t, tok.encode(t)[0]) for t in special_tokens if t.encode("utf-8") not in held)
+    return tok
+
+
+def _read(path, fmt, special_tokens):
+    try:
+        return read_model(path, fmt, special_tokens, merges=False)
     except FormatError as e:
         raise CliError(str(e))
     except OSError as e:
-        raise CliError("%s: cannot read (%s)" % (getattr(e, "filename", None) or path, e.strerror or e))
+        if getattr(e, "filename", None) is None:
+            raise CliError(str(e))  # an encoding's files that cannot be had: the message says where
+        raise CliError("%s: cannot read (%s)" % (e.filename, e.strerror or e))
     except ValueError as e:  # an unknown pattern named in the manifest
         raise CliError("%s: %s" % (path, e))
-    if added is not None:
-        held = set(model.vocab.values())
-        added.update((t, tok.encode(t)[0]) for t in special_tokens if t.encode("utf-8") not in held)
-    return tok
+
+
+def _tokenizer(model, pattern, path):
+    try:
+        return Tokenizer.from_model(model, pattern=pattern)
+    except FormatError as e:
+        raise CliError(str(e))
+    except ValueError as e:
+        raise CliError("%s: %s" % (path, e))
 
 
 def _declared(model, special_tokens, separator, path):

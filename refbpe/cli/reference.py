@@ -2,40 +2,27 @@
 reference word counts of the corpus (text files counted, or word-count files added up)."""
 
 import gzip
-import os
 
 from ..corpus.count import InputError
 from ..corpus.countfile import is_counts_path, sum_counts
 from ..corpus.io import can_reread, input_size
-from ..encodings.registry import is_encoding_name, load_tiktoken
-from ..formats import FormatError, Model, read_model
 from ..learn.train import count_corpus, count_with_profile
+from ..loader import read_model
 from .common import CliError, check_inputs, counting_error, counting_options, executor_context, make_progress
 
-__all__ = ["is_tiktoken_encoding", "their_model", "word_counts", "SMALL_CORPUS"]
+__all__ = ["their_model", "word_counts", "SMALL_CORPUS"]
 
 SMALL_CORPUS = 16 << 20  # below this, counting in-process beats starting workers
 
 
-def is_tiktoken_encoding(path):
-    """A tiktoken encoding by name, or a ranks file (read with its tiktoken rule)."""
-    return is_encoding_name(path) or (path.endswith(".tiktoken") and os.path.isfile(path))
-
-
-def their_model(args):
+def their_model(args, *, merges=True):
+    """Their model (``--against``: a path or an encoding name, ``refbpe.read_model``), or a
+    one-line CliError.  ``merges=False``: a tiktoken encoding's merges are left unbuilt."""
     if not args.against:
         raise CliError("--against PATH is required")
-    if is_encoding_name(args.against):  # gpt2, cl100k_base, ...: tiktoken's own encodings
-        try:
-            vocab, merges, specials, _ = load_tiktoken(args.against)
-        except (OSError, ValueError) as e:
-            raise CliError(str(e))
-        return Model(vocab, merges, sorted(specials, key=specials.get), "tiktoken", True, args.against)
-    if not os.path.exists(args.against):
-        raise CliError("%s: no such file or directory" % args.against)
     try:
-        return read_model(args.against, args.format, args.special_token, strict=False)
-    except FormatError as e:
+        return read_model(args.against, args.format, args.special_token, strict=False, merges=merges)
+    except (OSError, ValueError) as e:  # FormatError is a ValueError
         raise CliError(str(e))
 
 

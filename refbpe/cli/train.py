@@ -16,7 +16,6 @@ from ..formats import (
     FORMATS,
     FormatError,
     pattern_fields,
-    read_model,
     write_model_dir,
     write_model_file_in_dir,
 )
@@ -27,6 +26,7 @@ from ..formats.trace import write_training_trace
 from ..learn.extend import load_parent
 from ..learn.profiles import SuperBPEProfile, get_profile, settings_pattern
 from ..learn.train import check_training_args, train_bpe, train_from_count_files
+from ..loader import read_model
 from ..pretokenize.patterns import get_pattern, pattern_key
 from .common import (
     CliError,

@@ -14,10 +14,11 @@ from ..corpus.idfile import read_ids
 from ..corpus.io import InputError, can_reread
 from ..corpus.pretokens import iter_segments
 from ..encode.tokenizer import Tokenizer
-from ..formats import FORMATS, FormatError, read_model
+from ..formats import FORMATS, FormatError
 from ..formats.trace import read_trace
 from ..learn.extend import load_parent
 from ..learn.train import train_from_counts
+from ..loader import read_model
 from ..verify import verify_encoding, verify_merges
 from ..verify.pieces import compare_split, name_other_version, render_split_comparison
 from ..verify.profile_rules import profile_verdict
@@ -35,7 +36,7 @@ from .common import (
     read_text_arg,
     write_report,
 )
-from .reference import SMALL_CORPUS, is_tiktoken_encoding, their_model
+from .reference import SMALL_CORPUS, their_model
 from .reference import word_counts as reference_counts
 
 __all__ = ["register", "run"]
@@ -191,7 +192,17 @@ def _their_setup(args, theirs):
     return {"their_vocab": tokens, "declared": declared, "their_size": size}
 
 
-def _run_encode(args, theirs):
+def _their_encoding(args):
+    """Their model as its files have it (no special tokens added; merges of an encoding unbuilt)."""
+    if not args.against:
+        raise CliError("--against PATH is required")
+    try:
+        return read_model(args.against, args.format, (), strict=False, merges=False)
+    except (OSError, ValueError) as e:
+        raise CliError(str(e))
+
+
+def _run_encode(args, theirs, encoding=None):
     if not args.ids:
         raise CliError("--encode needs --ids FILE (their token ids: .npy or a JSON list)")
     text = read_text_arg(args.encode)
@@ -200,10 +211,10 @@ def _run_encode(args, theirs):
         tokenizer = rebuild = None
         if theirs is None:
             # tiktoken's rule (the whole piece first, then ranks), with the encoding's own pattern.
-            tokenizer = Tokenizer.from_tiktoken(args.against, pattern=args.pattern)
+            tokenizer = Tokenizer.from_model(encoding, pattern=args.pattern)
 
             def rebuild(version):
-                return Tokenizer.from_tiktoken(args.against, pattern=tokenizer.pattern, unicode=version)
+                return Tokenizer.from_model(encoding, pattern=tokenizer.pattern, unicode=version)
 
         return verify_encoding(theirs, text, read_ids(args.ids), args.pattern, tokenizer, rebuild)
     except (ValueError, OSError) as e:
@@ -315,9 +326,10 @@ def run(args):
     if args.ids and not args.encode:
         raise CliError("--ids compares token ids: give --encode FILE, the text they encoded")
     if args.encode:
-        if is_tiktoken_encoding(args.against or ""):
-            return _emit(args, _run_encode(args, None))  # read once, as a tiktoken encoding
-        return _emit(args, _run_encode(args, their_model(args)))
+        theirs = _their_encoding(args)
+        if theirs.by_rank:  # a tiktoken encoding: encoded by its own rule
+            return _emit(args, _run_encode(args, None, theirs))
+        return _emit(args, _run_encode(args, their_model(args) if args.special_token else theirs))
     if args.trace:
         return _run_trace(args)
     if args.split:

@@ -19,7 +19,7 @@ repeats, but its parts do: where no token of the vocab spans a place, the ids of
 sides are the ids of the whole (``piece_cuts``), so such a piece is cut there and its parts
 are encoded once each.
 
-``from_tiktoken`` loads a tiktoken encoding and encodes as tiktoken does
+A tiktoken encoding (``load("cl100k_base")``, ``from_ranks``) encodes as tiktoken does
 (``naive.naive_rank_encode`` is that rule written plainly): a pre-token that
 is itself a token is that token, and otherwise the adjacent parts whose
 concatenation has the lowest rank are joined first, leftmost on a tie.  That
@@ -43,26 +43,16 @@ whitespace tokens before it when it starts with whitespace) are taken back,
 and their bytes with everything from the first invalid byte on are encoded
 as one piece (``_encode_invalid_tail``).
 
-``encode_iterable`` streams: it keeps back the text that more input could
-still change (the last two pre-tokens, and any tail that may be the start of a
-special token) and encodes the rest, so its memory is bounded by one chunk
-plus the longest pre-token (plus a 64K-character batch, gathered so that a
-stream of short lines is not scanned once per line).  Why two pre-tokens: a
-piece's extent is decided by at most the two characters after it (a
-contraction reads two ahead, a whitespace run checks the character after the
-next), and every piece is at least one character long.  The GPT-4-family
-patterns look further only inside what the last two pieces hold: a
-whitespace run still open at the end forms at most two pieces (cl100k_base's
-``\\s++$`` makes it one), an o200k word still followed by nothing may yet
-join an L character (with a mark piece before it: two pieces), and a
-contraction or ``[\\r\\n/]*`` only extends the last piece
-(``tests/test_pattern_api.py`` streams every pattern in chunks of 1-7
-characters).
+The tokenizer is this façade over three bases, one module each: ``ranks``
+(the pair tables), ``piece_ids`` (the piece encoders and their caches: the hot
+loops) and ``streaming`` (``encode_iterable``, in bounded memory).  Its
+constructors: ``load`` (any source ``refbpe.read_model`` takes: an encoding
+name, a directory, a model file), ``from_model``, ``from_ranks``, and
+``from_dir`` / ``from_tiktoken`` / ``from_files``, which call them.
 """
 
 from __future__ import annotations
 
-import heapq
 import os
 from typing import (
     AbstractSet,
@@ -70,7 +60,6 @@ from typing import (
     Collection,
     Dict,
     Iterable,
-    Iterator,
     List,
     Optional,
     Sequence,
@@ -79,32 +68,20 @@ from typing import (
 )
 
 from .._util.lists import list_with_room
-from ..encodings.registry import load_tiktoken
-from ..formats.gpt2_files import MANIFEST, read_gpt2, read_manifest_pattern, read_model_dir
+from ..formats.gpt2_files import read_gpt2
+from ..formats.model import Model
 from ..formats.tiktoken import merges_from_ranks
+from ..loader import read_model
 from ..pretokenize.patterns import Pattern, get_pattern, pattern_key
 from ..specials import special_pattern, split_specials
-from .piece_cuts import PieceCuts
+from .piece_ids import PieceEncoder
+from .ranks import RankTables
+from .streaming import Streaming, utf16_repaired
 
 __all__ = ["Tokenizer"]
 
-# Pieces this long (bytes) or longer take the O(n log n) path.  Crossovers measured by
-# perf/piece_lengths.py under PyPy: 96-128 bytes for English and random letters, 32-48 for
-# random Han, 128-192 for the real pieces of the chinese corpus (--corpus chinese).
-_LONG_PIECE = 192
 
-# Pieces this long (bytes) or longer that end in a character of three bytes (CJK, kana,
-# Hangul, Thai, Devanagari, ...) are cut where no token spans them (_encode_in_parts); the
-# test reads one byte.  Two-byte scripts (Russian) and code are left whole: their pieces
-# rarely have such a place.  perf/micro.py encode-parts measures each text with and without.
-_CUT_FROM = 8
-_CACHE_LIMIT = 1 << 15  # entries per cache generation (see _encode_bytes)
-_PARTS_LIMIT = 1 << 16  # parts kept by _encode_in_parts (short: a few MB)
-_NO_MERGE = 1 << 62  # above every packed rank
-_BATCH = 1 << 16  # characters gathered before a scan: bounds memory, amortises per-call work
-
-
-class Tokenizer(object):
+class Tokenizer(RankTables, PieceEncoder, Streaming):
     """Byte-level BPE tokenizer with the CS336 ``Tokenizer`` interface.
 
     ``vocab`` {id: bytes} and ``merges`` [(bytes, bytes)] as the trainers
@@ -168,6 +145,45 @@ class Tokenizer(object):
         self._rank_of = None  # tiktoken's {token bytes: rank}, set by from_tiktoken
 
     @classmethod
+    def load(
+        cls,
+        source: Union[str, os.PathLike],
+        *,
+        special_tokens: Union[Iterable[str], Dict[str, int], None] = None,
+        pattern: Optional[str] = None,
+        unicode: Optional[str] = None,
+    ) -> Tokenizer:
+        """The tokenizer of any model source ``refbpe.read_model`` takes: an encoding name
+        (``cl100k_base``, ``gpt2``, ...), a directory, a model file.
+
+        ``special_tokens``: a list adds special tokens the source lacks (at the next
+        free id); a dict {token: id} replaces a tiktoken encoding's own.  ``pattern`` and
+        ``unicode`` replace the split pattern and its Unicode version the source records
+        (else GPT-2's, latest).  An encoding or ranks file encodes as tiktoken does, with
+        tiktoken's ids (module docstring).  Cost: reading the source, O(file size).
+        """
+        given = () if special_tokens is None else special_tokens
+        model = read_model(source, special_tokens=given, merges=False)
+        return cls.from_model(model, pattern=pattern, unicode=unicode)
+
+    @classmethod
+    def from_model(
+        cls, model: Model, *, pattern: Optional[str] = None, unicode: Optional[str] = None
+    ) -> Tokenizer:
+        """The tokenizer of a ``Model`` (``refbpe.read_model``): by its ranks when it is a
+        tiktoken encoding (``model.by_rank``), else by its merges; ``pattern`` and
+        ``unicode`` as in ``load``."""
+        key = pattern_key(pattern, None, model.pattern)
+        if not model.by_rank:
+            return cls(model.vocab, model.merges, model.special_tokens, pattern=key, unicode=unicode)
+        specials = model.special_ids
+        special_ids = set(specials.values())
+        ranks = {t: i for i, t in model.vocab.items() if i not in special_ids}
+        tok = cls.from_ranks(ranks, specials, pattern=key, unicode=unicode)
+        tok._merges = model.merges  # None: rebuilt from the ranks when first asked for (``merges``)
+        return tok
+
+    @classmethod
     def from_tiktoken(
         cls,
         path_or_name: Union[str, os.PathLike],
@@ -177,18 +193,15 @@ class Tokenizer(object):
         unicode: Optional[str] = None,
     ) -> Tokenizer:
         """A tiktoken encoding: ``cl100k_base``, ``o200k_base`` (by name, found as
-        ``tiktoken_encodings`` says) or a ``.tiktoken`` ranks file's path.
+        ``encodings.registry`` says) or a ranks file's path (``load`` of it).
 
         ``special_tokens`` ({token: id}) and ``pattern`` (a name) replace the
         known encoding's; ``unicode`` the Unicode version of its split (default
         tiktoken's, ``registry.TIKTOKEN_UNICODE``, for a known encoding).
         Ids equal tiktoken's (see the module docstring)."""
-        vocab, merges, specials, pattern = load_tiktoken(path_or_name, special_tokens, pattern, merges=False)
-        special_ids = set(specials.values())
-        ranks = {t: i for i, t in vocab.items() if i not in special_ids}
-        tok = cls.from_ranks(ranks, specials, pattern=pattern, unicode=unicode)
-        tok._merges = merges  # None: rebuilt from the ranks when first asked for (``merges``)
-        return tok
+        given = () if special_tokens is None else dict(special_tokens)
+        model = read_model(path_or_name, "tiktoken", given, merges=False)
+        return cls.from_model(model, pattern=pattern, unicode=unicode)
 
     @property
     def merges(self) -> List[Tuple[bytes, bytes]]:
@@ -241,35 +254,6 @@ class Tokenizer(object):
         tok._index_pairs()
         return tok
 
-    def _rank_pairs(self):
-        """{packed (left id, right id): rank << shift | id} for every token that is two tokens
-        joined, in any split (the id of a tiktoken token is its rank).
-
-        Int keys, as ``_merge_ranks``, not byte slices of the piece: one hash of
-        an int per lookup instead of a slice and a hash of bytes (the int-key
-        gain of the packed cache keys is measured by perf/micro.py encode-small-key).
-
-        The left parts of a token are the tokens it begins with: in sorted order
-        those come before it, each beginning the next, so a stack finds them and
-        only the right part is looked up: 776K look-ups for o200k_base's 446K
-        pairs instead of two per split of every token.  Measured by
-        perf/encode_profile.py (engine column, PyPy): o200k_base 0.55 s against
-        0.80-0.87 s looking up both parts of every split."""
-        rank_of, shift = self._rank_of, self._shift
-        get = rank_of.get
-        pairs = {}
-        prefixes = []  # [(token, rank)] of the tokens that begin ``token``, each beginning the next
-        for token in sorted(rank_of):
-            while prefixes and not token.startswith(prefixes[-1][0]):
-                prefixes.pop()
-            r = rank_of[token]
-            for left_token, left in prefixes:
-                right = get(token[len(left_token) :])
-                if right is not None:
-                    pairs[(left << shift) | right] = (r << shift) | r
-            prefixes.append((token, r))
-        return pairs
-
     @classmethod
     def from_files(
         cls,
@@ -291,303 +275,9 @@ class Tokenizer(object):
     ) -> Tokenizer:
         """Load a directory written by ``refbpe train`` (special tokens included);
         the split pattern is ``pattern``, else the one its manifest names, else
-        GPT-2's; its Unicode version ``unicode``, else the manifest's, else the latest."""
-        vocab, merges, special_tokens = read_model_dir(directory)
-        pattern = pattern_key(pattern, unicode, read_manifest_pattern(os.path.join(directory, MANIFEST)))
-        return cls(vocab, merges, special_tokens, pattern=pattern)
-
-    def _merge_ranks(self):
-        """{packed (left id, right id): rank << shift | merged id}.
-
-        One int per pair: the smallest value is the lowest rank, and no tuple
-        is built or unpacked per lookup.
-        """
-        self._shift = shift = max(16, (max(self.vocab, default=0) + 1).bit_length())
-        ranks = {}
-        for rank, (a, b) in enumerate(self.merges):
-            try:
-                left, right, merged = self._id_of[a], self._id_of[b], self._id_of[a + b]
-            except KeyError:
-                raise ValueError("merge %d (%r, %r) uses a token missing from the vocab" % (rank, a, b))
-            ranks.setdefault((left << shift) | right, (rank << shift) | merged)
-        return ranks
-
-    def _index_pairs(self):
-        """Two aids to the pair table ``_ranks``, which is too big for the CPU caches.
-
-        ``_byte_pairs[b1 << 8 | b2]`` is the entry of two single-byte tokens (a
-        pre-token's first lookups), and ``_left[i]`` / ``_right[i]`` say whether
-        id ``i`` is the left / right part of any pair at all, so most misses
-        cost no lookup.  The encode throughput this serves is measured by
-        perf/encode_patterns.py (cl100k_base and o200k_base against tiktoken).
-        """
-        shift, table, none = self._shift, self._ranks, _NO_MERGE
-        mask = (1 << shift) - 1
-        size = max(self.vocab, default=0) + 1
-        left, right = bytearray(size), bytearray(size)
-        for key in table:
-            left[key >> shift] = 1
-            right[key & mask] = 1
-        self._left, self._right = bytes(left), bytes(right)
-        self._ranks_grow = _ranks_grow(table, shift)
-        byte_id = [none if i is None else i for i in self._byte_id]
-        self._byte_pairs = [
-            table.get((byte_id[b1] << shift) | byte_id[b2], none)
-            if byte_id[b1] != none and byte_id[b2] != none
-            else none
-            for b1 in range(256)
-            for b2 in range(256)
-        ]
-
-    def _encode_piece(self, piece):
-        """Ids of one pre-token: lowest-ranked adjacent pair first.
-
-        ``ranks[k]`` holds the merge of pair (k, k + 1); after a merge only
-        its two neighbours are looked up again, and only when both can be
-        parts of a pair (``_index_pairs``).  Against rescanning every pair after
-        each merge this is O(1) instead of O(n) lookups per merge, though on
-        ordinary text's short pieces the two are close (perf/micro.py
-        encode-neighbours under PyPy: 1.0-1.1x).  That is O(n) per merge,
-        O(n^2) per piece; pieces of ``_LONG_PIECE`` bytes or more go to
-        ``_encode_long_piece``, O(n log n).
-        """
-        byte_id = self._byte_id
-        ids = [byte_id[b] for b in piece]
-        if None in ids:
-            raise ValueError("the vocab lacks a single-byte token needed for %r" % piece)
-        if len(ids) >= _LONG_PIECE:
-            if self._ranks_grow:
-                return self._encode_long_piece(ids)
-            return self._encode_long_piece_by_slot(ids)
-        table, shift = self._ranks, self._shift
-        can_left, can_right = self._left, self._right
-        mask = (1 << shift) - 1
-        none = _NO_MERGE
-        byte_pairs = self._byte_pairs
-        ranks = [byte_pairs[(piece[k] << 8) | piece[k + 1]] for k in range(len(piece) - 1)]
-        while ranks:
-            best, at = none, -1
-            for k in range(len(ranks)):
-                if ranks[k] < best:
-                    best, at = ranks[k], k
-            if at < 0:
-                break
-            ids[at] = best & mask
-            del ids[at + 1]
-            del ranks[at]
-            new = ids[at]
-            if at > 0:
-                a = ids[at - 1]
-                ranks[at - 1] = (
-                    table.get((a << shift) | new, none) if can_left[a] and can_right[new] else none
-                )
-            if at < len(ranks):
-                b = ids[at + 1]
-                ranks[at] = table.get((new << shift) | b, none) if can_left[new] and can_right[b] else none
-        return ids
-
-    def _encode_long_piece(self, ids):
-        """``_encode_piece`` for long pieces: merges by rank over a linked list, O(n log n).
-
-        ``slots[v]`` lists the slots where the pair of packed rank ``v`` starts,
-        and a heap holds the ranks that have slots.  Merges are done rank by
-        rank, lowest first: a merge only makes pairs that contain its new token,
-        which rank later, so no slot is ever added to the rank being done, and
-        doing a whole rank at once is doing its pair's occurrences one at a
-        time.  Its slots are sorted first, so overlapping occurrences
-        (``a a a``) are merged leftmost first, as the loop of ``_encode_piece``
-        does.  A merge kills the right slot (id -1), relinks, and lists the new
-        pairs on its two sides.  Listed slots are not removed but checked when
-        their rank comes: a slot is current when it is live and the pair there
-        still has that rank (a slot's pair never comes back once it changed: a
-        merge only lengthens the tokens on either side).
-
-        Only for tables whose ranks grow (``_ranks_grow``: a merge list in
-        creation order); others go to ``_encode_long_piece_by_slot``.
-
-        Cost for n bytes: at most n - 1 merges, each O(1) plus two listings;
-        sorting the lists and the heap of ranks, O(n log n).  Measured by
-        perf/piece_lengths.py --long under PyPy: one heap entry per slot
-        (``_encode_long_piece_by_slot``) takes 1.8-2x the time (1M random
-        letters, GPT-2 vocab: 1.34 s against 0.66 s).
-        """
-        table, shift = self._ranks, self._shift
-        mask = (1 << shift) - 1
-        n = len(ids)
-        slots = {}
-        for k in range(n - 1):
-            v = table.get((ids[k] << shift) | ids[k + 1])
-            if v is not None:
-                _list_slot(slots, None, v, k)
-        pending = list(slots)
-        heapq.heapify(pending)
-        nxt = list(range(1, n + 1))  # n: past the end
-        prv = list(range(-1, n - 1))
-        while pending:
-            v = heapq.heappop(pending)
-            at = slots.pop(v)
-            at.sort()
-            z = v & mask
-            for i in at:
-                left = ids[i]
-                j = nxt[i]
-                if left < 0 or j >= n or table.get((left << shift) | ids[j]) != v:
-                    continue  # stale: this slot was merged, or its pair changed
-                ids[i] = z
-                ids[j] = -1
-                r = nxt[j]
-                nxt[i] = r
-                if r < n:
-                    prv[r] = i
-                    w = table.get((z << shift) | ids[r])
-                    if w is not None:
-                        _list_slot(slots, pending, w, i)
-                k = prv[i]
-                if k >= 0:
-                    w = table.get((ids[k] << shift) | z)
-                    if w is not None:
-                        _list_slot(slots, pending, w, k)
-        return [t for t in ids if t >= 0]
-
-    def _encode_long_piece_by_slot(self, ids):
-        """``_encode_piece`` for long pieces when ranks need not grow (tiktoken's tables):
-        a heap of (rank, slot) over a linked list, O(n log n).
-
-        A tiktoken token may rank below one of its parts (cl100k_base: four
-        spaces rank 257, three 262), so a merge can make a pair that ranks
-        below the merge itself, and ``_encode_long_piece``'s rank-by-rank order
-        would be wrong.  Here every slot is its own heap entry, packed as
-        ``rank << 40 | slot``: the smallest is the lowest rank, leftmost first,
-        as the loop of ``_encode_piece`` chooses.  An entry is checked when
-        popped: current when its slot is live and the pair there still has
-        that rank.
-        """
-        table, shift = self._ranks, self._shift
-        mask = (1 << shift) - 1
-        n = len(ids)
-        heap = []
-        for k in range(n - 1):
-            v = table.get((ids[k] << shift) | ids[k + 1])
-            if v is not None:
-                heap.append(((v >> shift) << 40) | k)
-        heapq.heapify(heap)
-        nxt = list(range(1, n + 1))  # n: past the end
-        prv = list(range(-1, n - 1))
-        slot_mask = (1 << 40) - 1
-        while heap:
-            entry = heapq.heappop(heap)
-            i, rank = entry & slot_mask, entry >> 40
-            left = ids[i]
-            j = nxt[i]
-            if left < 0 or j >= n:
-                continue
-            v = table.get((left << shift) | ids[j])
-            if v is None or v >> shift != rank:
-                continue  # stale: the pair at this slot changed
-            z = v & mask
-            ids[i] = z
-            ids[j] = -1
-            r = nxt[j]
-            nxt[i] = r
-            if r < n:
-                prv[r] = i
-                w = table.get((z << shift) | ids[r])
-                if w is not None:
-                    heapq.heappush(heap, ((w >> shift) << 40) | i)
-            k = prv[i]
-            if k >= 0:
-                w = table.get((ids[k] << shift) | z)
-                if w is not None:
-                    heapq.heappush(heap, ((w >> shift) << 40) | k)
-        return [t for t in ids if t >= 0]
-
-    def _encode_one(self, piece):
-        if self._rank_of is not None:
-            whole = self._rank_of.get(piece)  # tiktoken: a piece that is a token is that token
-            if whole is not None:
-                return [whole]
-        if len(piece) >= _CUT_FROM and piece[-3] >= 0xE0:
-            return self._encode_in_parts(piece)
-        return self._encode_piece(piece)
-
-    def _encode_in_parts(self, piece):
-        """``_encode_piece`` of a piece cut where no token spans it (``piece_cuts``), each part
-        encoded once and kept (up to ``_PARTS_LIMIT`` parts, then the cache starts again): the
-        parts of CJK text repeat where its pieces do not."""
-        cuts = self._cuts
-        if cuts is None:
-            cuts = self._cuts = PieceCuts(self._id_of)
-        parts = self._parts
-        if len(parts) >= _PARTS_LIMIT:
-            parts = self._parts = {}
-        return cuts.encode_in_parts(piece, parts, self._encode_piece)
-
-    @staticmethod
-    def _cached_form(ids):
-        return ids[0] if len(ids) == 1 else ids
-
-    def _encode_bytes(self, data, out, ends=None):
-        """Append the ids of UTF-8 ``data`` (pieces ending at ``ends``) to ``out``.
-
-        Short pieces are looked up in the cache under the packed-int key of
-        ``gpt2.count_pieces``, built without slicing (perf/micro.py
-        encode-small-key under PyPy: 1.2x faster than slicing and hashing
-        ``bytes`` per piece).  A piece that is one token is cached as that int,
-        not a list: one memory access fewer per lookup (perf/micro.py
-        encode-int-cache: 1.1-1.2x).
-
-        Each cache has two generations of at most ``_CACHE_LIMIT`` entries: a
-        miss looks in the previous one before encoding, and a full cache
-        becomes the previous one, so frequent pieces survive and memory stays
-        bounded.  Measured under PyPy by ``perf/encode_corpus.py single``
-        (its second-pass column: CPU seconds of a second ``encode`` of the same
-        8 MB of english_medium): one generation of 1 << 15, cleared when full,
-        0.59 s; two generations of 1 << 15, 0.37-0.40 s (tiktoken 0.59 s in
-        the same run); one of 1 << 18, 0.36 s but 55 MB more per process.
-        """
-        if ends is None:
-            ends = self._piece_ends(data)
-        small, cache = self._small_cache, self._cache
-        append = out.append
-        start = 0
-        for end in ends:
-            if end - start < 8:
-                key = 1
-                for p in range(start, end):
-                    key = (key << 8) | data[p]
-                ids = small.get(key)
-                if ids is None:
-                    ids = self._small_miss(key, data, start, end)
-                    small = self._small_cache
-            else:
-                piece = data[start:end]
-                ids = cache.get(piece)
-                if ids is None:
-                    ids = self._miss(piece)
-                    cache = self._cache
-            if type(ids) is int:
-                append(ids)
-            else:
-                out.extend(ids)
-            start = end
-
-    def _small_miss(self, key, data, start, end):
-        ids = self._small_old.get(key)
-        if ids is None:
-            ids = self._cached_form(self._encode_one(data[start:end]))
-        if len(self._small_cache) >= _CACHE_LIMIT:
-            self._small_old, self._small_cache = self._small_cache, {}
-        self._small_cache[key] = ids
-        return ids
-
-    def _miss(self, piece):
-        ids = self._old.get(piece)
-        if ids is None:
-            ids = self._cached_form(self._encode_one(piece))
-        if len(self._cache) >= _CACHE_LIMIT:
-            self._old, self._cache = self._cache, {}
-        self._cache[piece] = ids
-        return ids
+        GPT-2's; its Unicode version ``unicode``, else the manifest's, else the latest
+        (``load`` of the directory)."""
+        return cls.load(directory, pattern=pattern, unicode=unicode)
 
     def encode(
         self,
@@ -614,12 +304,12 @@ class Tokenizer(object):
 
         ``specials``: ``specials.special_pattern`` of some of the special
         tokens, or None.  A ``str`` that UTF-8 cannot encode (surrogates) is
-        repaired as tiktoken repairs it, then encoded (``_utf16_repaired``).
+        repaired as tiktoken repairs it, then encoded (``streaming.utf16_repaired``).
         """
         try:
             return self._encode_text(text, specials)
         except UnicodeEncodeError:
-            return self._encode_text(_utf16_repaired(text), specials)
+            return self._encode_text(utf16_repaired(text), specials)
 
     def _encode_text(self, text, pattern):
         out = list_with_room(len(text) >> 2)
@@ -766,76 +456,6 @@ class Tokenizer(object):
             return self._pattern
         return special_pattern(sorted(allowed & known))
 
-    def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
-        """Yield the ids of ``"".join(iterable)`` lazily, in bounded memory.
-
-        The chunks may cut anywhere, even inside a special token: the ids are
-        ``encode``'s of the joined text.  Cost: ``encode``'s, and memory for one
-        chunk plus the longest pre-token (module docstring).
-
-        >>> vocab = {i: bytes([i]) for i in range(256)}
-        >>> vocab[256] = b"ow"
-        >>> tok = Tokenizer(vocab, [(b"o", b"w")], ["<|eot|>"])
-        >>> list(tok.encode_iterable(["lo", "w<|e", "ot|>o", "w"]))
-        [108, 256, 257, 256]
-        """
-        pending = []
-        size = 0
-        for chunk in iterable:
-            pending.append(chunk)
-            size += len(chunk)
-            if size < _BATCH:
-                continue  # many small chunks (lines): one scan per batch
-            ids, rest = self._encode_final_part("".join(pending))
-            pending, size = [rest], len(rest)
-            for i in ids:
-                yield i
-        for i in self.encode("".join(pending)):
-            yield i
-
-    def _encode_final_part(self, text):
-        """(ids of the longest prefix no continuation can change, the rest).
-
-        The ids come from the pieces as scanned in context: re-scanning the
-        prefix alone could end it differently (``"\n\n"`` at the end of a
-        text is one piece, before a letter it is two).
-        """
-        text = _repaired_but_last(text)
-        out = []
-        hold = self._special_prefix_start(text)
-        cut = 0
-        if self._pattern is not None:
-            for m in self._pattern.finditer(text):
-                if m.start() >= hold:
-                    break
-                if m.start() > cut:
-                    self._encode_bytes(text[cut : m.start()].encode("utf-8", "surrogatepass"), out)
-                out.append(self._special_id[m.group()])
-                cut = m.end()
-        if cut >= hold:
-            return out, text[cut:]
-        if not self._context_bounded:
-            return out, text[cut:]  # any piece may depend on what follows: wait for a special token
-        # No special token starts in text[cut:hold]; keep back its last two
-        # pre-tokens, whose extent may depend on what follows.
-        body = text[cut:hold].encode("utf-8", "surrogatepass")
-        ends = self._piece_ends(body)
-        if len(ends) <= 2:
-            return out, text[cut:]
-        final = ends[-3]
-        self._encode_bytes(body, out, ends[:-2])
-        done = len(body[:final].decode("utf-8", "surrogatepass"))
-        return out, text[cut + done :]
-
-    def _special_prefix_start(self, text):
-        """Earliest index whose suffix is a proper prefix of a special token."""
-        longest = max((len(t) for t in self.special_tokens), default=0)
-        for start in range(max(0, len(text) - longest + 1), len(text)):
-            tail = text[start:]
-            if any(t.startswith(tail) and t != tail for t in self.special_tokens):
-                return start
-        return len(text)
-
     # -- decoding ---------------------------------------------------------
 
     def decode(self, ids: Sequence[int]) -> str:
@@ -849,52 +469,3 @@ class Tokenizer(object):
             bad = next(i for i in ids if not isinstance(i, int) or i not in vocab)
             raise ValueError("unknown token id %r" % (bad,))
         return data.decode("utf-8", "replace")
-
-
-def _utf16_repaired(text):
-    """``text`` as tiktoken repairs a ``str`` that UTF-8 cannot encode: each surrogate pair
-    joined into its character, each lone surrogate replaced by U+FFFD."""
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-def _repaired_but_last(text):
-    """``_utf16_repaired`` for all of ``text`` but a final high surrogate, which the next
-    chunk of a stream may pair (``encode_iterable``)."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        if "\ud800" <= text[-1] <= "\udbff":
-            return _utf16_repaired(text[:-1]) + text[-1]
-        return _utf16_repaired(text)
-
-
-def _ranks_grow(table, shift):
-    """Whether every pair ranks after the pairs that make its parts.
-
-    True for a table built from a merge list (a merge can only use tokens
-    made before it); then a merge never makes a pair that ranks below it,
-    which ``Tokenizer._encode_long_piece`` relies on.  O(size of the table).
-    """
-    mask = (1 << shift) - 1
-    made_at = {}
-    for v in table.values():
-        z, rank = v & mask, v >> shift
-        if rank < made_at.get(z, rank + 1):
-            made_at[z] = rank
-    for key, v in table.items():
-        rank = v >> shift
-        if rank <= made_at.get(key >> shift, -1) or rank <= made_at.get(key & mask, -1):
-            return False
-    return True
-
-
-def _list_slot(slots, pending, v, k):
-    """List slot ``k`` under rank ``v``; a rank listed for the first time joins ``pending``."""
-    at = slots.get(v)
-    if at is None:
-        slots[v] = [k]
-        if pending is not None:
-            heapq.heappush(pending, v)
-    else:
-        at.append(k)

@@ -57,11 +57,10 @@ import regex
 
 from ..encode.batch import check_num_threads, map_texts
 from ..encode.tokenizer import Tokenizer
-from ..formats.gpt2_files import read_gpt2_vocab
-from ..formats.tiktoken import read_ranks
+from ..loader import read_encoding
 from ..pretokenize.patterns import Pattern, get_pattern, pattern_names
 from ..specials import special_pattern
-from .registry import KNOWN_ENCODINGS, TIKTOKEN_UNICODE, encoding_files
+from .registry import KNOWN_ENCODINGS, TIKTOKEN_UNICODE
 
 __all__ = ["Encoding", "get_encoding", "list_encoding_names", "encoding_definition"]
 
@@ -579,13 +578,12 @@ def encoding_definition(name: str) -> Dict[str, Any]:
 
 
 def _mergeable_ranks(name):
-    """{token bytes: rank} of a known encoding, from its files (``registry.encoding_files``)."""
+    """{token bytes: rank} of a known encoding, from its files (``loader.read_encoding``)."""
     try:
-        files = encoding_files(name)
+        model = read_encoding(name, merges=False)
     except OSError:
         if name != "r50k_base":
             raise
-        files = encoding_files("gpt2")  # r50k_base's ranks are GPT-2's, in its files too
-    if "ranks" in files:
-        return read_ranks(files["ranks"])
-    return {token: i for i, token in read_gpt2_vocab(files["vocab"]).items() if token != b"<|endoftext|>"}
+        model = read_encoding("gpt2", merges=False)  # r50k_base's ranks are GPT-2's, in its files too
+    special_ids = set(model.special_ids.values())
+    return {token: i for i, token in model.vocab.items() if i not in special_ids}

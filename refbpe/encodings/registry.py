@@ -48,6 +48,7 @@ __all__ = [
     "TIKTOKEN_UNICODE",
     "encoding_files",
     "is_encoding_name",
+    "load_encoding",
     "load_tiktoken",
     "ranks_path",
 ]
@@ -226,15 +227,25 @@ def load_tiktoken(path_or_name, special_tokens=None, pattern=None, *, merges=Tru
     """
     path = os.fspath(path_or_name)
     if is_encoding_name(path):
-        known = KNOWN_ENCODINGS[path]
-        files = encoding_files(path)
-        if "ranks" in files:
-            vocab, merges_list = _ranks_vocab(files["ranks"], merges)
-        else:
-            vocab, merges_list = read_gpt2(files["vocab"], files["merges"])
+        return load_encoding(path, special_tokens, pattern, merges=merges)
+    known = _manifest_beside(path) or KNOWN_ENCODINGS.get(os.path.splitext(os.path.basename(path))[0], {})
+    vocab, merges_list = _ranks_vocab(path, merges)
+    return _with_known(known, vocab, merges_list, special_tokens, pattern)
+
+
+def load_encoding(name, special_tokens=None, pattern=None, *, merges=True):
+    """``load_tiktoken`` of the known encoding ``name``, even where a path of that name exists."""
+    known = KNOWN_ENCODINGS[name]
+    files = encoding_files(name)
+    if "ranks" in files:
+        vocab, merges_list = _ranks_vocab(files["ranks"], merges)
     else:
-        known = _manifest_beside(path) or KNOWN_ENCODINGS.get(os.path.splitext(os.path.basename(path))[0], {})
-        vocab, merges_list = _ranks_vocab(path, merges)
+        vocab, merges_list = read_gpt2(files["vocab"], files["merges"])
+    return _with_known(known, vocab, merges_list, special_tokens, pattern)
+
+
+def _with_known(known, vocab, merges_list, special_tokens, pattern):
+    """``load_tiktoken``'s result: ``known``'s special tokens and pattern, or the caller's."""
     specials = dict(known.get("special_tokens", {}) if special_tokens is None else special_tokens)
     recorded = known.get("pattern") or "gpt2"
     if known.get("unicode") and not recorded.startswith(REGEX_PREFIX):

@@ -63,7 +63,7 @@ __all__ = [
     "read_gpt2",
     "read_manifest_pattern",
     "pattern_fields",
-    "read_model",
+    "read_model_file",
     "tiktoken_special_tokens",
     "write_model",
     "write_model_dir",
@@ -71,14 +71,16 @@ __all__ = [
 ]
 
 
-def read_model(
+def read_model_file(
     path: Union[str, os.PathLike],
     fmt: str = "auto",
     special_tokens: Iterable[str] = (),
     *,
     strict: bool = True,
 ) -> Model:
-    """A ``Model`` from ``path`` in format ``fmt`` (``auto`` detects it; ``FORMATS``).
+    """A ``Model`` from the file or directory ``path`` in format ``fmt`` (``auto`` detects it;
+    ``FORMATS``).  ``refbpe.read_model`` (``loader``) also takes encoding names and is what
+    callers use; this reads files only.
 
     ``special_tokens`` (given by the caller) are added to those the file
     names; formats without special tokens (tiktoken, plain GPT-2) need them.
@@ -93,7 +95,7 @@ def read_model(
     >>> vocab, merges = train_from_texts(["low low lower"], 259, ["<|endoftext|>"])
     >>> with tempfile.TemporaryDirectory() as d:
     ...     _ = write_model(os.path.join(d, "m"), "gpt2", vocab, merges, ["<|endoftext|>"])
-    ...     m = read_model(os.path.join(d, "m"))
+    ...     m = read_model_file(os.path.join(d, "m"))
     >>> m.format, m.merges, m.special_tokens, m.vocab[258]
     ('gpt2', [(b'o', b'w'), (b'l', b'ow')], ['<|endoftext|>'], b'<|endoftext|>')
     """
@@ -155,6 +157,9 @@ def read_model(
     return m
 
 
+read_model = read_model_file  # the name this reader had; ``refbpe.read_model`` is the loader
+
+
 def _json_bytes(obj, indent=None):
     return (json.dumps(obj, ensure_ascii=False, indent=indent) + "\n").encode("utf-8")
 
@@ -207,7 +212,7 @@ def write_model(
         ):
             write_model_dir(dest, vocab, merges, special_tokens, pattern_fields(pattern) or None)
         else:
-            write_gpt2_dir_any_ids(dest, vocab, merges, special_tokens, ids)
+            write_gpt2_dir_any_ids(dest, vocab, merges, special_tokens, ids, pattern_fields(pattern))
         return dest
     if fmt == "hf":
         if os.path.isdir(dest):

@@ -33,7 +33,6 @@ __all__ = [
     "read_gpt2",
     "read_gpt2_vocab",
     "read_gpt2_merges",
-    "read_model_dir",
     "write_model_dir",
     "write_gpt2_dir_any_ids",
     "read_manifest_specials",
@@ -428,22 +427,6 @@ def read_manifest_pattern(path):
             raise ModelFileError("%s:%d: 'unicode' must be a Unicode version (a string)" % (path, line))
         return "%s@%s" % (pattern or "gpt2", unicode)
     return pattern
-
-
-def read_model_dir(directory):
-    """(vocab, merges, special_tokens) from a directory written by ``write_model_dir``.
-
-    Without a manifest the directory is read as plain GPT-2 files, with no
-    special tokens.
-    """
-    vocab, merges = read_gpt2(os.path.join(directory, "vocab.json"), os.path.join(directory, "merges.txt"))
-    special_tokens = []
-    manifest_path = os.path.join(directory, MANIFEST)
-    if os.path.exists(manifest_path):
-        for content, i in read_manifest_specials(manifest_path, vocab):
-            vocab[i] = content.encode("utf-8")
-            special_tokens.append(content)
-    return vocab, merges, special_tokens
 
 
 def write_gpt2_dir_any_ids(directory, vocab, merges, special_tokens, special_ids, extra=None):

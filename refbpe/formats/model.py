@@ -41,7 +41,9 @@ class Model(object):
     Attributes: ``vocab``, ``merges`` in rank order, ``special_tokens``,
     ``format`` (one of ``FORMATS``), ``carries_ids`` (False when the file had
     no ids and the refbpe layout was assumed), ``path``, ``pattern`` (the split
-    pattern's name when the file itself records one: hf, a ``Split``).  Cost: holding the
+    pattern's name when the file itself records one: hf, a ``Split``), and, set by
+    ``refbpe.loader`` for a tiktoken encoding, ``by_rank`` (encode by its ranks),
+    ``special_ids`` ({special token: id}) and ``encoding`` (its name, when read by one).  Cost: holding the
     given objects, O(1); ``id_of`` O(V log V) for V ids.
 
     >>> m = Model({i: bytes([i]) for i in range(256)}, [], ["<|endoftext|>"], "json")
@@ -66,6 +68,9 @@ class Model(object):
         self.format = fmt
         self.carries_ids = carries_ids
         self.path = path
+        self.by_rank = False  # encoded by tiktoken's rule (an encoding or ranks file: ``loader``)
+        self.special_ids = None  # {special token: id} when the source gives ids of its own
+        self.encoding = None  # the encoding's name when read by name (``loader``)
 
     def id_of(self) -> Dict[bytes, int]:
         """{bytes: smallest id}: the id an ordinary token's bytes get."""

@@ -35,10 +35,10 @@ from .. import __version__
 from .._util.atomic import atomic_write
 from ..corpus.countfile import counts_tsv, read_counts
 from ..encode.tokenizer import Tokenizer
-from ..formats import read_model
 from ..formats.hexjson import hex_json
 from ..learn.profiles import ProfileLimit, get_profile
 from ..learn.train import train_from_counts, train_from_texts
+from ..loader import read_model
 from ..pretokenize._unicode_table import UNICODE_VERSION
 from ..pretokenize.patterns import get_pattern
 from ..testing.atoms import (

@@ -40,7 +40,7 @@ import sys
 import time
 
 from ..corpus.idfile import read_ids
-from ..formats import read_model
+from ..loader import read_model
 
 __all__ = [
     "REFBPE_ROOT",

@@ -16,8 +16,9 @@ import tempfile
 
 from ..corpus.sequences import count_texts
 from ..encode.tokenizer import Tokenizer
-from ..formats import Model, read_model
+from ..formats import Model
 from ..learn.profiles import ProfileLimit
+from ..loader import read_model
 from ..verify.judge import judge_encoding, judge_training
 
 __all__ = ["assert_encodes_like_reference", "assert_trains_like_reference"]

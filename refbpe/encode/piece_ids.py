@@ -1,0 +1,302 @@
+"""The piece encoders: the ids of one pre-token, and of the pre-tokens of a text.
+
+``PieceEncoder`` (a base of ``Tokenizer``) merges the lowest-ranked adjacent
+pair of a piece first (``_encode_piece``, O(n^2); pieces of ``_LONG_PIECE``
+bytes or more over a linked list and a heap, O(n log n)), with tiktoken's rule
+first where the tokenizer has ranks (a piece that is a token is that token:
+``_encode_one``).  A long CJK piece is cut where no token spans it
+(``piece_cuts``) and its parts encoded once each.  ``_encode_bytes`` walks a
+text's pre-tokens through two bounded caches.  The tables are ``ranks``'.
+
+Invariant: the ids of a piece are those of applying each merge, in rank
+order, to the whole piece (the ``tokenizer`` module docstring argues why the
+lowest-ranked-pair-first loop gives them).  These are the hot loops of
+encoding; each trick keeps its reason and the perf/ script behind it.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from .piece_cuts import PieceCuts
+from .ranks import NO_MERGE
+
+__all__ = ["PieceEncoder"]
+
+# Pieces this long (bytes) or longer take the O(n log n) path.  Crossovers measured by
+# perf/piece_lengths.py under PyPy: 96-128 bytes for English and random letters, 32-48 for
+# random Han, 128-192 for the real pieces of the chinese corpus (--corpus chinese).
+_LONG_PIECE = 192
+
+# Pieces this long (bytes) or longer that end in a character of three bytes (CJK, kana,
+# Hangul, Thai, Devanagari, ...) are cut where no token spans them (_encode_in_parts); the
+# test reads one byte.  Two-byte scripts (Russian) and code are left whole: their pieces
+# rarely have such a place.  perf/micro.py encode-parts measures each text with and without.
+_CUT_FROM = 8
+_CACHE_LIMIT = 1 << 15  # entries per cache generation (see _encode_bytes)
+_PARTS_LIMIT = 1 << 16  # parts kept by _encode_in_parts (short: a few MB)
+
+
+class PieceEncoder(object):
+    """The piece encoders of a ``Tokenizer`` (its base; the methods read its tables and caches)."""
+
+    def _encode_piece(self, piece):
+        """Ids of one pre-token: lowest-ranked adjacent pair first.
+
+        ``ranks[k]`` holds the merge of pair (k, k + 1); after a merge only
+        its two neighbours are looked up again, and only when both can be
+        parts of a pair (``_index_pairs``).  Against rescanning every pair after
+        each merge this is O(1) instead of O(n) lookups per merge, though on
+        ordinary text's short pieces the two are close (perf/micro.py
+        encode-neighbours under PyPy: 1.0-1.1x).  That is O(n) per merge,
+        O(n^2) per piece; pieces of ``_LONG_PIECE`` bytes or more go to
+        ``_encode_long_piece``, O(n log n).
+        """
+        byte_id = self._byte_id
+        ids = [byte_id[b] for b in piece]
+        if None in ids:
+            raise ValueError("the vocab lacks a single-byte token needed for %r" % piece)
+        if len(ids) >= _LONG_PIECE:
+            if self._ranks_grow:
+                return self._encode_long_piece(ids)
+            return self._encode_long_piece_by_slot(ids)
+        table, shift = self._ranks, self._shift
+        can_left, can_right = self._left, self._right
+        mask = (1 << shift) - 1
+        none = NO_MERGE
+        byte_pairs = self._byte_pairs
+        ranks = [byte_pairs[(piece[k] << 8) | piece[k + 1]] for k in range(len(piece) - 1)]
+        while ranks:
+            best, at = none, -1
+            for k in range(len(ranks)):
+                if ranks[k] < best:
+                    best, at = ranks[k], k
+            if at < 0:
+                break
+            ids[at] = best & mask
+            del ids[at + 1]
+            del ranks[at]
+            new = ids[at]
+            if at > 0:
+                a = ids[at - 1]
+                ranks[at - 1] = (
+                    table.get((a << shift) | new, none) if can_left[a] and can_right[new] else none
+                )
+            if at < len(ranks):
+                b = ids[at + 1]
+                ranks[at] = table.get((new << shift) | b, none) if can_left[new] and can_right[b] else none
+        return ids
+
+    def _encode_long_piece(self, ids):
+        """``_encode_piece`` for long pieces: merges by rank over a linked list, O(n log n).
+
+        ``slots[v]`` lists the slots where the pair of packed rank ``v`` starts,
+        and a heap holds the ranks that have slots.  Merges are done rank by
+        rank, lowest first: a merge only makes pairs that contain its new token,
+        which rank later, so no slot is ever added to the rank being done, and
+        doing a whole rank at once is doing its pair's occurrences one at a
+        time.  Its slots are sorted first, so overlapping occurrences
+        (``a a a``) are merged leftmost first, as the loop of ``_encode_piece``
+        does.  A merge kills the right slot (id -1), relinks, and lists the new
+        pairs on its two sides.  Listed slots are not removed but checked when
+        their rank comes: a slot is current when it is live and the pair there
+        still has that rank (a slot's pair never comes back once it changed: a
+        merge only lengthens the tokens on either side).
+
+        Only for tables whose ranks grow (``_ranks_grow``: a merge list in
+        creation order); others go to ``_encode_long_piece_by_slot``.
+
+        Cost for n bytes: at most n - 1 merges, each O(1) plus two listings;
+        sorting the lists and the heap of ranks, O(n log n).  Measured by
+        perf/piece_lengths.py --long under PyPy: one heap entry per slot
+        (``_encode_long_piece_by_slot``) takes 1.8-2x the time (1M random
+        letters, GPT-2 vocab: 1.34 s against 0.66 s).
+        """
+        table, shift = self._ranks, self._shift
+        mask = (1 << shift) - 1
+        n = len(ids)
+        slots = {}
+        for k in range(n - 1):
+            v = table.get((ids[k] << shift) | ids[k + 1])
+            if v is not None:
+                _list_slot(slots, None, v, k)
+        pending = list(slots)
+        heapq.heapify(pending)
+        nxt = list(range(1, n + 1))  # n: past the end
+        prv = list(range(-1, n - 1))
+        while pending:
+            v = heapq.heappop(pending)
+            at = slots.pop(v)
+            at.sort()
+            z = v & mask
+            for i in at:
+                left = ids[i]
+                j = nxt[i]
+                if left < 0 or j >= n or table.get((left << shift) | ids[j]) != v:
+                    continue  # stale: this slot was merged, or its pair changed
+                ids[i] = z
+                ids[j] = -1
+                r = nxt[j]
+                nxt[i] = r
+                if r < n:
+                    prv[r] = i
+                    w = table.get((z << shift) | ids[r])
+                    if w is not None:
+                        _list_slot(slots, pending, w, i)
+                k = prv[i]
+                if k >= 0:
+                    w = table.get((ids[k] << shift) | z)
+                    if w is not None:
+                        _list_slot(slots, pending, w, k)
+        return [t for t in ids if t >= 0]
+
+    def _encode_long_piece_by_slot(self, ids):
+        """``_encode_piece`` for long pieces when ranks need not grow (tiktoken's tables):
+        a heap of (rank, slot) over a linked list, O(n log n).
+
+        A tiktoken token may rank below one of its parts (cl100k_base: four
+        spaces rank 257, three 262), so a merge can make a pair that ranks
+        below the merge itself, and ``_encode_long_piece``'s rank-by-rank order
+        would be wrong.  Here every slot is its own heap entry, packed as
+        ``rank << 40 | slot``: the smallest is the lowest rank, leftmost first,
+        as the loop of ``_encode_piece`` chooses.  An entry is checked when
+        popped: current when its slot is live and the pair there still has
+        that rank.
+        """
+        table, shift = self._ranks, self._shift
+        mask = (1 << shift) - 1
+        n = len(ids)
+        heap = []
+        for k in range(n - 1):
+            v = table.get((ids[k] << shift) | ids[k + 1])
+            if v is not None:
+                heap.append(((v >> shift) << 40) | k)
+        heapq.heapify(heap)
+        nxt = list(range(1, n + 1))  # n: past the end
+        prv = list(range(-1, n - 1))
+        slot_mask = (1 << 40) - 1
+        while heap:
+            entry = heapq.heappop(heap)
+            i, rank = entry & slot_mask, entry >> 40
+            left = ids[i]
+            j = nxt[i]
+            if left < 0 or j >= n:
+                continue
+            v = table.get((left << shift) | ids[j])
+            if v is None or v >> shift != rank:
+                continue  # stale: the pair at this slot changed
+            z = v & mask
+            ids[i] = z
+            ids[j] = -1
+            r = nxt[j]
+            nxt[i] = r
+            if r < n:
+                prv[r] = i
+                w = table.get((z << shift) | ids[r])
+                if w is not None:
+                    heapq.heappush(heap, ((w >> shift) << 40) | i)
+            k = prv[i]
+            if k >= 0:
+                w = table.get((ids[k] << shift) | z)
+                if w is not None:
+                    heapq.heappush(heap, ((w >> shift) << 40) | k)
+        return [t for t in ids if t >= 0]
+
+    def _encode_one(self, piece):
+        if self._rank_of is not None:
+            whole = self._rank_of.get(piece)  # tiktoken: a piece that is a token is that token
+            if whole is not None:
+                return [whole]
+        if len(piece) >= _CUT_FROM and piece[-3] >= 0xE0:
+            return self._encode_in_parts(piece)
+        return self._encode_piece(piece)
+
+    def _encode_in_parts(self, piece):
+        """``_encode_piece`` of a piece cut where no token spans it (``piece_cuts``), each part
+        encoded once and kept (up to ``_PARTS_LIMIT`` parts, then the cache starts again): the
+        parts of CJK text repeat where its pieces do not."""
+        cuts = self._cuts
+        if cuts is None:
+            cuts = self._cuts = PieceCuts(self._id_of)
+        parts = self._parts
+        if len(parts) >= _PARTS_LIMIT:
+            parts = self._parts = {}
+        return cuts.encode_in_parts(piece, parts, self._encode_piece)
+
+    @staticmethod
+    def _cached_form(ids):
+        return ids[0] if len(ids) == 1 else ids
+
+    def _encode_bytes(self, data, out, ends=None):
+        """Append the ids of UTF-8 ``data`` (pieces ending at ``ends``) to ``out``.
+
+        Short pieces are looked up in the cache under the packed-int key of
+        ``gpt2.count_pieces``, built without slicing (perf/micro.py
+        encode-small-key under PyPy: 1.2x faster than slicing and hashing
+        ``bytes`` per piece).  A piece that is one token is cached as that int,
+        not a list: one memory access fewer per lookup (perf/micro.py
+        encode-int-cache: 1.1-1.2x).
+
+        Each cache has two generations of at most ``_CACHE_LIMIT`` entries: a
+        miss looks in the previous one before encoding, and a full cache
+        becomes the previous one, so frequent pieces survive and memory stays
+        bounded.  Measured under PyPy by ``perf/encode_corpus.py single``
+        (its second-pass column: CPU seconds of a second ``encode`` of the same
+        8 MB of english_medium): one generation of 1 << 15, cleared when full,
+        0.59 s; two generations of 1 << 15, 0.37-0.40 s (tiktoken 0.59 s in
+        the same run); one of 1 << 18, 0.36 s but 55 MB more per process.
+        """
+        if ends is None:
+            ends = self._piece_ends(data)
+        small, cache = self._small_cache, self._cache
+        append = out.append
+        start = 0
+        for end in ends:
+            if end - start < 8:
+                key = 1
+                for p in range(start, end):
+                    key = (key << 8) | data[p]
+                ids = small.get(key)
+                if ids is None:
+                    ids = self._small_miss(key, data, start, end)
+                    small = self._small_cache
+            else:
+                piece = data[start:end]
+                ids = cache.get(piece)
+                if ids is None:
+                    ids = self._miss(piece)
+                    cache = self._cache
+            if type(ids) is int:
+                append(ids)
+            else:
+                out.extend(ids)
+            start = end
+
+    def _small_miss(self, key, data, start, end):
+        ids = self._small_old.get(key)
+        if ids is None:
+            ids = self._cached_form(self._encode_one(data[start:end]))
+        if len(self._small_cache) >= _CACHE_LIMIT:
+            self._small_old, self._small_cache = self._small_cache, {}
+        self._small_cache[key] = ids
+        return ids
+
+    def _miss(self, piece):
+        ids = self._old.get(piece)
+        if ids is None:
+            ids = self._cached_form(self._encode_one(piece))
+        if len(self._cache) >= _CACHE_LIMIT:
+            self._old, self._cache = self._cache, {}
+        self._cache[piece] = ids
+        return ids
+
+
+def _list_slot(slots, pending, v, k):
+    """List slot ``k`` under rank ``v``; a rank listed for the first time joins ``pending``."""
+    at = slots.get(v)
+    if at is None:
+        slots[v] = [k]
+        if pending is not None:
+            heapq.heappush(pending, v)
+    else:
+        at.append(k)
