@@ -74,3 +74,25 @@ def test_verify_split_of_an_endless_line_stops_at_the_longest_a_piece_can_be(tmp
     corpus.write_text("hello world\n" * 100)
     r = _refbpe("verify", "--split", "/dev/zero", str(corpus))
     _one_line_error(r, "/dev/zero:1", "longer than any piece")
+
+
+def test_a_ranks_file_with_one_huge_rank_costs_memory_by_its_size(tmp_path):
+    """Tables are sized by the ids a file holds, not by its largest number: a 3 KB ranks file
+    with a rank of 2,000,000,000 is read in a process limited to 1.5 GB of address space."""
+    import base64
+
+    path = tmp_path / "sparse.tiktoken"
+    lines = ["%s %d" % (base64.b64encode(bytes([i])).decode(), i) for i in range(255)]
+    lines.append("%s %d" % (base64.b64encode(b"\xff").decode(), 2_000_000_000))
+    path.write_text("\n".join(lines) + "\n")
+    text = tmp_path / "t.txt"
+    text.write_bytes(b"hello\n")
+    limit = "import resource, runpy, sys; resource.setrlimit(resource.RLIMIT_AS, (1500 << 20, 1500 << 20)); "
+    for args, expected in (
+        (["show", str(path), "hh", "--ids"], "104 104"),
+        (["stats", str(path), str(text)], "6"),
+    ):
+        code = limit + "sys.argv = ['refbpe'] + %r; runpy.run_module('refbpe', run_name='__main__')" % args
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert expected in r.stdout

@@ -21,6 +21,7 @@ import time
 from array import array
 
 from ..corpus.encode import EncodeRun
+from ..encode.ranks import ZeroDefault, dense
 
 __all__ = ["corpus_stats", "stats_of", "format_table", "format_top_tokens", "percentile"]
 
@@ -51,7 +52,8 @@ def stats_of(run, *, top=10):
     """A dict of figures for ``run`` (an ``encode.EncodeRun``), encoding it."""
     t0 = time.time()
     vocab = run.tokenizer.vocab
-    counts = [0] * (max(vocab) + 1 if vocab else 0)
+    size = max(vocab) + 1 if vocab else 0
+    counts = [0] * size if dense(size, len(vocab)) else ZeroDefault()
     ratios = array("d")
 
     def count(unit):
@@ -62,7 +64,7 @@ def stats_of(run, *, top=10):
     seconds = time.time() - t0
     ordered = sorted(ratios)
     used = sum(1 for i in vocab if counts[i])
-    frequent = sorted((i for i in range(len(counts)) if counts[i]), key=lambda i: (-counts[i], i))[:top]
+    frequent = sorted((i for i in vocab if counts[i]), key=lambda i: (-counts[i], i))[:top]
     total_bytes, tokens = run.bytes, run.tokens
     return {
         "vocab_size": len(vocab),

@@ -15,7 +15,7 @@ pairs; for ranks, one look-up per (token, prefix token) pair.
 
 from __future__ import annotations
 
-__all__ = ["NO_MERGE", "RankTables"]
+__all__ = ["NO_MERGE", "RankTables", "ZeroDefault", "dense"]
 
 NO_MERGE = 1 << 62  # above every packed rank
 
@@ -80,11 +80,16 @@ class RankTables(object):
         shift, table, none = self._shift, self._ranks, NO_MERGE
         mask = (1 << shift) - 1
         size = max(self.vocab, default=0) + 1
-        left, right = bytearray(size), bytearray(size)
+        if dense(size, len(self.vocab)):
+            left, right = bytearray(size), bytearray(size)
+        else:  # ids far apart (a rank of 2,000,000,000 in a short file): sized by the vocab instead
+            left, right = ZeroDefault(), ZeroDefault()
         for key in table:
             left[key >> shift] = 1
             right[key & mask] = 1
-        self._left, self._right = bytes(left), bytes(right)
+        if isinstance(left, bytearray):
+            left, right = bytes(left), bytes(right)
+        self._left, self._right = left, right
         self._ranks_grow = _ranks_grow(table, shift)
         byte_id = [none if i is None else i for i in self._byte_id]
         self._byte_pairs = [
@@ -94,6 +99,19 @@ class RankTables(object):
             for b1 in range(256)
             for b2 in range(256)
         ]
+
+
+def dense(size, count):
+    """Whether a table indexed by id up to ``size`` stays within a small multiple of the ``count``
+    ids it holds: then a list or bytes, else a dict (memory by what is there, not by the largest id)."""
+    return size <= 4 * count + 65536
+
+
+class ZeroDefault(dict):
+    """A dict read like a zero-filled array: a missing id is 0."""
+
+    def __missing__(self, key):
+        return 0
 
 
 def _ranks_grow(table, shift):
