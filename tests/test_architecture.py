@@ -436,3 +436,48 @@ def test_source_decisions_are_found(tmp_path):
         "refbpe.cli.bad imports read_tiktoken from refbpe.formats.tiktoken",
         "refbpe.cli.bad uses .from_tiktoken",
     ]
+
+
+# -- the tree shows the pipeline, and a reader can hold each file -----------------------------
+
+LOOSE_MODULES_AT_MOST = 4  # beside __init__ and __main__: the rest lives in a stage's package
+LINES_AT_MOST = 700
+
+
+def _loose_modules():
+    return sorted(
+        m.split(".", 1)[1]
+        for m, path in modules().items()
+        if m.count(".") == 1 and not path.endswith("__init__.py") and not m.endswith("__main__")
+    )
+
+
+def test_few_modules_lie_loose_in_the_package():
+    loose = _loose_modules()
+    assert len(loose) <= LOOSE_MODULES_AT_MOST, "loose in refbpe/: %s" % loose
+
+
+def _generated(path):
+    with open(path, encoding="utf-8") as f:
+        return ": GENERATED" in f.readline()
+
+
+def test_no_hand_written_module_is_over_700_lines():
+    long = []
+    for path in sorted(modules().values()):
+        with open(path, encoding="utf-8") as f:
+            n = sum(1 for _ in f)
+        if n > LINES_AT_MOST and not _generated(path):
+            long.append("%s: %d lines" % (os.path.relpath(path), n))
+    assert long == []
+
+
+def test_the_size_checks_can_fail(tmp_path):
+    """The generated-file exemption reads the first line only, and a long file is counted."""
+    hand = tmp_path / "hand.py"
+    hand.write_text('"""A module."""\n' + "x = 1\n" * (LINES_AT_MOST + 1))
+    made = tmp_path / "made.py"
+    made.write_text('"""Tables: GENERATED."""\n' + "x = 1\n" * (LINES_AT_MOST + 1))
+    assert not _generated(str(hand)) and _generated(str(made))
+    with open(str(hand)) as f:
+        assert sum(1 for _ in f) > LINES_AT_MOST
