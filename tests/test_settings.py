@@ -5,7 +5,10 @@ raises the trainers' own errors, in their order; the command line builds the sam
 value (``cli.train_settings``) as ``resolve`` does from the same options.
 """
 
+import os
+
 import pytest
+from support import run_main
 
 from refbpe.cli.commands import build_parser
 from refbpe.cli.common import CliError
@@ -189,3 +192,70 @@ def test_the_command_line_names_the_first_bad_setting(argv, message):
     argv = list(argv) if "--vocab-size" in argv else ["--vocab-size", "400"] + list(argv)
     with pytest.raises(CliError, match=message):
         settings_from_args(_args(*argv))
+
+
+# -- the same options in train, verify --trace and certify -------------------------------
+
+EOT = "<|endoftext|>"
+# Each document starts with a word seen nowhere else after a space, so the prefix space changes counts;
+# vocab size 270 leaves 13 merges after the whole byte-level alphabet, fewer than the corpus allows.
+DOCS = EOT.join("hello %s\nhello there\n" % w for w in ("you", "world", "all", "again", "friend"))
+
+
+def _train(capsys, tmp_path, name, *options):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(DOCS, encoding="utf-8")
+    out, trace = str(tmp_path / name), str(tmp_path / (name + ".jsonl"))
+    argv = ["train", str(corpus), "--vocab-size", "270", "--special-token", EOT, "-o", out]
+    assert run_main(capsys, *argv, "--trace", trace, "--quiet", "--workers", "1", *options)[0] == 0
+    return str(corpus), out, trace
+
+
+SHARED = [
+    ["--no-add-prefix-space"],
+    ["--sequences", "lines"],
+    ["--initial-alphabet", "bytelevel"],
+    ["--min-frequency", "4"],
+]
+
+
+@pytest.mark.parametrize("options", SHARED, ids=lambda o: o[0])
+def test_verify_trace_trains_the_reference_with_trains_options(options, tmp_path, capsys):
+    corpus, _, trace = _train(capsys, tmp_path, "m", "--profile", "hf", *options)
+    verify = ["verify", corpus, "--vocab-size", "270", "--special-token", EOT, "--profile", "hf"]
+    code, text, _ = run_main(capsys, *verify, "--trace", trace, *options)
+    assert code == 0 and text.startswith("identical")
+    code, text, _ = run_main(capsys, *verify, "--trace", trace)  # the option changes the reference
+    assert code == 1 and text.startswith("DIFFERENT")
+
+
+@pytest.mark.parametrize("options", SHARED[:3], ids=lambda o: o[0])
+def test_certify_counts_and_sizes_as_train_did(options, tmp_path, capsys):
+    corpus, model, _ = _train(capsys, tmp_path, "m", "--profile", "hf", *options)
+    certify = ["certify", model, corpus, "--vocab-size", "270", "--special-token", EOT, "--profile", "hf"]
+    code, text, _ = run_main(capsys, *certify, *options)
+    assert code == 0 and text.startswith("certified"), text
+    code, text, _ = run_main(capsys, *certify)
+    assert code == 1 and text.startswith("NOT certified"), text
+
+
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["certify", "m", "c.txt", "--min-frequency", "2"], "certify does not take --min-frequency"),
+        (["certify", "m", "c.txt", "--profile", "superbpe", "--transition", "5"], "certify replays one"),
+        (["verify", "c.txt", "--against", "m", "--vocab-size", "270", "--sequences", "lines"], "--sequences"),
+        (["verify", "c.txt", "--against", "m", "--no-add-prefix-space"], "verify does not take --no-add"),
+        (["fuzz", "--train", "true", "--initial-alphabet", "ab"], "fuzz does not take --initial-alphabet"),
+        (["conformance", "write", "d", "--min-frequency", "3"], "conformance does not take --min-frequency"),
+        (["conformance", "write", "d", "--transition", "3"], "conformance does not take --transition"),
+    ],
+)
+def test_a_tool_that_cannot_honour_a_setting_refuses_it_in_one_line(argv, message, tmp_path, capsys):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(DOCS, encoding="utf-8")
+    _, _, trace = _train(capsys, tmp_path, "m")
+    argv = [str(tmp_path / a) if a in ("m", "c.txt", "d") else a for a in argv]
+    code, _, err = run_main(capsys, *argv)
+    assert code == 2 and err.count("\n") == 1 and message in err, err
+    assert not os.path.exists(str(tmp_path / "d"))

@@ -17,8 +17,9 @@ from ..encodings.registry import KNOWN_ENCODINGS, ranks_path
 from ..formats import FORMATS, read_model, write_model
 from ..fuzz import Target, TargetError, Trial, search_for_failure, write_findings
 from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, MISSING, available
-from .common import CliError, add_pattern_argument, add_profile_argument, positive_float, positive_int
+from .common import CliError, add_pattern_argument, positive_float, positive_int
 from .reference import is_tiktoken_encoding
+from .train_settings import add_settings_arguments, refuse_settings
 
 __all__ = ["register", "run"]
 
@@ -86,7 +87,7 @@ def register(sub):
         metavar="NAME|MODEL",
         help="encode mode: cl100k_base, o200k_base, or a model refbpe reads (GPT-2 files, ...)",
     )
-    add_profile_argument(f)
+    add_settings_arguments(f)
     add_pattern_argument(f)
     f.add_argument(
         "--classes",
@@ -187,6 +188,7 @@ def _encode_setup(args, workdir):
 def run(args):
     if not available():
         raise CliError(MISSING)
+    refuse_settings(args, "fuzz", "its targets are given only the input and the vocab size")
     try:
         target = _target(args)
         target.check_starts()

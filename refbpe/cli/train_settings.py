@@ -26,7 +26,16 @@ from ..learn.settings import resolve
 from ..pretokenize.patterns import get_pattern, pattern_key
 from .common import CliError, add_profile_argument
 
-__all__ = ["add_settings_arguments", "settings_from_args"]
+__all__ = ["add_settings_arguments", "settings_from_args", "refuse_settings", "profile_counting"]
+
+# The profile's options as ``add_settings_arguments`` adds them: (dest, option, value when not given).
+PROFILE_OPTIONS = (
+    ("min_frequency", "--min-frequency", 0),
+    ("add_prefix_space", "--add-prefix-space", None),
+    ("sequences", "--sequences", None),
+    ("initial_alphabet", "--initial-alphabet", None),
+    ("transition", "--transition", None),
+)
 
 
 def add_settings_arguments(p):
@@ -85,6 +94,26 @@ def settings_from_args(args, load_parent=None):
         )
     except ValueError as e:
         raise CliError(str(e))
+
+
+def refuse_settings(args, command, why, dests=None):
+    """A one-line CliError for the first profile option (of ``dests``; default all of
+    ``PROFILE_OPTIONS``) given to ``command``, whose machinery cannot honour it yet (``why``)."""
+    for dest, option, unset in PROFILE_OPTIONS:
+        if (dests is None or dest in dests) and getattr(args, dest, unset) != unset:
+            if dest == "add_prefix_space" and not args.add_prefix_space:
+                option = "--no-add-prefix-space"
+            raise CliError("%s does not take %s yet: %s" % (command, option, why))
+
+
+def profile_counting(settings):
+    """``train.count_with_profile``'s options that count a corpus as ``settings``' trainer does."""
+    return {
+        "profile": settings.profile,
+        "pattern": settings.pattern_key,
+        "cut": settings.sequences,
+        "add_prefix_space": settings.add_prefix_space,
+    }
 
 
 def _profile(args):
