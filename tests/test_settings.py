@@ -28,6 +28,7 @@ from refbpe.learn.train import (
     train_texts,
 )
 from refbpe.verify.certify import PROFILE_TIE_RULES
+from refbpe.verify.ties import ORDER_FREE
 
 TEXTS = ["low low lower<|endoftext|>lowest newest widest\n", "the cat sat on the mat\nthe end\n"]
 COUNTS = {b"low": 5, b"lower": 2, b"widest": 3, b"newest": 6, b" the": 4, b"\xc3\xa9t\xc3\xa9": 2}
@@ -55,9 +56,12 @@ def test_resolve_fills_in_each_profiles_defaults():
     assert staged.recorded()["transition"] == 7 and resolve("hf").stage_pattern_keys is None
 
 
-@pytest.mark.parametrize("profile", ["cs336", "rustbpe", "hf"])
-def test_the_tie_rule_is_the_one_certify_holds_the_profile_to(profile):
-    assert resolve(profile).tie_rule == PROFILE_TIE_RULES[profile]
+@pytest.mark.parametrize(
+    "profile,rule",
+    [("cs336", "greatest-bytes"), ("rustbpe", "smallest-ids-refbpe-layout"), ("hf", "smallest-ids")],
+)
+def test_the_tie_rule_is_the_one_certify_holds_the_profile_to(profile, rule):
+    assert resolve(profile).tie_rule == rule == PROFILE_TIE_RULES[profile] and rule in ORDER_FREE
 
 
 def test_settings_do_not_change():

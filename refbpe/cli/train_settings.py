@@ -15,6 +15,11 @@ fixed order, so the first error names what the user typed, as one line
     3. the parent model (``--extend``, read by the caller's ``load_parent``);
     4. ``--vocab-size`` against the special tokens (``settings.resolve``).
 
+Every command that trains, checks or replays takes the same group; one whose
+machinery cannot honour an option yet refuses it by name (``refuse_settings``),
+so that a setting is never silently ignored.  ``profile_counting`` gives the
+options that count a corpus as the settings' trainer does (verify, certify).
+
 Cost: O(options), plus reading the parent model and a count file's first line.
 """
 
