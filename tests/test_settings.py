@@ -6,6 +6,7 @@ value (``cli.train_settings``) as ``resolve`` does from the same options.
 """
 
 import os
+import pickle
 
 import pytest
 from support import run_main
@@ -75,6 +76,7 @@ def test_settings_do_not_change():
     same = resolve("hf", vocab_size=300, initial_alphabet="ba")
     assert s == same and hash(s) == hash(same)
     assert s != resolve("hf", vocab_size=301, initial_alphabet="ab")
+    assert pickle.loads(pickle.dumps(s)) == s and pickle.loads(pickle.dumps(s)).recorded() == s.recorded()
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: "-".join(str(v) for v in o.values()))
@@ -142,6 +144,8 @@ def _parent_model():
 def test_a_parents_special_tokens_come_first_and_its_merges_are_kept():
     s = resolve(vocab_size=300, special_tokens=["<c>", "<p>"], extend=_parent_model(), inherit_merges=3)
     assert s.special_tokens == ("<p>", "<c>") and len(s.parent.merges) == 3
+    fewer = resolve(vocab_size=300, special_tokens=["<c>"], extend=_parent_model(), inherit_merges=2)
+    assert pickle.loads(pickle.dumps(s)) == s != fewer
     with pytest.raises(ValueError, match="inherit_merges must be an integer from 0 to the parent's 5"):
         resolve(vocab_size=300, extend=_parent_model(), inherit_merges=9)
     assert train_counts(s, COUNTS) == train_from_counts(

@@ -188,7 +188,7 @@ def _encode_setup(args, workdir):
 def run(args):
     if not available():
         raise CliError(MISSING)
-    refuse_settings(args, "fuzz", "its targets are given only the input and the vocab size")
+    refuse_settings(args, "fuzz", "its targets get only the input, the vocab size and the special tokens")
     try:
         target = _target(args)
         target.check_starts()

@@ -61,6 +61,10 @@ class TrainSettings(object):
     def __setattr__(self, name, value):
         raise AttributeError("TrainSettings is immutable; resolve() a new one")
 
+    def __reduce__(self):  # pickled for a worker process: rebuilt as made, past ``__setattr__``
+        fields = (self.profile, self.recorded(), self.special_tokens, self.vocab_size, self.parent)
+        return TrainSettings, fields
+
     def recorded(self) -> Dict[str, Any]:
         """The settings as a report records them (``report["profile"]``, a manifest's ``profile``)."""
         return {k: list(v) if isinstance(v, tuple) else v for k, v in self._record}
@@ -94,7 +98,7 @@ class TrainSettings(object):
     def __eq__(self, other):
         if not isinstance(other, TrainSettings):
             return NotImplemented
-        return self._key() == other._key() and self.parent is other.parent
+        return self._key() == other._key()
 
     def __ne__(self, other):
         equal = self.__eq__(other)
@@ -104,7 +108,10 @@ class TrainSettings(object):
         return hash(self._key())
 
     def _key(self):
-        return (repr(self.profile), self._record, self.special_tokens, self.vocab_size)
+        parent = self.parent
+        if parent is not None:  # what an extension keeps of it (``extend.Parent``)
+            parent = (tuple(parent.merges), tuple(parent.special_ids.items()), repr(parent.record))
+        return (repr(self.profile), self._record, self.special_tokens, self.vocab_size, parent)
 
     def __repr__(self):
         fields = ", ".join("%s=%r" % kv for kv in self._record if kv[0] != "peer")
