@@ -816,7 +816,7 @@ def test_out_of_memory_is_one_line(tmp_path, capsys, monkeypatch):
     def exhausted(*args, **kwargs):
         raise MemoryError()
 
-    monkeypatch.setattr(refbpe.cli.train, "train_bpe", exhausted)
+    monkeypatch.setattr(refbpe.cli.train, "train_corpus", exhausted)
     corpus = write_file(tmp_path / "ok.txt", b"hello")
     status, _, err = run_main(capsys, *["train", corpus, "--vocab-size", "300", "--out", str(tmp_path / "m")])
     assert status == 1

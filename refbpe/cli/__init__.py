@@ -3,8 +3,9 @@
 A layer on top of the library: the library never imports it.  ``commands``
 holds the parser and runs a subcommand (and lists the exit statuses);
 ``common`` holds what every subcommand shares (argument types, option groups,
-checks, errors), ``model_argument`` the MODEL argument and ``reference`` what
-verify and certify read (their model, the reference word counts); each
+checks, errors), ``model_argument`` the MODEL argument, ``train_settings`` the
+training conventions' options and the one place that builds their ``TrainSettings``,
+and ``reference`` what verify and certify read (their model, the reference word counts); each
 subcommand is one module with ``register(subparsers)`` and ``run(args)``:
 ``train``, ``count``, ``encode``, ``decode``, ``stats``, ``show``, ``split``,
 ``convert``, ``verify``, ``certify``, ``fuzz``, ``conformance``; ``pypy_gc``

@@ -7,18 +7,17 @@ No reference training: their merges are replayed over the reference counts
 import json
 import sys
 
-from ..learn.profiles import get_profile
-from ..verify.certify import PROFILE_TIE_RULES, certify, render_certificate
+from ..verify.certify import certify, render_certificate
 from ..verify.ties import ORDER_FREE
 from .common import (
     CliError,
     add_counting_arguments,
-    add_profile_argument,
     add_special_token_argument,
     check_special_tokens,
     positive_int,
 )
 from .reference import their_model, word_counts
+from .train_settings import add_settings_arguments, profile_counting, refuse_settings, settings_from_args
 
 __all__ = ["register", "run"]
 
@@ -55,7 +54,7 @@ def register(sub):
     )
     c.add_argument("--limit", type=positive_int, default=20, help="failing steps listed at most (default 20)")
     c.add_argument("--json", action="store_true", help="print one JSON object")
-    add_profile_argument(c)
+    add_settings_arguments(c)
     add_counting_arguments(c, workers_help="processes for counting (default: 1 below 16 MB, else CPU count)")
     return c
 
@@ -64,16 +63,17 @@ def run(args):
     check_special_tokens(args.special_token)
     args.against = args.model
     theirs = their_model(args)
-    profile = get_profile(args.profile)
-    options = {"profile": profile.name}
-    if args.pattern:
-        options["pattern"] = args.pattern
-    counts, _, _ = word_counts(args, {}, options)
-    settings = profile.settings(**{k: v for k, v in options.items() if k != "profile"})
+    if args.profile == "superbpe":
+        raise CliError("certify replays one stage's counts; --profile superbpe trains two (docs/superbpe.md)")
+    refuse_settings(args, "certify", "its steps are held to the maximum count only", ["min_frequency"])
+    settings = settings_from_args(args)
+    counts, _, _ = word_counts(args, {}, profile_counting(settings))
     wanted = None
     if args.vocab_size is not None:
-        wanted = profile.merges_wanted(counts, args.vocab_size, args.special_token, settings)
-    rule = args.tie_rule or PROFILE_TIE_RULES[profile.name]
+        wanted = settings.profile.merges_wanted(
+            counts, args.vocab_size, list(settings.special_tokens), settings.recorded()
+        )
+    rule = args.tie_rule or settings.tie_rule
     their_ids = theirs.id_of() if theirs.carries_ids else None
     try:
         report = certify(counts, theirs.merges, rule, their_ids, wanted, args.limit)

@@ -12,7 +12,8 @@ import tempfile
 
 from ..fuzz import Target, TargetError
 from ..fuzz.pack import PackError, check_pack, write_pack
-from .common import CliError, add_pattern_argument, add_profile_argument, check_output_dir, positive_float
+from .common import CliError, add_pattern_argument, check_output_dir, positive_float
+from .train_settings import add_settings_arguments, refuse_settings
 
 __all__ = ["register", "run"]
 
@@ -37,7 +38,7 @@ def register(sub):
     )
     c.add_argument("action", choices=("write", "check"), help="write a pack, or check against one")
     c.add_argument("directory", metavar="DIR", help="the pack's directory")
-    add_profile_argument(c)
+    add_settings_arguments(c)
     add_pattern_argument(c)
     c.add_argument("--seed", type=int, default=0, help="write: the cases' seed (default 0)")
     c.add_argument(
@@ -127,6 +128,7 @@ def _check(args):
 
 
 def run(args):
+    refuse_settings(args, "conformance", "a pack records only the profile and the pattern of its cases")
     if args.action == "write":
         return _write(args)
     return _check(args)

@@ -18,14 +18,8 @@ from ..formats import FORMATS, write_model
 from ..fuzz import Target, TargetError, Trial, search_for_failure, write_findings
 from ..loader import read_model
 from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, MISSING, available
-from .common import (
-    CliError,
-    add_pattern_argument,
-    add_profile_argument,
-    check_output_dir,
-    positive_float,
-    positive_int,
-)
+from .common import CliError, add_pattern_argument, check_output_dir, positive_float, positive_int
+from .train_settings import add_settings_arguments, refuse_settings
 
 __all__ = ["register", "run"]
 
@@ -93,7 +87,7 @@ def register(sub):
         metavar="NAME|MODEL",
         help="encode mode: cl100k_base, o200k_base, or a model refbpe reads (GPT-2 files, ...)",
     )
-    add_profile_argument(f)
+    add_settings_arguments(f)
     add_pattern_argument(f)
     f.add_argument(
         "--classes",
@@ -196,6 +190,7 @@ def _encode_setup(args, workdir):
 def run(args):
     if not available():
         raise CliError(MISSING)
+    refuse_settings(args, "fuzz", "its targets get only the input, the vocab size and the special tokens")
     try:
         target = _target(args)
         target.check_starts()

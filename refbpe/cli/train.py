@@ -1,6 +1,5 @@
 """``refbpe train``: train byte-level BPE on text files (or word-count files) and write the model."""
 
-import argparse
 import glob
 import os
 import re
@@ -24,14 +23,12 @@ from ..formats.model import special_ids
 from ..formats.peers import PEER_FORMATS, write_peer_model
 from ..formats.trace import write_training_trace
 from ..learn.extend import load_parent
-from ..learn.profiles import SuperBPEProfile, get_profile, settings_pattern
-from ..learn.train import check_training_args, train_bpe, train_from_count_files
+from ..learn.profiles import settings_pattern
+from ..learn.train import train_corpus, train_count_files
 from ..loader import read_model
-from ..pretokenize.patterns import get_pattern, pattern_key
 from .common import (
     CliError,
     add_counting_arguments,
-    add_profile_argument,
     add_special_token_argument,
     check_inputs,
     check_output_dir,
@@ -45,6 +42,7 @@ from .common import (
     write_report,
 )
 from .pypy_gc import TRAIN_GC_SETTINGS, TRAIN_RESTART_FROM, restart_with_small_nursery
+from .train_settings import add_settings_arguments, settings_from_args
 
 __all__ = ["register", "run", "stdlib_sources"]
 
@@ -94,44 +92,7 @@ def register(sub):
         "hf DIR/tokenizer.json; tiktoken DIR/tokenizer.tiktoken (ranks; special tokens in DIR/refbpe.json); "
         "json DIR/tokenizer.hex.json",
     )
-    add_profile_argument(t)
-    t.add_argument(
-        "--min-frequency",
-        type=int,
-        default=0,
-        metavar="N",
-        help="stop before the first merge whose pair occurs fewer than N times (HF's min_frequency)",
-    )
-    t.add_argument(
-        "--add-prefix-space",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="--profile hf: a space before each sequence that lacks one (ByteLevel's add_prefix_space; "
-        "default: yes, as HF)",
-    )
-    t.add_argument(
-        "--sequences",
-        choices=("documents", "lines"),
-        default=None,
-        help="--profile hf: documents (each file cut at the special tokens: HF's train_from_iterator "
-        "over the documents; the default) or lines (each line with its newline, special tokens kept "
-        "as text: HF's train([files]))",
-    )
-    t.add_argument(
-        "--initial-alphabet",
-        default=None,
-        metavar="CHARS",
-        help="--profile hf: characters always in the vocab (byte-level mapped, as HF's initial_alphabet); "
-        "'bytelevel' for all 256 (ByteLevel.alphabet())",
-    )
-    t.add_argument(
-        "--transition",
-        type=int,
-        default=None,
-        metavar="T",
-        help="--profile superbpe: the number of stage-1 merges kept before superwords are learned "
-        "(docs/superbpe.md)",
-    )
+    add_settings_arguments(t)
     t.add_argument(
         "--extend",
         metavar="MODEL",
@@ -156,57 +117,9 @@ def register(sub):
     return t
 
 
-def _profile_options(args, profile):
-    """train_bpe's profile options from the command line (unset ones left to the profile)."""
-    options = {"profile": profile, "min_frequency": args.min_frequency}
-    for key, value in (
-        ("pattern", args.pattern),
-        ("cut", args.sequences),
-        ("add_prefix_space", args.add_prefix_space),
-        ("initial_alphabet", args.initial_alphabet),
-    ):
-        if value is not None:
-            options[key] = value
-    if args.initial_alphabet and args.initial_alphabet != "bytelevel":
-        options["initial_alphabet"] = list(args.initial_alphabet)
-    try:
-        profile.settings(**{k: v for k, v in options.items() if k != "profile"})
-    except ValueError as e:
-        raise CliError(str(e))
-    if args.counts:
-        if args.sequences or args.add_prefix_space:
-            raise CliError(
-                "--sequences and --add-prefix-space shape counting; word-count files are counted already"
-            )
-        # What 'refbpe count' did: documents, no prefix space, its pattern (the file's first line names it).
-        counted = get_pattern(pattern_key(args.pattern, None, read_counts_pattern(args.counts[0])))
-        versioned = "%s@%s" % (counted.name, counted.unicode)
-        custom = counted.name.startswith("regex:")  # reads the latest tables: no version to pin
-        options.update(add_prefix_space=False, pattern=counted.key if custom else versioned)
-        if profile.name == "hf":
-            options["cut"] = "documents"
-    return options
-
-
-def _profile(args):
-    """The ``Profile`` of ``--profile`` (SuperBPE's with ``--transition``)."""
-    if args.profile != "superbpe":
-        if args.transition is not None:
-            raise CliError("--transition is an option of --profile superbpe")
-        return get_profile(args.profile)
-    if args.transition is None:
-        raise CliError("--profile superbpe needs --transition T (the number of stage-1 merges kept)")
-    if args.counts or args.extend:
-        raise CliError("--profile superbpe counts the corpus once per stage: give CORPUS files, not "
-                       "--counts, and no --extend")  # fmt: skip
-    try:
-        return SuperBPEProfile(args.transition)
-    except ValueError as e:
-        raise CliError(str(e))
-
-
 def _parent(args):
-    """The ``extend.Parent`` of ``--extend MODEL`` (``--inherit-merges K``), or None."""
+    """The ``extend.Parent`` of ``--extend MODEL`` (``--inherit-merges K``), or None
+    (``train_settings.settings_from_args``' ``load_parent``)."""
     if args.extend is None:
         if args.inherit_merges is not None:
             raise CliError("--inherit-merges needs --extend MODEL")
@@ -292,27 +205,18 @@ def run(args):
     check_special_tokens(args.special_token)
     if args.counts and args.pattern is None:
         args.pattern = _recorded_pattern(args.counts)
-    profile = _profile(args)
+    settings = settings_from_args(args, _parent)
+    profile, parent, specials = settings.profile, settings.parent, list(settings.special_tokens)
     fmt = args.format or PEER_FORMATS.get(profile.name, ("gpt2",))[0]
-    profile_options = _profile_options(args, profile)
-    parent = _parent(args)
-    if parent is not None:
-        profile_options["extend"] = parent
-        args.special_token = parent.with_specials(args.special_token or ())
-    try:
-        vocab_size, specials = check_training_args(
-            args.vocab_size, args.special_token, profile.minimum_vocab_size(args.special_token)
-        )
-    except ValueError as e:
-        raise CliError(str(e))
     check_output_dir(args.out)
     if args.report:
         check_output_file(args.report, "--report")
+    trace = None
     if args.trace:
         if parent is not None:
             raise CliError("--trace records the rule's choices; with --extend the inherited merges are not")
         check_output_file(args.trace, "--trace")
-        profile_options["trace"] = trace = []
+        trace = []
 
     # 1. Count and merge.
     progress = make_progress(args)
@@ -320,21 +224,18 @@ def run(args):
     t0 = time.time()
     if args.counts:
         try:
-            vocab, merges = train_from_count_files(
-                args.counts, vocab_size, specials, progress=progress, report=report, **profile_options
+            vocab, merges = train_count_files(
+                settings, args.counts, progress=progress, report=report, trace=trace
             )
         except ValueError as e:
             raise CliError(str(e))
     else:
         with executor_context(args) as (executor, threads):
             try:
-                vocab, merges = train_bpe(
-                    sources,
-                    vocab_size,
-                    specials,
-                    progress=progress,
-                    report=report,
-                    **dict(counting_options(args, executor, threads), **profile_options),
+                options = counting_options(args, executor, threads)
+                del options["pattern"]  # the settings' (the profile's default when not given)
+                vocab, merges = train_corpus(
+                    settings, sources, progress=progress, report=report, trace=trace, **options
                 )
             except (InputError, OSError) as e:
                 raise counting_error(args, e)

@@ -17,7 +17,7 @@ from ..encode.tokenizer import Tokenizer
 from ..formats import FORMATS, FormatError
 from ..formats.trace import read_trace
 from ..learn.extend import load_parent
-from ..learn.train import train_from_counts
+from ..learn.train import train_counts
 from ..loader import read_model
 from ..verify import verify_encoding, verify_merges
 from ..verify.pieces import compare_split, name_other_version, render_split_comparison
@@ -27,7 +27,6 @@ from ..verify.traces import compare_traces, render_trace_comparison
 from .common import (
     CliError,
     add_counting_arguments,
-    add_profile_argument,
     add_special_token_argument,
     check_inputs,
     check_output_file,
@@ -38,6 +37,7 @@ from .common import (
 )
 from .reference import SMALL_CORPUS, their_model
 from .reference import word_counts as reference_counts
+from .train_settings import add_settings_arguments, profile_counting, refuse_settings, settings_from_args
 
 __all__ = ["register", "run"]
 
@@ -143,7 +143,7 @@ def register(sub):
         "per line) with the pattern's: the first differing piece, the alternative and the code point",
     )
     v.add_argument("--hex", action="store_true", help="with --split: their pieces are hex (as 'split --hex')")
-    add_profile_argument(v)
+    add_settings_arguments(v)
     add_counting_arguments(v, workers_help="processes for counting (default: 1 below 16 MB, else CPU count)")
     return v
 
@@ -297,13 +297,11 @@ def _run_trace(args):
         raise CliError("%s: cannot read (%s)" % (args.trace, e.strerror or e))
     except ValueError as e:
         raise CliError(str(e))
-    options = {"profile": args.profile or "cs336"}
-    if args.pattern:
-        options["pattern"] = args.pattern
-    counts, _, _ = reference_counts(args, {}, options)
+    settings = settings_from_args(args)
+    counts, _, _ = reference_counts(args, {}, profile_counting(settings))
     engine = []
     try:
-        _, merges = train_from_counts(counts, args.vocab_size, args.special_token, trace=engine, **options)
+        _, merges = train_counts(settings, counts, trace=engine)
     except ValueError as e:
         raise CliError(str(e))
     ours = [{"step": k, "pair": m, "count": t[0]} for k, (m, t) in enumerate(zip(merges, engine))]
@@ -321,6 +319,11 @@ def run(args):
             "verify holds single-stage trainers; train with --profile superbpe and compare the files"
         )
     check_special_tokens(args.special_token)
+    if not args.trace:
+        refuse_settings(
+            args, "verify", "only 'verify --trace' trains the reference with them (or compare the files "
+            "'refbpe train' writes with them)",
+        )  # fmt: skip
     if args.report:
         check_output_file(args.report, "--report")
     if args.ids and not args.encode:

@@ -10,6 +10,7 @@
     ``merge_check``  another trainer's merges checked on the engine's state (``verify.certify``)
     ``train``        ``train_bpe`` and the other public trainers: count, merge, build the vocab
     ``profiles``     trainers' conventions (cs336, rustbpe, hf, SuperBPE): tie rule, id layout, input cuts
+    ``settings``     a run's conventions resolved and checked once: ``TrainSettings``, every trainer's
     ``extend``       continuing a model: its merges replayed, its ids kept
 
 The package imports nothing up front; import the module you need.

@@ -81,6 +81,7 @@ class Profile(object):
     name = None
     peer = None  # (distribution name, version proven against), or None
     tie = "bytes"  # the merge engine's tie rule (``heap.entry_maker``)
+    tie_rule = "greatest-bytes"  # the same rule as ``refbpe.verify.ties`` names it
     default_pattern = "gpt2"
     cuts = ("documents",)
     default_cut = "documents"
@@ -174,6 +175,7 @@ class RustbpeProfile(Profile):
     name = "rustbpe"
     peer = ("rustbpe", "0.1.0")
     tie = "ids"  # rustbpe's ids are refbpe's: bytes, then merges in order
+    tie_rule = "smallest-ids-refbpe-layout"
     default_pattern = "llama3"
     default_unicode = "16.0.0"  # its regex crate's, probed: tests/unicode_probe.py
 
@@ -181,6 +183,7 @@ class RustbpeProfile(Profile):
 class HFProfile(Profile):
     name = "hf"
     peer = ("tokenizers", "0.23.3")
+    tie_rule = "smallest-ids"  # in HF's own layout (``_hf_ranks``)
     default_unicode = "16.0.0"  # its Oniguruma's, probed: tests/unicode_probe.py
     cuts = ("documents", "lines", "items")
     default_add_prefix_space = True

@@ -14,6 +14,12 @@ parameters of every trainer here, as are the counting options, and ``extend``
 with ``inherit_merges`` (``refbpe.learn.extend``: replay a model's first merges, then
 go on; its tokens keep their ids, its special tokens come first).
 
+Each public trainer resolves those keywords into one ``TrainSettings``
+(``refbpe.learn.settings.resolve``, where every check lives) and calls its
+settings form: ``train_corpus``, ``train_texts``, ``train_counts``,
+``train_count_files`` take the resolved value, for a caller (the CLI, a tool)
+that builds it once.
+
 Cost: counting is linear in the input (``corpus.count``: split over
 ``workers`` processes, memory bounded by the chunk size and the word table),
 merging is the engine's (``merge``: O(total symbols + changed occurrences +
@@ -42,8 +48,9 @@ from ..corpus.sequences import (
 from ..corpus.units import checked_utf8
 from ..formats.model import Model, build_vocab
 from ..pretokenize.patterns import pattern_key
-from .extend import Parent, load_parent
+from .extend import Parent
 from .profiles import Profile, get_profile, settings_pattern, settled
+from .settings import TrainSettings, check_training_args, resolve
 
 __all__ = [
     "train_bpe",
@@ -54,31 +61,11 @@ __all__ = [
     "check_training_args",
     "train_from_texts",
     "count_with_profile",
+    "train_corpus",
+    "train_counts",
+    "train_count_files",
+    "train_texts",
 ]
-
-
-def check_training_args(
-    vocab_size: int, special_tokens: Optional[Iterable[str]], minimum: Optional[int] = None
-) -> Tuple[int, List[str]]:
-    """Validated (vocab_size, special tokens without duplicates); ValueError if bad.
-
-    ``minimum``: the smallest vocab size allowed (default: 256 bytes + special tokens)."""
-    if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
-        raise ValueError("vocab_size must be an integer, got %r" % (vocab_size,))
-    specials = []
-    for t in special_tokens or ():
-        if not isinstance(t, str) or not t:
-            raise ValueError("special tokens must be non-empty strings, got %r" % (t,))
-        if t not in specials:
-            specials.append(t)
-    if minimum is None:
-        minimum = 256 + len(specials)
-    if vocab_size < minimum:
-        raise ValueError(
-            "vocab_size %d is below the minimum %d (256 bytes + %d special tokens)"
-            % (vocab_size, minimum, len(specials))
-        )
-    return vocab_size, specials
 
 
 def train_from_counts(
@@ -115,38 +102,64 @@ def train_from_counts(
     >>> merges
     [(b's', b't'), (b'e', b'st'), (b'o', b'w'), (b'l', b'ow'), (b'w', b'est'), (b'n', b'e')]
     """
-    profile, settings = _profile_settings(
-        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode
+    settings = _resolved(
+        profile, vocab_size, special_tokens, pattern, unicode, cut, add_prefix_space, min_frequency,
+        initial_alphabet, extend, inherit_merges,
+    )  # fmt: skip
+    return train_counts(settings, word_counts, progress=progress, report=report, trace=trace)
+
+
+def train_counts(
+    settings: TrainSettings,
+    word_counts: Dict[bytes, int],
+    *,
+    progress: Optional[Progress] = None,
+    report: Optional[Dict[str, Any]] = None,
+    trace: Optional[List[Tuple[int, int, int]]] = None,
+) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
+    """``train_from_counts`` under resolved ``settings`` (``refbpe.learn.settings``,
+    with a vocab size): the form a tool that builds the settings once calls."""
+    return _train_counted(word_counts, _with_vocab_size(settings), progress, report, trace)
+
+
+def _resolved(
+    profile, vocab_size, special_tokens, pattern, unicode, cut, add_prefix_space, min_frequency,
+    initial_alphabet, extend, inherit_merges,
+):  # fmt: skip
+    """The trainers' keywords as one ``TrainSettings`` (``settings.resolve``, which checks them)."""
+    return resolve(
+        profile,
+        vocab_size=vocab_size,
+        special_tokens=special_tokens,
+        pattern=pattern,
+        unicode=unicode,
+        cut=cut,
+        add_prefix_space=add_prefix_space,
+        min_frequency=min_frequency,
+        initial_alphabet=initial_alphabet,
+        extend=extend,
+        inherit_merges=inherit_merges,
     )
-    parent, special_tokens = _parent(extend, inherit_merges, special_tokens)
-    vocab_size, special_tokens = check_training_args(
-        vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
-    )
-    return _train_counted(
-        word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
-    )
 
 
-def _parent(extend, inherit_merges, special_tokens):
-    """(the ``extend.Parent`` or None, the special tokens: the parent's first)."""
-    if extend is None:
-        return None, special_tokens
-    parent = load_parent(extend, inherit_merges)
-    return parent, parent.with_specials(special_tokens or ())
+def _with_vocab_size(settings):
+    if settings.vocab_size is None:
+        raise ValueError("training needs settings with a vocab_size (resolve(vocab_size=...))")
+    return settings
 
 
-def _learn(
-    word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None, parent=None
-):
+def _learn(word_counts, settings, progress, report, trace=None):
     t0 = time.time()
+    profile, parent, recorded = settings.profile, settings.parent, settings.recorded()
+    vocab_size, special_tokens = settings.vocab_size, list(settings.special_tokens)
     vocab, merges = profile.train_counted(
-        word_counts, vocab_size, special_tokens, settings, progress, trace, extend=parent
+        word_counts, vocab_size, special_tokens, recorded, progress, trace, extend=parent
     )
     if parent is not None and report is not None:
         report["parent"] = parent.record
     word_counts = settled(word_counts)
     if report is not None:
-        wanted = profile.merges_wanted(word_counts, vocab_size, special_tokens, settings)
+        wanted = profile.merges_wanted(word_counts, vocab_size, special_tokens, recorded)
         report["merge"] = {
             "seconds": round(time.time() - t0, 3),
             "merges": len(merges),
@@ -155,10 +168,10 @@ def _learn(
             "peak_memory_mb": round(peak_memory_mb()[0], 1),
         }
         report["stopped_early"] = len(merges) < wanted
-        if profile.name != "cs336" or settings["min_frequency"]:
-            report["profile"] = dict(settings)
-        if settings_pattern(settings) != "gpt2":
-            report["pattern"] = settings_pattern(settings)
+        if profile.name != "cs336" or settings.min_frequency:
+            report["profile"] = settings.recorded()
+        if settings.pattern_key != "gpt2":
+            report["pattern"] = settings.pattern_key
     return vocab, merges
 
 
@@ -216,34 +229,51 @@ def train_bpe(
     >>> merges, vocab[259]
     ([(b'o', b'w'), (b'l', b'ow'), (b'low', b'e')], b'<|endoftext|>')
     """
-    profile, settings = _profile_settings(
-        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode
-    )
-    parent, special_tokens = _parent(extend, inherit_merges, special_tokens)
-    vocab_size, special_tokens = check_training_args(
-        vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
-    )
+    settings = _resolved(
+        profile, vocab_size, special_tokens, pattern, unicode, cut, add_prefix_space, min_frequency,
+        initial_alphabet, extend, inherit_merges,
+    )  # fmt: skip
     sources = input_path if isinstance(input_path, (list, tuple)) else [input_path]
-    if profile.stage_patterns and not _streamed(settings):
-        patterns = _stage_patterns(profile, settings)
+    return train_corpus(
+        settings, sources, workers=workers, chunk_size=chunk_size, errors=errors, executor=executor,
+        executor_data=executor_data, read_size=read_size, progress=progress, report=report, trace=trace,
+    )  # fmt: skip
+
+
+def train_corpus(
+    settings: TrainSettings,
+    sources: Sequence[Union[str, os.PathLike]],
+    *,
+    workers: Optional[int] = None,
+    chunk_size: Optional[int] = DEFAULT_CHUNK_SIZE,
+    errors: str = "strict",
+    executor: Optional[Executor] = None,
+    executor_data: str = "path",
+    read_size: Optional[int] = None,
+    progress: Optional[Progress] = None,
+    report: Optional[Dict[str, Any]] = None,
+    trace: Optional[List[Tuple[int, int, int]]] = None,
+) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
+    """``train_bpe`` on the files ``sources`` under resolved ``settings``
+    (``refbpe.learn.settings``, with a vocab size); the counting options are ``train_bpe``'s."""
+    profile, recorded = _with_vocab_size(settings).profile, settings.recorded()
+    special_tokens = list(settings.special_tokens)
+    if profile.stage_patterns and not _streamed(recorded):
+        patterns = settings.stage_pattern_keys
         if executor is None and (workers or default_workers()) > 1:  # stage 2 counted while stage 1 trains
             counting = _counting_stage_by_stage(
-                sources, special_tokens, settings, workers, errors, report, patterns
+                sources, special_tokens, recorded, workers, errors, report, patterns
             )
             with counting as counts:
-                return _train_counted(
-                    counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
-                )
+                return _train_counted(counts, settings, progress, report, trace)
         # every stage's table in one pass
-        word_counts = _count_in_process(sources, special_tokens, settings, workers, errors, report, patterns)
+        word_counts = _count_in_process(sources, special_tokens, recorded, workers, errors, report, patterns)
     else:
-        word_counts = _per_stage(profile, settings, lambda stage_settings: _count_as(
+        word_counts = _per_stage(profile, recorded, lambda stage_settings: _count_as(
             sources, special_tokens, stage_settings, workers, chunk_size, errors, executor, executor_data,
             read_size, progress, report,
         ), report)  # fmt: skip
-    return _train_counted(
-        word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
-    )
+    return _train_counted(word_counts, settings, progress, report, trace)
 
 
 def count_with_profile(
@@ -267,10 +297,10 @@ def count_with_profile(
     """The word counts ``train_bpe`` trains on: ``sources`` counted as ``profile``'s
     trainer counts them (its pattern, sequences and prefix space).  Cost: as
     ``train_bpe``'s counting phase."""
-    profile, settings = _profile_settings(profile, pattern, cut, add_prefix_space, 0, None, unicode)
+    settings = resolve(profile, pattern=pattern, unicode=unicode, cut=cut, add_prefix_space=add_prefix_space)
     return _count_as(
-        list(sources), list(special_tokens), settings, workers, chunk_size, errors, executor, executor_data,
-        read_size, progress, report,
+        list(sources), list(special_tokens), settings.recorded(), workers, chunk_size, errors, executor,
+        executor_data, read_size, progress, report,
     )  # fmt: skip
 
 
@@ -298,11 +328,6 @@ def _count_as(
 def _streamed(settings):
     """True: refbpe's streaming reader (``count_corpus``) gives the table ``settings`` ask for."""
     return settings["sequences"] == "documents" and not settings["add_prefix_space"]
-
-
-def _stage_patterns(profile, settings):
-    """The pattern keys of ``profile``'s stages (SuperBPE's two) under ``settings``."""
-    return [settings_pattern(dict(settings, pattern=pattern)) for pattern in profile.stage_patterns]
 
 
 def train_from_texts(
@@ -336,23 +361,31 @@ def train_from_texts(
     """
     if cut is None:
         cut = "items" if get_profile(profile).name == "hf" else "documents"
-    profile, settings = _profile_settings(
-        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode
-    )
-    parent, special_tokens = _parent(extend, inherit_merges, special_tokens)
-    vocab_size, special_tokens = check_training_args(
-        vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
-    )
-    cuts = special_tokens if settings["sequences"] == "documents" else ()
-    cut, add_prefix_space = settings["sequences"], settings["add_prefix_space"]
-    if profile.stage_patterns:  # every stage's table in one pass
-        patterns = _stage_patterns(profile, settings)
+    settings = _resolved(
+        profile, vocab_size, special_tokens, pattern, unicode, cut, add_prefix_space, min_frequency,
+        initial_alphabet, extend, inherit_merges,
+    )  # fmt: skip
+    return train_texts(settings, texts, progress=progress, report=report, trace=trace)
+
+
+def train_texts(
+    settings: TrainSettings,
+    texts: Iterable[str],
+    *,
+    progress: Optional[Progress] = None,
+    report: Optional[Dict[str, Any]] = None,
+    trace: Optional[List[Tuple[int, int, int]]] = None,
+) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
+    """``train_from_texts`` under resolved ``settings`` (``refbpe.learn.settings``,
+    with a vocab size; their ``sequences`` is the cut, ``documents`` unless chosen)."""
+    cut, add_prefix_space = _with_vocab_size(settings).sequences, settings.add_prefix_space
+    cuts = list(settings.special_tokens) if cut == "documents" else ()
+    if settings.profile.stage_patterns:  # every stage's table in one pass
+        patterns = settings.stage_pattern_keys
         word_counts = tuple(count_texts_per_pattern(texts, cut, cuts, patterns, add_prefix_space))
     else:
-        word_counts = count_texts(texts, cut, cuts, settings_pattern(settings), add_prefix_space)
-    return _train_counted(
-        word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
-    )
+        word_counts = count_texts(texts, cut, cuts, settings.pattern_key, add_prefix_space)
+    return _train_counted(word_counts, settings, progress, report, trace)
 
 
 def _per_stage(profile, settings, count, report=None):
@@ -372,20 +405,6 @@ def _per_stage(profile, settings, count, report=None):
         rate = round(size / seconds / 1e6, 2) if size and seconds > 0 else None
         report["count"] = dict(stages[-1], seconds=round(seconds, 3), mb_per_s=rate, stages=stages)
     return tuple(counts)
-
-
-def _profile_settings(profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode=None):
-    """(the ``Profile``, its checked settings with these options)."""
-    profile = get_profile(profile)
-    settings = profile.settings(
-        pattern=pattern,
-        unicode=unicode,
-        cut=cut,
-        add_prefix_space=add_prefix_space,
-        min_frequency=min_frequency,
-        initial_alphabet=initial_alphabet,
-    )
-    return profile, settings
 
 
 def _count_in_process(sources, special_tokens, settings, workers, errors, report, stage_patterns=None):
@@ -570,33 +589,38 @@ def train_from_count_files(
     >>> merges
     [(b's', b't'), (b'e', b'st'), (b'o', b'w'), (b'l', b'ow'), (b'w', b'est'), (b'n', b'e')]
     """
-    profile, settings = _profile_settings(
-        profile, pattern, cut, add_prefix_space, min_frequency, initial_alphabet, unicode
-    )
-    parent, special_tokens = _parent(extend, inherit_merges, special_tokens)
-    vocab_size, special_tokens = check_training_args(
-        vocab_size, special_tokens, profile.minimum_vocab_size(special_tokens)
-    )
+    settings = _resolved(
+        profile, vocab_size, special_tokens, pattern, unicode, cut, add_prefix_space, min_frequency,
+        initial_alphabet, extend, inherit_merges,
+    )  # fmt: skip
+    return train_count_files(settings, paths, progress=progress, report=report, trace=trace)
+
+
+def train_count_files(
+    settings: TrainSettings,
+    paths: Union[str, os.PathLike, Iterable[Union[str, os.PathLike]]],
+    *,
+    progress: Optional[Progress] = None,
+    report: Optional[Dict[str, Any]] = None,
+    trace: Optional[List[Tuple[int, int, int]]] = None,
+) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
+    """``train_from_count_files`` under resolved ``settings`` (``refbpe.learn.settings``,
+    with a vocab size)."""
+    _with_vocab_size(settings)
     paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     t0 = time.time()
     word_counts = sum_counts(paths)
     if report is not None:
         report["count"] = _count_report(time.time() - t0, None, len(word_counts), count_files=len(paths))
-    return _train_counted(
-        word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace, parent
-    )
+    return _train_counted(word_counts, settings, progress, report, trace)
 
 
-def _train_counted(
-    word_counts, vocab_size, special_tokens, progress, report, profile, settings, trace=None, parent=None
-):
+def _train_counted(word_counts, settings, progress, report, trace=None):
     if progress is not None:
         progress.finish()
         progress.start()
     merge_progress = progress.merges if progress is not None else None
-    result = _learn(
-        word_counts, vocab_size, special_tokens, merge_progress, report, profile, settings, trace, parent
-    )
+    result = _learn(word_counts, settings, merge_progress, report, trace)
     if progress is not None:
         progress.finish()
     return result

@@ -36,14 +36,15 @@ runner-up are read (a scan of the counts) only for the failing steps listed.
 import heapq
 
 from ..learn.merge_check import MergeCheck
+from ..learn.profiles import get_profile
 from .display import pair_json, show_pair
 from .replay import SHIFT, PairReplay
 from .ties import ORDER_FREE, RULE_TEXT
 
 __all__ = ["certify", "PROFILE_TIE_RULES", "render_certificate"]
 
-# The tie rule each trainer profile merges by (``refbpe.learn.profiles``).
-PROFILE_TIE_RULES = {"cs336": "greatest-bytes", "rustbpe": "smallest-ids-refbpe-layout", "hf": "smallest-ids"}
+# The tie rule each single-stage trainer profile merges by (``Profile.tie_rule``).
+PROFILE_TIE_RULES = {name: get_profile(name).tie_rule for name in ("cs336", "rustbpe", "hf")}
 _MASK = (1 << SHIFT) - 1
 _FAR = float("inf")
 SHOWN_TIES = 10

@@ -1,0 +1,172 @@
+"""The training conventions from the command line: their options, and the one place that
+turns them into a ``TrainSettings`` (``refbpe.learn.settings``).
+
+``add_settings_arguments`` adds ``--profile`` and its options (``--min-frequency``,
+``--add-prefix-space``, ``--sequences``, ``--initial-alphabet``, ``--transition``);
+the split pattern and ``--unicode`` come with the counting options
+(``common.add_counting_arguments``).  ``settings_from_args`` checks them in a
+fixed order, so the first error names what the user typed, as one line
+(``CliError``):
+
+    1. the profile and ``--transition`` (SuperBPE's, and only with CORPUS files);
+    2. the profile's options as given (``Profile.settings``), then what word-count
+       files allow (they were counted already: no ``--sequences`` or
+       ``--add-prefix-space``; their recorded pattern);
+    3. the parent model (``--extend``, read by the caller's ``load_parent``);
+    4. ``--vocab-size`` against the special tokens (``settings.resolve``).
+
+Every command that trains, checks or replays takes the same group; one whose
+machinery cannot honour an option yet refuses it by name (``refuse_settings``),
+so that a setting is never silently ignored.  ``profile_counting`` gives the
+options that count a corpus as the settings' trainer does (verify, certify).
+
+Cost: O(options), plus reading the parent model and a count file's first line.
+"""
+
+import argparse
+
+from ..corpus.countfile import read_counts_pattern
+from ..learn.profiles import SuperBPEProfile, get_profile
+from ..learn.settings import resolve
+from ..pretokenize.patterns import get_pattern, pattern_key
+from .common import CliError, add_profile_argument
+
+__all__ = ["add_settings_arguments", "settings_from_args", "refuse_settings", "profile_counting"]
+
+# The profile's options as ``add_settings_arguments`` adds them: (dest, option, value when not given).
+PROFILE_OPTIONS = (
+    ("min_frequency", "--min-frequency", 0),
+    ("add_prefix_space", "--add-prefix-space", None),
+    ("sequences", "--sequences", None),
+    ("initial_alphabet", "--initial-alphabet", None),
+    ("transition", "--transition", None),
+)
+
+
+def add_settings_arguments(p):
+    """``--profile`` and the options of the profiles (see the module docstring)."""
+    add_profile_argument(p)
+    p.add_argument(
+        "--min-frequency",
+        type=int,
+        default=0,
+        metavar="N",
+        help="stop before the first merge whose pair occurs fewer than N times (HF's min_frequency)",
+    )
+    p.add_argument(
+        "--add-prefix-space",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="--profile hf: a space before each sequence that lacks one (ByteLevel's add_prefix_space; "
+        "default: yes, as HF)",
+    )
+    p.add_argument(
+        "--sequences",
+        choices=("documents", "lines"),
+        default=None,
+        help="--profile hf: documents (each file cut at the special tokens: HF's train_from_iterator "
+        "over the documents; the default) or lines (each line with its newline, special tokens kept "
+        "as text: HF's train([files]))",
+    )
+    p.add_argument(
+        "--initial-alphabet",
+        default=None,
+        metavar="CHARS",
+        help="--profile hf: characters always in the vocab (byte-level mapped, as HF's initial_alphabet); "
+        "'bytelevel' for all 256 (ByteLevel.alphabet())",
+    )
+    p.add_argument(
+        "--transition",
+        type=int,
+        default=None,
+        metavar="T",
+        help="--profile superbpe: the number of stage-1 merges kept before superwords are learned "
+        "(docs/superbpe.md)",
+    )
+
+
+def settings_from_args(args, load_parent=None):
+    """The ``TrainSettings`` of the command line ``args`` (``--vocab-size``,
+    ``--special-token``, ``--pattern``, ``--counts`` and the options of
+    ``add_settings_arguments``), checked in the module docstring's order;
+    ``load_parent(args)`` gives the ``extend.Parent`` of ``--extend``, or None."""
+    profile = _profile(args)
+    options = _profile_options(args, profile)
+    parent = load_parent(args) if load_parent is not None else None
+    try:
+        return resolve(
+            profile, vocab_size=args.vocab_size, special_tokens=args.special_token, extend=parent, **options
+        )
+    except ValueError as e:
+        raise CliError(str(e))
+
+
+def refuse_settings(args, command, why, dests=None):
+    """A one-line CliError for the first profile option (of ``dests``; default all of
+    ``PROFILE_OPTIONS``) given to ``command``, whose machinery cannot honour it yet (``why``)."""
+    for dest, option, unset in PROFILE_OPTIONS:
+        if (dests is None or dest in dests) and getattr(args, dest, unset) != unset:
+            if dest == "add_prefix_space" and not args.add_prefix_space:
+                option = "--no-add-prefix-space"
+            raise CliError("%s does not take %s yet: %s" % (command, option, why))
+
+
+def profile_counting(settings):
+    """``train.count_with_profile``'s options that count a corpus as ``settings``' trainer does."""
+    return {
+        "profile": settings.profile,
+        "pattern": settings.pattern_key,
+        "cut": settings.sequences,
+        "add_prefix_space": settings.add_prefix_space,
+    }
+
+
+def _profile(args):
+    """The ``Profile`` of ``--profile`` (SuperBPE's with ``--transition``)."""
+    if args.profile != "superbpe":
+        if args.transition is not None:
+            raise CliError("--transition is an option of --profile superbpe")
+        return get_profile(args.profile)
+    if args.transition is None:
+        raise CliError("--profile superbpe needs --transition T (the number of stage-1 merges kept)")
+    if getattr(args, "counts", None) or getattr(args, "extend", None):
+        raise CliError("--profile superbpe counts the corpus once per stage: give CORPUS files, not "
+                       "--counts, and no --extend")  # fmt: skip
+    try:
+        return SuperBPEProfile(args.transition)
+    except ValueError as e:
+        raise CliError(str(e))
+
+
+def _profile_options(args, profile):
+    """``resolve``'s profile options from the command line (unset ones left to the profile),
+    checked as given, then as word-count files (``--counts``) allow."""
+    options = {"min_frequency": args.min_frequency}
+    for key, value in (
+        ("pattern", args.pattern),
+        ("cut", args.sequences),
+        ("add_prefix_space", args.add_prefix_space),
+        ("initial_alphabet", args.initial_alphabet),
+    ):
+        if value is not None:
+            options[key] = value
+    if args.initial_alphabet and args.initial_alphabet != "bytelevel":
+        options["initial_alphabet"] = list(args.initial_alphabet)
+    try:
+        profile.settings(**options)
+    except ValueError as e:
+        raise CliError(str(e))
+    counts = getattr(args, "counts", None)
+    if counts:
+        if args.sequences or args.add_prefix_space:
+            raise CliError(
+                "--sequences and --add-prefix-space shape counting; word-count files are counted already"
+            )
+        # What 'refbpe count' did: documents, no prefix space, its pattern (the file's first line names it).
+        counted = get_pattern(pattern_key(args.pattern, None, read_counts_pattern(counts[0])))
+        versioned = "%s@%s" % (counted.name, counted.unicode)
+        custom = counted.name.startswith("regex:")  # reads the latest tables: no version to pin
+        options.update(add_prefix_space=False, pattern=counted.key if custom else versioned)
+        if profile.name == "hf":
+            options["cut"] = "documents"
+    return options
