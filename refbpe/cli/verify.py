@@ -18,6 +18,7 @@ from ..formats import FORMATS, FormatError, read_model
 from ..formats.trace import read_trace
 from ..learn.extend import load_parent
 from ..learn.train import train_from_counts
+from ..specials import allowed_specials
 from ..verify import verify_encoding, verify_merges
 from ..verify.pieces import compare_split, name_other_version, render_split_comparison
 from ..verify.profile_rules import profile_verdict
@@ -25,6 +26,7 @@ from ..verify.readings import Readings
 from ..verify.traces import compare_traces, render_trace_comparison
 from .common import (
     CliError,
+    add_allowed_special_argument,
     add_counting_arguments,
     add_profile_argument,
     add_special_token_argument,
@@ -103,6 +105,7 @@ def register(sub):
         metavar="FILE",
         help="... against their ids (.npy, a JSON list or whitespace-separated integers)",
     )
+    add_allowed_special_argument(v, "with --encode")
     v.add_argument(
         "--extend",
         metavar="MODEL",
@@ -205,7 +208,9 @@ def _run_encode(args, theirs):
             def rebuild(version):
                 return Tokenizer.from_tiktoken(args.against, pattern=tokenizer.pattern, unicode=version)
 
-        return verify_encoding(theirs, text, read_ids(args.ids), args.pattern, tokenizer, rebuild)
+        model_tokens = (tokenizer or theirs).special_tokens
+        allowed = allowed_specials(args.special_tokens, model_tokens)
+        return verify_encoding(theirs, text, read_ids(args.ids), args.pattern, tokenizer, rebuild, allowed)
     except (ValueError, OSError) as e:
         raise CliError(str(e))
 
@@ -314,6 +319,8 @@ def run(args):
         check_output_file(args.report, "--report")
     if args.ids and not args.encode:
         raise CliError("--ids compares token ids: give --encode FILE, the text they encoded")
+    if args.special_tokens is not None and not args.encode:
+        raise CliError("--special-tokens is for --encode: the special tokens matched in the text")
     if args.encode:
         if is_tiktoken_encoding(args.against or ""):
             return _emit(args, _run_encode(args, None))  # read once, as a tiktoken encoding
