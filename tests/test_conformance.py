@@ -150,8 +150,9 @@ def test_refbpe_passes_every_kind(pack, capsys, monkeypatch):
 @pytest.mark.parametrize("bug", sorted(CHECKED))
 def test_each_planted_bug_fails_naming_the_case(bug, pack, capsys):
     command = "%s %s train %s {input} {vocab_size} {out} {special_token}" % (sys.executable, PLANTED, bug)
+    counts = ["--counts"] if bug == "int32-counts" else []  # a bug of counts: the word-count cases
     status, out, err = run_main(
-        capsys, "conformance", "check", pack, "--train", command, "--cases", CHECKED[bug], "--quiet"
+        capsys, "conformance", "check", pack, "--train", command, "--cases", CHECKED[bug], "--quiet", *counts
     )
     assert status == 1, out + err
     failed = [line.split()[1] for line in out.splitlines() if line.startswith("FAIL ")]

@@ -35,6 +35,7 @@ __all__ = [
     "Parser",
     "positive_float",
     "Terminated",
+    "add_allowed_special_argument",
     "add_counting_arguments",
     "add_encoding_arguments",
     "add_pattern_argument",
@@ -164,6 +165,21 @@ def _closest(option, known):
 def add_special_token_argument(p, help="a special token (repeatable), e.g. '<|endoftext|>'"):
     p.add_argument(
         "--special-token", action="append", default=[], metavar="TOKEN", type=utf8_argument, help=help
+    )
+
+
+def add_allowed_special_argument(p, scope):
+    """``--special-tokens all|none|TOKEN...``: the special tokens an encoder matches (tiktoken's
+    ``allowed_special``; ``specials.allowed_specials`` reads it)."""
+    p.add_argument(
+        "--special-tokens",
+        nargs="+",
+        metavar="all|none|TOKEN",
+        type=utf8_argument,
+        default=None,
+        help="%s: the special tokens of the model matched as special tokens, as tiktoken's "
+        "allowed_special: all (the default: every special token of the model), none (special-token "
+        "text is ordinary text, as encode_ordinary) or these tokens only" % scope,
     )
 
 

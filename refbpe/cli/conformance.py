@@ -3,8 +3,11 @@
 ``write`` puts the fixed cases (``refbpe.fuzz.pack``; layout in
 docs/ci.md) in a new directory; ``check`` replays the cases of one
 kind against their command and prints PASS or FAIL per case, with verify's
-report for each failure.  Exit status: 0 every case passes, 1 a case fails,
-2 bad options, a pack altered or incomplete, or a command that cannot start.
+report for each failure.  A trainer reads text, or word counts with
+``--counts`` (or ``{counts}`` in its command): only the cases of its input
+run, and the summary says how many others were skipped and why.  Exit status:
+0 every case passes, 1 a case fails, 2 bad options, a pack altered or
+incomplete, or a command that cannot start.
 """
 
 import sys
@@ -12,7 +15,13 @@ import tempfile
 
 from ..fuzz import Target, TargetError
 from ..fuzz.pack import PackError, check_pack, write_pack
-from .common import CliError, add_pattern_argument, check_output_dir, positive_float
+from .common import (
+    CliError,
+    add_allowed_special_argument,
+    add_pattern_argument,
+    check_output_dir,
+    positive_float,
+)
 from .train_settings import add_settings_arguments, refuse_settings
 
 __all__ = ["register", "run"]
@@ -48,6 +57,13 @@ def register(sub):
     for option, mode, metavar in _TARGETS:
         group.add_argument(option, metavar=metavar, help="check: their %s (as in refbpe fuzz)" % mode)
     c.add_argument("--format", default="auto", help="check --train: the format they write (default: detect)")
+    c.add_argument(
+        "--counts",
+        action="store_true",
+        help="check --train: their trainer reads word-count files (as refbpe fuzz --counts; implied by "
+        "{counts} in the command): run the word-count cases, skip the text ones",
+    )
+    add_allowed_special_argument(c, "check --encode")
     c.add_argument(
         "--timeout",
         type=positive_float,
@@ -107,10 +123,16 @@ def _check(args):
         target.check_starts()
     except TargetError as e:
         raise CliError(str(e))
+    counts = _reads_counts(args, target)
+    if args.special_tokens is not None and target.mode != "encode":
+        raise CliError("--special-tokens is for --encode and --encode-py")
     passed = failed = 0
+    skipped = {}
     with tempfile.TemporaryDirectory(prefix="refbpe-conformance-") as workdir:
         try:
-            for entry, verdict in check_pack(args.directory, target, args.timeout, workdir, args.cases):
+            only = {"cases": args.cases, "counts": counts, "special_tokens": args.special_tokens}
+            results = check_pack(args.directory, target, args.timeout, workdir, skipped=skipped, **only)
+            for entry, verdict in results:
                 if verdict is None:
                     passed += 1
                     if not args.quiet:
@@ -122,9 +144,39 @@ def _check(args):
         except (PackError, TargetError) as e:
             raise CliError(str(e))
     if passed + failed == 0:
-        raise CliError("%s holds no %s cases matching %r" % (args.directory, target.mode, args.cases))
-    sys.stdout.write("%d passed, %d failed of %d %s cases\n" % (passed, failed, passed + failed, target.mode))
+        raise CliError(
+            "%s holds no %s cases matching %r%s"
+            % (args.directory, target.mode, args.cases, "".join("; " + n for n in _skip_notes(skipped)))
+        )
+    sys.stdout.write(
+        "%d passed, %d failed of %d %s cases%s\n"
+        % (passed, failed, passed + failed, target.mode, "".join("; " + n for n in _skip_notes(skipped)))
+    )
     return 1 if failed else 0
+
+
+def _reads_counts(args, target):
+    """True when their trainer reads word-count files: --counts, or {counts} in the command."""
+    in_command = target.command is not None and any("{counts}" in a for a in target.template)
+    if (args.counts or in_command) and target.mode != "train":
+        raise CliError("--counts is for --train and --train-py")
+    return args.counts or in_command
+
+
+def _skip_notes(skipped):
+    """Why the cases of the other input did not run (``check_pack``'s ``skipped``)."""
+    notes = []
+    if skipped.get("counts"):
+        notes.append(
+            "%d word-count cases skipped: the trainer reads text; give --counts (or {counts} in the "
+            "command) for a trainer that reads word-count files" % skipped["counts"]
+        )
+    if skipped.get("text"):
+        notes.append(
+            "%d text cases skipped: the trainer reads word counts (--counts); check again without it "
+            "for a trainer that reads text" % skipped["text"]
+        )
+    return notes
 
 
 def run(args):

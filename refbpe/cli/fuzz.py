@@ -17,8 +17,16 @@ from ..encodings.registry import KNOWN_ENCODINGS, ranks_path
 from ..formats import FORMATS, write_model
 from ..fuzz import Target, TargetError, Trial, search_for_failure, write_findings
 from ..loader import read_model
+from ..specials import allowed_specials
 from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, MISSING, available
-from .common import CliError, add_pattern_argument, check_output_dir, positive_float, positive_int
+from .common import (
+    CliError,
+    add_allowed_special_argument,
+    add_pattern_argument,
+    check_output_dir,
+    positive_float,
+    positive_int,
+)
 from .train_settings import add_settings_arguments, refuse_settings
 
 __all__ = ["register", "run"]
@@ -43,7 +51,7 @@ _TARGETS = (
         "--encode",
         "encode",
         "CMD",
-        "their encoder, a command template ({model} {input} {out}: ids as .npy, "
+        "their encoder, a command template ({model} {encoding} {input} {out}: ids as .npy, "
         "a JSON list or whitespace-separated integers)",
     ),
     ("--encode-py", "encode", "MODULE:FUNC", "their encoder, a Python function (model_path, text) -> ids"),
@@ -87,6 +95,7 @@ def register(sub):
         metavar="NAME|MODEL",
         help="encode mode: cl100k_base, o200k_base, or a model refbpe reads (GPT-2 files, ...)",
     )
+    add_allowed_special_argument(f, "encode mode")
     add_settings_arguments(f)
     add_pattern_argument(f)
     f.add_argument(
@@ -187,6 +196,14 @@ def _encode_setup(args, workdir):
     return model, path, tok
 
 
+def _allowed(args, tok):
+    """The special tokens matched under --special-tokens (None: all of the model's)."""
+    try:
+        return allowed_specials(args.special_tokens, tok.special_tokens)
+    except ValueError as e:
+        raise CliError(str(e))
+
+
 def run(args):
     if not available():
         raise CliError(MISSING)
@@ -201,6 +218,8 @@ def run(args):
         raise CliError("--profile is for --train and --train-py")
     if target.mode == "encode" and not args.encoding:
         raise CliError(_NEEDS_ENCODING)
+    if args.special_tokens is not None and target.mode != "encode":
+        raise CliError("--special-tokens is for --encode and --encode-py")
     try:
         target.check_placeholders()
     except TargetError as e:
@@ -210,10 +229,13 @@ def run(args):
     database = None if args.db == "none" else (args.db or os.path.join(args.out, ".hypothesis"))
     settings = {"seed": args.seed, "profile": args.profile, "model": args.encoding, "workers": args.workers}
     with tempfile.TemporaryDirectory(prefix="refbpe-fuzz-") as workdir:
-        model = path = tok = None
+        model = path = tok = allowed = None
         if target.mode == "encode":
             model, path, tok = _encode_setup(args, workdir)
+            allowed = _allowed(args, tok)
+            settings["special_tokens"] = args.special_tokens
         trial = Trial(target, args.profile, args.pattern, args.timeout, model, path, tok)
+        trial.allowed_special, trial.encoding = allowed, args.encoding
         try:
             finding, runs = search_for_failure(
                 trial,
@@ -224,7 +246,7 @@ def run(args):
                 database,
                 workdir,
                 args.pattern,
-                special_tokens=tok.special_tokens if tok else None,
+                special_tokens=(tok.special_tokens if allowed is None else allowed) if tok else None,
                 workers=args.workers,
             )
         except TargetError as e:

@@ -19,6 +19,7 @@ from ..formats.trace import read_trace
 from ..learn.extend import load_parent
 from ..learn.train import train_counts
 from ..loader import read_model
+from ..specials import allowed_specials
 from ..verify import verify_encoding, verify_merges
 from ..verify.pieces import compare_split, name_other_version, render_split_comparison
 from ..verify.profile_rules import profile_verdict
@@ -26,6 +27,7 @@ from ..verify.readings import Readings
 from ..verify.traces import compare_traces, render_trace_comparison
 from .common import (
     CliError,
+    add_allowed_special_argument,
     add_counting_arguments,
     add_special_token_argument,
     check_inputs,
@@ -104,6 +106,7 @@ def register(sub):
         metavar="FILE",
         help="... against their ids (.npy, a JSON list or whitespace-separated integers)",
     )
+    add_allowed_special_argument(v, "with --encode")
     v.add_argument(
         "--extend",
         metavar="MODEL",
@@ -216,7 +219,9 @@ def _run_encode(args, theirs, encoding=None):
             def rebuild(version):
                 return Tokenizer.from_model(encoding, pattern=tokenizer.pattern, unicode=version)
 
-        return verify_encoding(theirs, text, read_ids(args.ids), args.pattern, tokenizer, rebuild)
+        model_tokens = (tokenizer or theirs).special_tokens
+        allowed = allowed_specials(args.special_tokens, model_tokens)
+        return verify_encoding(theirs, text, read_ids(args.ids), args.pattern, tokenizer, rebuild, allowed)
     except (ValueError, OSError) as e:
         raise CliError(str(e))
 
@@ -328,6 +333,8 @@ def run(args):
         check_output_file(args.report, "--report")
     if args.ids and not args.encode:
         raise CliError("--ids compares token ids: give --encode FILE, the text they encoded")
+    if args.special_tokens is not None and not args.encode:
+        raise CliError("--special-tokens is for --encode: the special tokens matched in the text")
     if args.encode:
         theirs = _their_encoding(args)
         if theirs.by_rank:  # a tiktoken encoding: encoded by its own rule

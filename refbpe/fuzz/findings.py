@@ -163,6 +163,7 @@ def _verify_command(trial, case, values, settings):
             py
             + ["--encode", values["input"], "--ids", values["out"], "--against", settings["model"]]
             + (["--pattern", trial.pattern] if trial.pattern else [])
+            + (["--special-tokens"] + settings["special_tokens"] if settings.get("special_tokens") else [])
         )
     if trial.mode == "split":
         return (

@@ -20,7 +20,10 @@ With ``--cs336 DIR`` the CS336 fixtures found there are cases too: ``corpus.en``
 and five fixture texts encoded with the pack's model (class ``cs336-fixtures``).
 
 ``check_pack`` replays a pack against their command (``target.Target``) with
-the fuzzer's judge and yields one result per case.  Cost: writing, one small
+the fuzzer's judge and yields one result per case.  A trainer reads either
+text or word counts (``counts``): the cases of the other input are skipped
+and counted (``skipped``).  Encode cases follow ``special_tokens``
+(``specials.allowed_specials``: all of the model's by default).  Cost: writing, one small
 training per case (about 250 cases, seconds); checking, one run of theirs
 per case.
 """
@@ -41,6 +44,7 @@ from ..learn.train import train_from_counts, train_from_texts
 from ..loader import read_model
 from ..pretokenize._unicode_table import UNICODE_VERSION
 from ..pretokenize.patterns import get_pattern
+from ..specials import allowed_specials
 from ..testing.atoms import (
     COMBINING,
     CONTRACTIONS,
@@ -312,9 +316,19 @@ def _case(directory, entry):
     return case, params
 
 
-def check_pack(directory, target, timeout, workdir, cases="*"):
+def is_counts_case(entry):
+    """True for a case whose input is a word-count file (class ``count-overflow``)."""
+    return "input.counts.tsv" in entry["files"]
+
+
+def check_pack(
+    directory, target, timeout, workdir, cases="*", counts=False, special_tokens=None, skipped=None
+):
     """Yield ``(entry, verdict)`` for each case of the target's kind whose name matches
-    one of the globs in ``cases`` (comma-separated; verdict None: pass)."""
+    one of the globs in ``cases`` (comma-separated; verdict None: pass).  A trainer
+    reads word counts when ``counts``, else text: the matching cases of the other
+    input are not run but counted in ``skipped`` (a dict, when given: {"counts": n,
+    "text": n}).  ``special_tokens``: ``allowed_specials``' choice for encode cases."""
     globs = [g for g in cases.split(",") if g]
     manifest = read_manifest(directory)
     target.check_placeholders()
@@ -322,13 +336,24 @@ def check_pack(directory, target, timeout, workdir, cases="*"):
     for entry in manifest["cases"]:
         if entry["kind"] != target.mode or not any(fnmatch.fnmatchcase(entry["name"], g) for g in globs):
             continue
+        if target.mode == "train" and is_counts_case(entry) != counts:
+            if skipped is not None:
+                key = "counts" if is_counts_case(entry) else "text"
+                skipped[key] = skipped.get(key, 0) + 1
+            continue
         case, params = _case(directory, entry)
-        model = path = tok = None
+        model = path = tok = allowed = None
         if target.mode == "encode":
             path = os.path.join(directory, entry["name"], "model.hex.json")
             model = read_model(path, "json")
             tok = Tokenizer(model.vocab, model.merges, model.special_tokens, pattern=params["pattern"])
-        trial = Trial(target, profile, params["pattern"], timeout, model, path, tok)
+            try:
+                allowed = allowed_specials(special_tokens, model.special_tokens)
+            except ValueError as e:
+                raise PackError("%s: %s" % (entry["name"], e))
+            if allowed is not None:
+                case["special_tokens"] = allowed
+        trial = Trial(target, profile, params["pattern"], timeout, model, path, tok, allowed)
         run_dir = os.path.join(workdir, entry["name"])
         os.makedirs(run_dir, exist_ok=True)
         yield entry, trial.run(case, run_dir)

@@ -13,6 +13,8 @@ A command template (``--train 'CMD ...'``) is split as a shell would
                       it too (``--special-token {special_token}``); none without tokens
     {out}             where they write their output (a model, ids or pieces)
     {model}           the model refbpe wrote for them (``--encode`` mode)
+    {encoding}        the encoding's name for a named one (``cl100k_base``, ...), else
+                      the model's path (``--encode`` mode)
 
 A Python function (``--train-py MODULE:FUNC``) is called by ``refbpe.fuzz.child``
 in a fresh interpreter (this one, ``sys.executable``), so a crash or a hang of
@@ -55,7 +57,7 @@ __all__ = [
     "stop_and_exit",
 ]
 
-_PLACEHOLDER = re.compile(r"\{(input|counts|vocab_size|special_tokens|out|model)\}")
+_PLACEHOLDER = re.compile(r"\{(input|counts|vocab_size|special_tokens|out|model|encoding)\}")
 _EACH = "{special_token}"
 _STDERR_KEPT = 4000
 REFBPE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -117,7 +119,16 @@ def expand(template, values):
 
 
 _ANY_PLACEHOLDER = re.compile(r"\{(\w+)\}")
-KNOWN_PLACEHOLDERS = ("input", "counts", "vocab_size", "special_tokens", "special_token", "out", "model")
+KNOWN_PLACEHOLDERS = (
+    "input",
+    "counts",
+    "vocab_size",
+    "special_tokens",
+    "special_token",
+    "out",
+    "model",
+    "encoding",
+)
 
 
 def check_placeholders(mode, template):

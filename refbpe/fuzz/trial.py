@@ -25,6 +25,7 @@ from ..corpus.sequences import count_texts
 from ..learn.profiles import ProfileLimit
 from ..learn.train import train_bpe, train_from_counts
 from ..pretokenize.patterns import get_pattern
+from ..verify.encoding import encode_allowing
 from ..verify.judge import judge_encoding, judge_split, judge_training, split_segments
 from .target import fault_of, read_output
 
@@ -70,14 +71,26 @@ def write_case_input(case, directory):
 class Trial(object):
     """Runs cases against ``target`` (a ``target.Target``) in ``mode`` with the shared
     settings: ``profile``, ``pattern``, ``timeout``; for encode, ``model`` (a
-    ``formats.Model``), ``model_path`` (written for them) and ``tokenizer``."""
+    ``formats.Model``), ``model_path`` (written for them), ``tokenizer``,
+    ``allowed_special`` (the special tokens matched, tiktoken's sense; None: all of
+    the model's) and ``encoding`` ({encoding}: a named encoding, else the model's path)."""
 
     def __init__(
-        self, target, profile=None, pattern=None, timeout=10.0, model=None, model_path=None, tokenizer=None
+        self,
+        target,
+        profile=None,
+        pattern=None,
+        timeout=10.0,
+        model=None,
+        model_path=None,
+        tokenizer=None,
+        allowed_special=None,
+        encoding=None,
     ):
         self.target, self.mode = target, target.mode
         self.profile, self.pattern, self.timeout = profile, pattern, timeout
         self.model, self.model_path, self.tokenizer = model, model_path, tokenizer
+        self.allowed_special, self.encoding = allowed_special, encoding
 
     def values(self, case, directory):
         path = write_case_input(case, directory)
@@ -90,6 +103,7 @@ class Trial(object):
         }
         if self.model_path:
             values["model"] = self.model_path
+            values["encoding"] = self.encoding or self.model_path
         return values
 
     def run(self, case, directory):
@@ -116,7 +130,9 @@ class Trial(object):
 
     def judge(self, case, theirs, path):
         if self.mode == "encode":
-            return judge_encoding(self.model, case["text"], theirs, self.pattern, self.tokenizer)
+            return judge_encoding(
+                self.model, case["text"], theirs, self.pattern, self.tokenizer, self.allowed_special
+            )
         if self.mode == "split":
             return judge_split(case["text"], theirs, self.pattern, case.get("special_tokens", ()))
         if "counts" in case:
@@ -140,8 +156,7 @@ def reference_output(trial, case, path):
     """The reference's answer for ``case`` (its input at ``path``): (vocab, merges) for
     training, ids for encoding, piece bytes for splitting."""
     if trial.mode == "encode":
-        tok = trial.tokenizer
-        return tok.encode(case["text"])
+        return encode_allowing(trial.tokenizer, case["text"], trial.allowed_special)
     if trial.mode == "split":
         from_pattern = []
         for _, data in split_segments(case["text"], case.get("special_tokens", ())):

@@ -11,6 +11,12 @@ Unicode version is tried, newest first, for each version that classes a code
 point of the text differently: the one that gives exactly their ids is named
 (cause ``unicode-version``, with the code points).  Cost: one encoding of
 the text per such version (and building the tokenizer again).
+
+``allowed_special`` is tiktoken's: None (the default) matches every special
+token of the model, a list only those (``specials.allowed_specials``), and the
+text of the others is ordinary text on both sides.  A difference where one
+side matched a special token and the other did not is named
+``special_token``, with the setting that would match theirs.
 """
 
 from ..encode.tokenizer import Tokenizer
@@ -21,18 +27,27 @@ from ..specials import special_pattern, split_specials
 from .display import show
 from .readings import versioned
 
-__all__ = ["verify_encoding"]
+__all__ = ["encode_allowing", "verify_encoding"]
 
 
-def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None, rebuild=None):
+def encode_allowing(tok, text, allowed_special=None):
+    """``tok``'s ids of ``text`` with only ``allowed_special`` matched (None: every special token)."""
+    if allowed_special is None:
+        return tok.encode(text)
+    return tok.encode(text, allowed_special=set(allowed_special), disallowed_special=())
+
+
+def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None, rebuild=None, allowed_special=None):
     """Report comparing ``their_ids`` with refbpe's encoding of ``text`` under ``model``
     (split ``pattern``, GPT-2's by default), or under ``tokenizer`` when given
     (``Tokenizer.from_tiktoken``: tiktoken's encodings).  ``rebuild(version)``
-    makes the tokenizer again reading Unicode ``version`` (default: from ``model``)."""
+    makes the tokenizer again reading Unicode ``version`` (default: from ``model``).
+    ``allowed_special``: the special tokens matched (None: all of the model's)."""
     tok = tokenizer or Tokenizer(model.vocab, model.merges, model.special_tokens, pattern=pattern)
     split = get_pattern(tok.pattern, tok.unicode)
     pretokenize = split.pretokenize
-    ours = tok.encode(text)
+    matched = tok.special_tokens if allowed_special is None else list(allowed_special)
+    ours = encode_allowing(tok, text, allowed_special)
     n = min(len(ours), len(their_ids))
     pos = next((i for i in range(n) if ours[i] != their_ids[i]), None)
     if pos is None and len(ours) != len(their_ids):
@@ -59,14 +74,14 @@ def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None, rebuil
     offset = 0
     char_pos = 0
     found = None
-    for segment, is_special in split_specials(text, special_pattern(tok.special_tokens)):
+    for segment, is_special in split_specials(text, special_pattern(matched)):
         seg_bytes = segment.encode("utf-8", "surrogatepass")
         pieces = (
             [segment] if is_special else [p.decode("utf-8", "surrogatepass") for p in pretokenize(seg_bytes)]
         )
         seg_pos = 0
         for piece in pieces:
-            ids = tok.encode(piece)  # a special token alone encodes to its id
+            ids = encode_allowing(tok, piece, allowed_special)  # a special token alone: its id
             width = len(piece.encode("utf-8", "surrogatepass"))
             if offset + len(ids) > pos or (pos == len(ours) and offset + len(ids) == pos):
                 alt = None if is_special else alternative(split, seg_bytes, seg_pos, seg_pos + width)
@@ -139,6 +154,8 @@ def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None, rebuil
                 "their token does not spell the text at byte %d (%s there): a token dropped or added, "
                 "or their ids use another vocab/id layout" % (at, show(text_bytes[at : at + len(their_tok)]))
             )
+        elif _special_handling(tok, is_special, piece, their_ids[pos], matched, allowed_special, lines):
+            div["kind"] = "special_token"
         elif at + len(their_tok) > inside + len(piece_bytes):
             div["kind"] = "pretokenization"
             lines.append(
@@ -157,7 +174,9 @@ def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None, rebuil
         def rebuild(version):
             return Tokenizer(model.vocab, model.merges, model.special_tokens, pattern=split, unicode=version)
 
-    found = _other_version(tok, split, text, their_ids, rebuild) if rebuild is not None else None
+    found = None
+    if rebuild is not None:
+        found = _other_version(tok, split, text, their_ids, rebuild, allowed_special)
     if found is not None:
         report["cause"], report["unicode"], report["code_points"] = "unicode-version", found[0], found[1]
         lines.append(
@@ -168,7 +187,29 @@ def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None, rebuil
     return report
 
 
-def _other_version(tok, split, text, their_ids, rebuild):
+def _special_handling(tok, is_special, piece, their_id, matched, allowed_special, lines):
+    """True (with the lines saying so) when one side matched a special token here and the other
+    did not: ours at a special token and theirs not its id, or theirs a special token's id."""
+    specials = {encode_allowing(tok, t, [t])[0]: t for t in tok.special_tokens}
+    setting = "--special-tokens %s" % ("all" if allowed_special is None else " ".join(matched) or "none")
+    if is_special and specials.get(their_id) != piece:
+        lines.append(
+            "special-token handling: ours matches %r as a special token (%s); theirs encodes it as "
+            "text: if their encoder allows fewer special tokens, say which with --special-tokens "
+            "(none, or the tokens it allows)" % (piece, setting)
+        )
+        return True
+    if their_id in specials and not is_special:
+        lines.append(
+            "special-token handling: theirs emits the special token %r (id %d) where ours reads text "
+            "(%s): if their encoder allows it, give --special-tokens all or a list with it"
+            % (specials[their_id], their_id, setting)
+        )
+        return True
+    return False
+
+
+def _other_version(tok, split, text, their_ids, rebuild, allowed_special=None):
     """(version, code points) of the newest other Unicode version under which
     ``rebuild(version)`` encodes ``text`` to ``their_ids``, or None."""
     if not versioned(split):
@@ -178,6 +219,6 @@ def _other_version(tok, split, text, their_ids, rebuild):
         if version == split.unicode:
             continue
         changed = sorted(present.intersection(changed_code_points(version, split.unicode)))
-        if changed and rebuild(version).encode(text) == list(their_ids):
+        if changed and encode_allowing(rebuild(version), text, allowed_special) == list(their_ids):
             return version, ["U+%04X" % cp for cp in changed]
     return None

@@ -67,9 +67,10 @@ def judge_training(
     return report
 
 
-def judge_encoding(model, text, their_ids, pattern=None, tokenizer=None):
-    """``verify_encoding``'s report, with a status line first in ``explanation``."""
-    report = verify_encoding(model, text, their_ids, pattern, tokenizer)
+def judge_encoding(model, text, their_ids, pattern=None, tokenizer=None, allowed_special=None):
+    """``verify_encoding``'s report, with a status line first in ``explanation``
+    (``allowed_special``: the special tokens matched; None, all of the model's)."""
+    report = verify_encoding(model, text, their_ids, pattern, tokenizer, allowed_special=allowed_special)
     status = "identical" if report["identical"] else "DIFFERENT"
     report["explanation"] = "%s\n%s" % (status, report["explanation"])
     return report
