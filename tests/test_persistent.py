@@ -203,3 +203,21 @@ def test_a_persistent_command_with_placeholders_exits_2(capsys, tmp_path):
     assert status == 2 and "takes no placeholders ({input})" in err
     with pytest.raises(TargetError):
         PersistentTarget("split", command="x {out}").check_placeholders()
+
+
+def test_conformance_check_persistent_fails_the_cases_one_shot_fails(capsys, tmp_path):
+    pack = tmp_path / "pack"
+    assert run_main(capsys, "conformance", "write", pack)[0] == 0
+    planted = "planted_trainers:split_digits_as_letters"
+    outs = []
+    for extra in ([], ["--persistent"]):
+        status, out, err = run_main(
+            capsys, "conformance", "check", pack, "--split-py", planted, "--cases", "split-digits-*", *extra
+        )
+        assert status == 1, out + err
+        outs.append(out)
+    assert outs[0] == outs[1] and "FAIL split-digits-" in outs[0]
+    status, out, err = run_main(
+        capsys, "conformance", "check", pack, "--split", SERVE + " good", "--persistent"
+    )
+    assert status == 0 and " 0 failed" in out, out + err

@@ -57,7 +57,7 @@ from .target import (
     spawn,
 )
 
-__all__ = ["PersistentTarget", "request_line"]
+__all__ = ["PersistentTarget"]
 
 _READ = 65536
 _ANSWER_MAX = 1 << 20  # bytes of one answer line at most: more is a broken protocol
