@@ -40,6 +40,7 @@ minute this way as one-shot (figure and reproducer in docs/ci.md).
 import json
 import os
 import select
+import subprocess
 import time
 
 from .target import (
@@ -120,11 +121,10 @@ class PersistentTarget(Target):
         if stray:
             return self._fail(p, t0, tail, "unreadable-output", "wrote %r on stdout between requests" % stray)
         try:
-            p.stdin.write(request_line(values).encode("utf-8", "surrogatepass"))
-            p.stdin.flush()
+            sent = _send(p, request_line(values).encode("utf-8", "surrogatepass"), tail, t0 + timeout)
         except OSError:  # it has closed its stdin or died: its exit status says which
             return self._ended(p, t0, tail, t0 + timeout)
-        line, how = self._read_answer(p, tail, t0 + timeout)
+        line, how = self._read_answer(p, tail, t0 + timeout) if sent else (None, "timeout")
         if how == "timeout":
             self._end(p, tail)
             return Run(p.returncode, tail.text()[-STDERR_KEPT:], time.time() - t0, True)
@@ -140,13 +140,14 @@ class PersistentTarget(Target):
         try:
             p.stdin.close()
             p.wait(timeout=1.0)
-        except (OSError, Exception):
+        except (OSError, subprocess.TimeoutExpired):
             pass
-        self._end(p, Tail(0))
+        self._end(p)
 
     def _process(self):
         if self._proc is None or self._owner != os.getpid():
             self._proc = spawn(self.serve_argv, interactive=True)
+            os.set_blocking(self._proc.stdin.fileno(), False)  # a request never blocks past its timeout
             self._owner, self._pending = os.getpid(), bytearray()
         return self._proc
 
@@ -204,7 +205,7 @@ class PersistentTarget(Target):
         """Their stdout or stdin closed: wait for the exit (until ``deadline``) and report it."""
         try:
             p.wait(timeout=max(0.0, deadline - time.time()))
-        except Exception:
+        except subprocess.TimeoutExpired:
             self._end(p, tail)
             return Run(p.returncode, tail.text()[-STDERR_KEPT:], time.time() - t0, True)
         self._end(p, tail)
@@ -217,12 +218,12 @@ class PersistentTarget(Target):
         stderr = tail.text()[-STDERR_KEPT:]
         return Run(p.returncode, stderr, time.time() - t0, False, Fault(kind, message, stderr))
 
-    def _end(self, p, tail):
-        """Kill their group, read what stays of their stderr (briefly), close the pipes."""
+    def _end(self, p, tail=None):
+        """Kill their group, read what stays of their stderr into ``tail`` (briefly), close the pipes."""
         kill_group(p)
         p.wait()
         forget(p)
-        if p.stderr is not None and not p.stderr.closed:
+        if tail is not None and not p.stderr.closed:
             drain_until(p.stderr, tail, time.time() + DRAIN_AFTER_EXIT)
         for pipe in (p.stdin, p.stdout, p.stderr):
             try:
@@ -231,6 +232,21 @@ class PersistentTarget(Target):
                 pass
         if self._proc is p:
             self._proc, self._pending = None, bytearray()
+
+
+def _send(p, data, tail, deadline):
+    """Write ``data`` to ``p``'s stdin (non-blocking) by ``deadline``, their stderr drained
+    meanwhile; False when they would not take it in time (they do not read their stdin)."""
+    fd = p.stdin.fileno()
+    while data:
+        left = deadline - time.time()
+        if left <= 0:
+            return False
+        writable = select.select([], [fd], [], min(left, 0.05))[1]
+        _drain_ready(p.stderr, tail)
+        if writable:
+            data = data[os.write(fd, data) :]
+    return True
 
 
 def _drain_ready(pipe, tail):
