@@ -25,7 +25,8 @@ format refbpe reads, ids (``.npy``, a JSON list or whitespace-separated
 integers), or pieces (one JSON string per line).  Anything else is a ``Fault``:
 a crash (a signal), a non-zero exit status, a timeout, or unreadable output,
 each a finding of the fuzzer, never an error of refbpe.  Cost: one process
-start per run (tens of milliseconds for a CPython child).
+start per run (tens of milliseconds for a CPython child); ``persistent``
+keeps one process for many runs instead.
 """
 
 import json
