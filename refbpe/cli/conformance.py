@@ -15,6 +15,7 @@ import tempfile
 
 from ..fuzz import Target, TargetError
 from ..fuzz.pack import PackError, check_pack, write_pack
+from ..fuzz.persistent import PersistentTarget
 from .common import (
     CliError,
     add_allowed_special_argument,
@@ -78,17 +79,23 @@ def register(sub):
         help="check: only the cases whose name matches one of these globs ('train-ties-*,train-random-*')",
     )
     c.add_argument("--quiet", action="store_true", help="check: print failures and the summary only")
+    c.add_argument(
+        "--persistent",
+        action="store_true",
+        help="check: start their program once and send it one case per line (as in refbpe fuzz)",
+    )
     return c
 
 
 def _target(args):
+    kind = PersistentTarget if args.persistent else Target
     for option, mode, _ in _TARGETS:
         value = getattr(args, option[2:].replace("-", "_"))
         if value is not None:
             fmt = args.format if mode == "train" else "auto"
             if option.endswith("-py"):
-                return Target(mode, function=value, fmt=fmt)
-            return Target(mode, command=value, fmt=fmt)
+                return kind(mode, function=value, fmt=fmt)
+            return kind(mode, command=value, fmt=fmt)
     raise CliError("check needs one of --train, --train-py, --encode, --encode-py, --split, --split-py")
 
 
@@ -143,6 +150,8 @@ def _check(args):
                 sys.stdout.write("".join("    " + line + "\n" for line in verdict.text.splitlines()))
         except (PackError, TargetError) as e:
             raise CliError(str(e))
+        finally:
+            target.close()
     if passed + failed == 0:
         raise CliError(
             "%s holds no %s cases matching %r%s"

@@ -16,6 +16,7 @@ from ..encode.tokenizer import Tokenizer
 from ..encodings.registry import KNOWN_ENCODINGS, ranks_path
 from ..formats import FORMATS, write_model
 from ..fuzz import Target, TargetError, Trial, search_for_failure, write_findings
+from ..fuzz.persistent import PersistentTarget
 from ..loader import read_model
 from ..specials import allowed_specials
 from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, MISSING, available
@@ -137,16 +138,23 @@ def register(sub):
     )
     f.add_argument("--db", metavar="DIR", help="the example database elsewhere ('none': no database)")
     f.add_argument("--json", action="store_true", help="print one JSON object")
+    f.add_argument(
+        "--persistent",
+        action="store_true",
+        help="start their program once and send it one case per line on stdin (the protocol of docs/ci.md; "
+        "a --*-py function is served for you); each worker owns one such process",
+    )
     return f
 
 
 def _target(args):
+    kind = PersistentTarget if args.persistent else Target
     for option, mode, _, _ in _TARGETS:
         value = getattr(args, option[2:].replace("-", "_"))
         if value is not None:
             if option.endswith("-py"):
-                return Target(mode, function=value, fmt=args.format if mode == "train" else "auto")
-            return Target(mode, command=value, fmt=args.format if mode == "train" else "auto")
+                return kind(mode, function=value, fmt=args.format if mode == "train" else "auto")
+            return kind(mode, command=value, fmt=args.format if mode == "train" else "auto")
     raise CliError("give one of --train, --train-py, --encode, --encode-py, --split, --split-py")
 
 
@@ -251,6 +259,8 @@ def run(args):
             )
         except TargetError as e:
             raise CliError(str(e))
+        finally:
+            target.close()
         if finding is None:
             return _clean(args, trial, runs)
         result = write_findings(args.out, finding, trial, runs, settings)

@@ -3,7 +3,8 @@ reference, and shrink a failure to a minimal input.
 
 Modules: ``target`` (their command or Python function, run in a child process
 with a timeout; their output read back), ``child`` (the child that calls a
-Python function), ``trial`` (one case: inputs written, theirs run, judged by
+Python function), ``persistent`` (``--persistent``: one process of theirs
+answers many cases over a line protocol), ``trial`` (one case: inputs written, theirs run, judged by
 ``verify.judge``), ``search`` (Hypothesis: batches of each class in rounds,
 the first failure shrunk), ``parallel`` (``--workers``: the classes shared
 among processes), ``findings`` (the findings directory: the minimal

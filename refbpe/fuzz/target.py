@@ -27,7 +27,8 @@ format refbpe reads, ids (``.npy``, a JSON list or whitespace-separated
 integers), or pieces (one JSON string per line).  Anything else is a ``Fault``:
 a crash (a signal), a non-zero exit status, a timeout, or unreadable output,
 each a finding of the fuzzer, never an error of refbpe.  Cost: one process
-start per run (tens of milliseconds for a CPython child).
+start per run (tens of milliseconds for a CPython child); ``persistent``
+keeps one process for many runs instead.
 """
 
 import json
@@ -46,20 +47,28 @@ from ..loader import read_model
 
 __all__ = [
     "REFBPE_ROOT",
+    "STDERR_KEPT",
     "STDERR_TAIL",
+    "DRAIN_AFTER_EXIT",
+    "Fault",
     "Run",
+    "Tail",
     "MAX_OUTPUT_BYTES",
     "Target",
     "TargetError",
+    "drain_until",
     "expand",
     "fault_of",
+    "forget",
+    "kill_group",
     "read_output",
+    "spawn",
     "stop_and_exit",
 ]
 
 _PLACEHOLDER = re.compile(r"\{(input|counts|vocab_size|special_tokens|out|model|encoding)\}")
 _EACH = "{special_token}"
-_STDERR_KEPT = 4000
+STDERR_KEPT = 4000
 REFBPE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -81,10 +90,12 @@ class Fault(object):
 
 class Run(object):
     """One finished run: exit ``status`` (negative: killed by that signal), ``stderr``,
-    ``seconds``, ``timed_out``."""
+    ``seconds``, ``timed_out``; ``fault``, a ``Fault`` the runner saw itself (a persistent
+    target's broken protocol), or None."""
 
-    def __init__(self, status, stderr, seconds, timed_out):
+    def __init__(self, status, stderr, seconds, timed_out, fault=None):
         self.status, self.stderr, self.seconds, self.timed_out = status, stderr, seconds, timed_out
+        self.fault = fault
 
 
 def _substitute(arg, values):
@@ -198,6 +209,9 @@ class Target(object):
     def argv(self, values):
         return expand(self.template, values)
 
+    def close(self):
+        """Nothing of a one-shot target outlives its run (a ``persistent.PersistentTarget``'s does)."""
+
     def run(self, values, timeout):
         """Run once with ``values`` (placeholders); a ``Run``."""
         if self.function is not None:
@@ -213,53 +227,62 @@ def child_env():
     return env
 
 
-def run_with_timeout(argv, timeout):
-    """Run ``argv`` in its own session; kill the group after ``timeout`` seconds.
-
-    Their stderr is drained as it comes and only its last ``STDERR_TAIL`` bytes are kept, so a
-    flood costs no memory.  Once their process has ended (or been killed) the pipe is read for
-    at most ``_DRAIN_AFTER_EXIT`` seconds more: a grandchild that left the group (``setsid``)
-    and still holds the pipe cannot keep the run waiting."""
-    t0 = time.time()
+def spawn(argv, interactive=False):
+    """Start ``argv`` in its own session with its stderr piped, listed for ``kill_running``;
+    ``interactive``: its stdin and stdout piped too (else /dev/null).  ``TargetError`` when it
+    cannot start."""
+    pipe = subprocess.PIPE if interactive else subprocess.DEVNULL
     _STOPPING["starting"] = True
     try:
         p = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            env=child_env(),
-            start_new_session=True,
+            argv, stdin=pipe, stdout=pipe, stderr=subprocess.PIPE, env=child_env(), start_new_session=True
         )
     except OSError as e:
         _started()
         raise TargetError("cannot run %s: %s" % (argv[0], e.strerror or e))
     _RUNNING.add(p)
     _started()
-    tail = _Tail(STDERR_TAIL)
+    return p
+
+
+def forget(p):
+    """``p`` has ended: no longer one for ``kill_running``."""
+    _RUNNING.discard(p)
+
+
+def run_with_timeout(argv, timeout):
+    """Run ``argv`` in its own session; kill the group after ``timeout`` seconds.
+
+    Their stderr is drained as it comes and only its last ``STDERR_TAIL`` bytes are kept, so a
+    flood costs no memory.  Once their process has ended (or been killed) the pipe is read for
+    at most ``DRAIN_AFTER_EXIT`` seconds more: a grandchild that left the group (``setsid``)
+    and still holds the pipe cannot keep the run waiting."""
+    t0 = time.time()
+    p = spawn(argv)
+    tail = Tail(STDERR_TAIL)
     try:
         timed_out = not _drain_until_exit(p, tail, t0 + timeout)
         if timed_out:
-            _kill_group(p)
+            kill_group(p)
             p.wait()
-        _drain_until(p.stderr, tail, time.time() + _DRAIN_AFTER_EXIT)
+        drain_until(p.stderr, tail, time.time() + DRAIN_AFTER_EXIT)
     except BaseException:  # Ctrl-C: their process must not outlive us
-        _kill_group(p)
+        kill_group(p)
         p.wait()
         raise
     finally:
-        _RUNNING.discard(p)
+        forget(p)
         p.stderr.close()
-    stderr = tail.text()[-_STDERR_KEPT:]
+    stderr = tail.text()[-STDERR_KEPT:]
     return Run(p.returncode, stderr, time.time() - t0, timed_out)
 
 
 STDERR_TAIL = 64 * 1024  # bytes of their stderr kept; the rest is read and dropped
-_DRAIN_AFTER_EXIT = 0.5  # seconds: their stderr read after their process ended, at most
+DRAIN_AFTER_EXIT = 0.5  # seconds: their stderr read after their process ended, at most
 _READ = 65536
 
 
-class _Tail(object):
+class Tail(object):
     """The last ``size`` bytes written to it."""
 
     def __init__(self, size):
@@ -280,7 +303,7 @@ def _drain_until_exit(p, tail, deadline):
         left = deadline - time.time()
         if left <= 0:
             return p.poll() is not None
-        eof = _drain_until(p.stderr, tail, time.time() + min(left, 0.05))
+        eof = drain_until(p.stderr, tail, time.time() + min(left, 0.05))
         if p.poll() is not None:
             return True
         if eof:  # they closed stderr but still run: wait for the exit alone
@@ -291,7 +314,7 @@ def _drain_until_exit(p, tail, deadline):
                 return False
 
 
-def _drain_until(pipe, tail, deadline):
+def drain_until(pipe, tail, deadline):
     """Read ``pipe`` into ``tail`` until end of file (True) or ``deadline`` (False); never blocks
     past the deadline."""
     fd = pipe.fileno()
@@ -317,7 +340,7 @@ _STOPPING = {"starting": False, "exit": None}
 def kill_running():
     """Kill the process group of every run of theirs in progress here (a fuzz worker being stopped)."""
     for p in list(_RUNNING):
-        _kill_group(p)
+        kill_group(p)
 
 
 def stop_and_exit(status):
@@ -337,7 +360,7 @@ def _started():
         stop_and_exit(_STOPPING["exit"])
 
 
-def _kill_group(p):
+def kill_group(p):
     try:
         os.killpg(p.pid, signal.SIGKILL)
     except OSError:
@@ -346,6 +369,8 @@ def _kill_group(p):
 
 def fault_of(run, timeout):
     """The ``Fault`` of a run that did not end well, or None."""
+    if run.fault is not None:
+        return run.fault
     if run.timed_out:
         return Fault("timeout", "no answer within %g s (killed)" % timeout, run.stderr)
     if run.status < 0:
