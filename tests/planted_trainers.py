@@ -224,6 +224,7 @@ def planted_train(
     wrap=None,
     stale=False,
     counts=None,
+    min_count=1,
 ):
     """Merges of the naive trainer with the planted changes.
 
@@ -235,6 +236,7 @@ def planted_train(
     ``stale``: a count is trusted after it fell (a heap entry never refreshed),
     so a pair that no longer occurs can be merged.
     ``counts``: {pre-token bytes: count} given instead of ``text``.
+    ``min_count``: stop when the best pair occurs fewer times (HF's ``min_frequency``).
     """
     words = Counter()
     if counts is not None:
@@ -262,7 +264,7 @@ def planted_train(
             for p, c in pairs.items():
                 seen[p] = max(seen[p], c)
             pairs = seen
-        if not pairs:
+        if not pairs or max(pairs.values()) < min_count:
             break
         top = max(pairs.values())
         tied = [p for p in pairs if pairs[p] == top]
@@ -453,6 +455,25 @@ def _train_function(bug):
 
 for _bug in FUZZ_BUGS:
     globals()["train_" + _bug.replace("-", "_")] = _train_function(_bug)
+
+
+# -- conventions of real trainers (verify names them: tests/test_conventions.py) ----------
+
+
+def train_text_mode(input_path, vocab_size, special_tokens):
+    """A CS336 student's trainer that opens the corpus in text mode: ``\\r\\n`` and ``\\r`` read as ``\\n``."""
+    with open(input_path, encoding="utf-8") as f:
+        text = f.read()
+    merges = planted_train(text, vocab_size, list(special_tokens))
+    return layout_vocab("refbpe", merges, special_tokens), merges
+
+
+def train_min_count_2(input_path, vocab_size, special_tokens):
+    """A trainer that merges only pairs that occur at least twice (HF's ``min_frequency=2``)."""
+    with open(input_path, encoding="utf-8", newline="") as f:
+        text = f.read()
+    merges = planted_train(text, vocab_size, list(special_tokens), min_count=2)
+    return layout_vocab("refbpe", merges, special_tokens), merges
 
 
 def split_digits_as_letters(text):
