@@ -520,3 +520,12 @@ def encode_leftmost_merge(model_path, text):
                 parts[k : k + 2] = [parts[k] + parts[k + 1]]
             out.extend(ids[x] for x in parts)
     return out
+
+
+def encode_specials_as_text(model_path, text):
+    """A planted encoder (``--encode-py``): special-token text encoded as ordinary text (tiktoken's
+    ``encode_ordinary``)."""
+    from refbpe.encode.tokenizer import Tokenizer
+
+    model = read_model(model_path)
+    return Tokenizer(model.vocab, model.merges, model.special_tokens).encode_ordinary(text)
