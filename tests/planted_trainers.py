@@ -461,7 +461,8 @@ for _bug in FUZZ_BUGS:
 
 
 def train_text_mode(input_path, vocab_size, special_tokens):
-    """A CS336 student's trainer that opens the corpus in text mode: ``\\r\\n`` and ``\\r`` read as ``\\n``."""
+    """A CS336 student's trainer that opens the corpus in text mode (``\\r\\n`` and ``\\r`` read
+    as ``\\n``)."""
     with open(input_path, encoding="utf-8") as f:
         text = f.read()
     merges = planted_train(text, vocab_size, list(special_tokens))

@@ -47,7 +47,9 @@ def _run(train, text, vocab_size, specials, tmp_path):
     vocab, merges = train(str(path), vocab_size, list(specials))
     theirs = Model(vocab, merges, list(specials), "json", True, "theirs")
     counts = count_texts([text], "documents", list(specials))
-    return theirs, judge_training(counts, vocab_size, list(specials), theirs, texts=[text], sources=[str(path)])
+    return theirs, judge_training(
+        counts, vocab_size, list(specials), theirs, texts=[text], sources=[str(path)]
+    )
 
 
 # -- early stop at a minimum count -----------------------------------------------------------

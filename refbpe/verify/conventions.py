@@ -25,7 +25,14 @@ from ..formats.bytemap import bytes_to_unicode
 from ..learn.merge import learn_merges
 from .replay import PairReplay
 
-__all__ = ["LAYOUTS", "id_layout", "layout_vocab", "min_count_stop", "newline_translation", "translate_newlines"]
+__all__ = [
+    "LAYOUTS",
+    "id_layout",
+    "layout_vocab",
+    "min_count_stop",
+    "newline_translation",
+    "translate_newlines",
+]
 
 _TABLE = bytes_to_unicode()
 GPT2_BYTE_ORDER = sorted(range(256), key=lambda b: _TABLE[b])
@@ -102,11 +109,7 @@ def layout_vocab(name, merges, special_tokens):
 def _layout_setting(name, special_tokens):
     first, gpt2 = LAYOUTS[name]
     n = len(special_tokens)
-    where = (
-        ("the special tokens at ids 0-%d, then " % (n - 1) if first else "")
-        if n
-        else ""
-    )
+    where = ("the special tokens at ids 0-%d, then " % (n - 1) if first else "") if n else ""
     alphabet = (
         "the 256 bytes in GPT-2's byte-level order (HF: initial_alphabet=ByteLevel.alphabet())"
         if gpt2

@@ -168,8 +168,9 @@ def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None, rebuil
             lines.pop()  # the kind's guess (merges applied differently, ...) is not the cause
         div["kind"] = "special_tokens_as_text"
         lines.append(
-            "special-tokens-as-text: encoding the special token text %s as ordinary text gives exactly their ids "
-            "(%s)" % (", ".join(repr(t) for t in ordinary["special_tokens"]), ordinary["setting"])
+            "special-tokens-as-text: encoding the special token text %s as ordinary text "
+            "gives exactly their ids (%s)"
+            % (", ".join(repr(t) for t in ordinary["special_tokens"]), ordinary["setting"])
         )
         report["explanation"] = "\n".join(lines)
         return report

@@ -63,12 +63,15 @@ def _verdict(r):
     if cause == "min-count":
         return head + (
             "they stop after %d merges with pairs left (the best occurs %d times): every one of their merges "
-            "has the maximum count, and a minimum count stops there; reproduced by %s"
-            % (theirs["num_merges"], convention["left"], convention["setting"])
+            "has the maximum count, and a minimum count stops there; reproduced by %s "
+            "(HF's BpeTrainer; refbpe train --min-frequency %d)"
+            % (theirs["num_merges"], convention["left"], convention["setting"], convention["min_count"])
         )
     if cause == "newline-translation":
-        return head + "the reference on the text with \\r\\n and \\r read as \\n gives exactly their merges: %s" % (
-            convention["setting"]
+        return (
+            head
+            + "the reference on the text with \\r\\n and \\r read as \\n gives exactly their merges: %s"
+            % (convention["setting"])
         )
     if cause == "setup" and convention and convention["name"] == "id-layout" and r["merges_identical"]:
         return head + "the same merges and vocab set under another id layout: %s" % convention["setting"]

@@ -36,7 +36,9 @@ def _special_tokens(ts):
     return "special token%s %s" % ("s" if len(ts) > 1 else "", _tokens(ts))
 
 
-def setup_warnings(vocab_size, special_tokens, their_vocab, declared, their_size, absent, ran_out, given=False):
+def setup_warnings(
+    vocab_size, special_tokens, their_vocab, declared, their_size, absent, ran_out, given=False
+):
     """Warnings for the setup of their training.
 
     ``their_vocab`` is the set of byte strings their file holds, ``declared``
@@ -49,9 +51,7 @@ def setup_warnings(vocab_size, special_tokens, their_vocab, declared, their_size
     """
     out = []
     if their_size != vocab_size and not (their_size < vocab_size and ran_out):
-        advice = (
-            "they were given that size" if given else "train both with the same size"
-        )
+        advice = "they were given that size" if given else "train both with the same size"
         out.append(
             warning(
                 "vocab-size",
