@@ -321,12 +321,12 @@ def _conclude(report, k, ours, their_merges, reference, others, ids_mismatch, gi
             for h in sorted(others, key=lambda h: -h.fit)
             if h.fit and h.fit < total and h.fit > reference.fit
         ]
+    if setup or ids_mismatch:
+        report["cause"] = "setup"
+        return
     convention = report.get("convention")
     if convention and convention["name"] in ("min-count", "newline-translation"):
         report["cause"] = convention["name"]
-        return
-    if setup or ids_mismatch:
-        report["cause"] = "setup"
         return
     explanations = report["explanations"]
     if k is None or (k >= min(len(ours), total) and not explanations):
