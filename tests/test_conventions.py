@@ -217,3 +217,11 @@ def test_repro_carries_the_run_profile_and_counts_add_up(capsys, tmp_path, monke
     assert "--profile" not in repro  # cs336 is verify's own default, whose report names the tie rule
     r = subprocess.run(["sh", str(tmp_path / "f" / "repro.sh")], stdout=subprocess.PIPE)
     assert r.returncode == 1 and b"tie-rule: DIFFERENT" in r.stdout and b"smallest-bytes" in r.stdout
+
+
+def test_a_wrapped_counter_is_not_a_minimum_count():
+    """A count past 2^31 that their trainer did not merge: an overflow, not min_frequency."""
+    counts = {b"aa": 2**31}
+    theirs = Model(layout_vocab("refbpe", [], [EOT]), [], [EOT], "json", True, "theirs")
+    r = verify_merges(counts, 300, [EOT], theirs)
+    assert r["cause"] != "min-count" and r["convention"] is None

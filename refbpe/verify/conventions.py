@@ -6,8 +6,9 @@ bug; each check here proves one by reproducing their model under it:
 * ``min_count_stop``: early stop at a minimum count (HF's ``min_frequency``).
   Every one of their merges has the maximum reference count, and after the
   last one pairs are left, all below the counts they merged: a threshold T
-  with ``left < T <= lowest merged count`` stops there.  Cost: one replay of
-  their merges.
+  with ``left < T <= lowest merged count`` stops there (not named when the
+  count left is past a 32-bit int's range: a wrapped counter is the likelier
+  cause).  Cost: one replay of their merges.
 * ``newline_translation``: the corpus read in text mode (Python's
   ``open(path)``, universal newlines: ``\\r\\n`` and ``\\r`` read as ``\\n``).
   The reference trained on the translated text gives exactly their merges.
@@ -62,6 +63,8 @@ def min_count_stop(word_counts, their_merges, wanted):
     left = replay.best()
     if left <= 0:
         return None  # no pair left: they ran out, as the reference would
+    if left >= 2**31:
+        return None  # a counter that wraps at 2^31 or 2^32 stops there too: refbpe certify shows which
     return {
         "name": "min-count",
         "min_count": left + 1,

@@ -7,11 +7,14 @@ Phases:
    CS336's tests compare), then ids (a note, or a difference under
    ``exact_ids``).  Equal merges end here: one training's cost in all.
 3. Explain a divergence: replay their merges under the reference counts and
-   every variant at once (``explain.replay_hypotheses``).
+   every variant at once (``explain.replay_hypotheses``); when none explains
+   them all, the conventions (``conventions``: the text read in text mode, an
+   early stop at a minimum count), each proved by reproducing their merges.
 4. Setup checks (``setup_checks``), now that it is known whether they ran out
    of pairs.
-5. Conclude: the cause, with the one hypothesis that explains all their
-   merges, or the facts when none does (``conclude``).
+5. Conclude: the cause (a setup mismatch first, then a convention), with the
+   one hypothesis that explains all their merges, or the facts when none does
+   (``conclude``).
 
 The result is one report (a dict, the JSON contract in docs/verify.md); ``render``
 makes the text from it, so the text carries every conclusion the JSON holds.
