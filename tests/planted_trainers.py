@@ -224,6 +224,7 @@ def planted_train(
     wrap=None,
     stale=False,
     counts=None,
+    min_count=1,
 ):
     """Merges of the naive trainer with the planted changes.
 
@@ -235,6 +236,7 @@ def planted_train(
     ``stale``: a count is trusted after it fell (a heap entry never refreshed),
     so a pair that no longer occurs can be merged.
     ``counts``: {pre-token bytes: count} given instead of ``text``.
+    ``min_count``: stop when the best pair occurs fewer times (HF's ``min_frequency``).
     """
     words = Counter()
     if counts is not None:
@@ -262,7 +264,7 @@ def planted_train(
             for p, c in pairs.items():
                 seen[p] = max(seen[p], c)
             pairs = seen
-        if not pairs:
+        if not pairs or max(pairs.values()) < min_count:
             break
         top = max(pairs.values())
         tied = [p for p in pairs if pairs[p] == top]
@@ -455,6 +457,26 @@ for _bug in FUZZ_BUGS:
     globals()["train_" + _bug.replace("-", "_")] = _train_function(_bug)
 
 
+# -- conventions of real trainers (verify names them: tests/test_conventions.py) ----------
+
+
+def train_text_mode(input_path, vocab_size, special_tokens):
+    """A CS336 student's trainer that opens the corpus in text mode (``\\r\\n`` and ``\\r`` read
+    as ``\\n``)."""
+    with open(input_path, encoding="utf-8") as f:
+        text = f.read()
+    merges = planted_train(text, vocab_size, list(special_tokens))
+    return layout_vocab("refbpe", merges, special_tokens), merges
+
+
+def train_min_count_2(input_path, vocab_size, special_tokens):
+    """A trainer that merges only pairs that occur at least twice (HF's ``min_frequency=2``)."""
+    with open(input_path, encoding="utf-8", newline="") as f:
+        text = f.read()
+    merges = planted_train(text, vocab_size, list(special_tokens), min_count=2)
+    return layout_vocab("refbpe", merges, special_tokens), merges
+
+
 def split_digits_as_letters(text):
     """The planted pre-tokenizer as ``--split-py`` calls it: str -> [str]."""
     return [p.decode("utf-8", "surrogatepass") for p in planted_split(text)]
@@ -499,3 +521,12 @@ def encode_leftmost_merge(model_path, text):
                 parts[k : k + 2] = [parts[k] + parts[k + 1]]
             out.extend(ids[x] for x in parts)
     return out
+
+
+def encode_specials_as_text(model_path, text):
+    """A planted encoder (``--encode-py``): special-token text encoded as ordinary text (tiktoken's
+    ``encode_ordinary``)."""
+    from refbpe.encode.tokenizer import Tokenizer
+
+    model = read_model(model_path)
+    return Tokenizer(model.vocab, model.merges, model.special_tokens).encode_ordinary(text)

@@ -79,7 +79,7 @@ def render_finding(finding, trial, settings):
             % (
                 case["vocab_size"],
                 json.dumps(tokens, ensure_ascii=False) if tokens else "none",
-                settings.get("profile") or "cs336",
+                trial.profile or "cs336",
                 get_pattern(trial.pattern).name,
             )
         )
@@ -177,8 +177,8 @@ def _verify_command(trial, case, values, settings):
         cmd += ["--special-token", t]
     if trial.target.fmt != "auto":
         cmd += ["--format", trial.target.fmt]
-    if settings.get("profile"):
-        cmd += ["--profile", settings["profile"]]
+    if trial.profile not in (None, "cs336"):  # verify's own default: its report then names the tie rule
+        cmd += ["--profile", trial.profile]
     if trial.pattern:
         cmd += ["--pattern", trial.pattern]
     return cmd

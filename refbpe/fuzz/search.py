@@ -247,7 +247,8 @@ class Search(object):
 def first_finding(classes, results):
     """(``Finding`` or None, {class: examples run}) from the ``Search.run`` results of some
     classes each: the failure found first in the order of one process running the rounds
-    over ``classes`` (round, then class), with the examples that process would have run."""
+    over ``classes`` (round, then class), with the examples that process would have run
+    until the failure (so ``Finding.examples`` is their sum)."""
     counts, found = {}, []
     for f, c in results:
         counts.update(c)
@@ -260,5 +261,6 @@ def first_finding(classes, results):
     at = index[finding.bug_class]
     runs = {c: sum(counts[c][: rnd + 1 if index[c] <= at else rnd]) for c in classes}
     batch, at_find = finding.batch
-    finding.examples = sum(runs.values()) - batch + at_find
+    runs[finding.bug_class] -= batch - at_find  # the examples until the find; shrinking's are not counted
+    finding.examples = sum(runs.values())
     return finding, runs

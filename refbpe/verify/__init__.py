@@ -26,7 +26,8 @@ replay of hypotheses), ``replay`` (merges replayed over word counts),
 replayed as differences), ``readings`` (how a reading variant changes the word counts),
 ``cutter`` (safe places to cut text), ``setup_checks``, ``render`` (the text),
 ``encoding`` (the id comparison), ``display`` (bytes shown readably),
-``profile_rules`` (``--profile``, and which trainer profile reproduces their model).
+``profile_rules`` (``--profile``, and which trainer profile reproduces their model),
+``conventions`` (a minimum count, text-mode newlines, an id layout: named with their setting).
 Certificates and traces: ``certify`` checks their merge list step by step
 against the word counts without training (``refbpe certify``); ``traces``
 compares their training trace with the reference's (``verify --trace``);

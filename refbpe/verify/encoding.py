@@ -6,7 +6,10 @@ difference is named: their ids end early, an id outside the vocab, a token
 that does not spell the text, one that crosses the pre-token's end
 (pre-tokenization differs) or one inside it (merges applied differently).
 
-When the ids differ, the same tokenizer with its pattern read by another
+When the ids differ and encoding the special tokens' text as ordinary text
+(tiktoken's ``encode_ordinary``) gives exactly their ids, that convention is
+named (cause ``special-tokens-as-text``, with the setting).  Otherwise the
+same tokenizer with its pattern read by another
 Unicode version is tried, newest first, for each version that classes a code
 point of the text differently: the one that gives exactly their ids is named
 (cause ``unicode-version``, with the code points).  Cost: one encoding of
@@ -174,6 +177,20 @@ def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None, rebuil
         def rebuild(version):
             return Tokenizer(model.vocab, model.merges, model.special_tokens, pattern=split, unicode=version)
 
+    ordinary = _specials_as_text(tok, text, their_ids) if allowed_special is None else None
+    if ordinary is not None:
+        report["cause"], report["convention"] = "special-tokens-as-text", ordinary
+        report["setting"] = ordinary["setting"]
+        if "kind" in div:
+            lines.pop()  # the kind's guess (merges applied differently, ...) is not the cause
+        div["kind"] = "special_tokens_as_text"
+        lines.append(
+            "special-tokens-as-text: encoding the special token text %s as ordinary text "
+            "gives exactly their ids (%s)"
+            % (", ".join(repr(t) for t in ordinary["special_tokens"]), ordinary["setting"])
+        )
+        report["explanation"] = "\n".join(lines)
+        return report
     found = None
     if rebuild is not None:
         found = _other_version(tok, split, text, their_ids, rebuild, allowed_special)
@@ -207,6 +224,22 @@ def _special_handling(tok, is_special, piece, their_id, matched, allowed_special
         )
         return True
     return False
+
+
+def _specials_as_text(tok, text, their_ids):
+    """The convention ``{"name", "setting", "special_tokens"}`` when encoding the special
+    tokens' text in ``text`` as ordinary text (tiktoken's ``encode_ordinary``) gives
+    ``their_ids``, else None."""
+    present = [t for t in tok.special_tokens if t in text]
+    if not present or tok.encode_ordinary(text) != list(their_ids):
+        return None
+    return {
+        "name": "special-tokens-as-text",
+        "special_tokens": present,
+        "setting": "special tokens matched as text: tiktoken's encode_ordinary, or encode(text, "
+        "allowed_special=set(), disallowed_special=()); the reference encodes each as its id "
+        "(allowed_special='all'; --special-tokens none to match theirs)",
+    }
 
 
 def _other_version(tok, split, text, their_ids, rebuild, allowed_special=None):

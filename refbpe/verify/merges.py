@@ -7,11 +7,14 @@ Phases:
    CS336's tests compare), then ids (a note, or a difference under
    ``exact_ids``).  Equal merges end here: one training's cost in all.
 3. Explain a divergence: replay their merges under the reference counts and
-   every variant at once (``explain.replay_hypotheses``).
+   every variant at once (``explain.replay_hypotheses``); when none explains
+   them all, the conventions (``conventions``: the text read in text mode, an
+   early stop at a minimum count), each proved by reproducing their merges.
 4. Setup checks (``setup_checks``), now that it is known whether they ran out
    of pairs.
-5. Conclude: the cause, with the one hypothesis that explains all their
-   merges, or the facts when none does (``conclude``).
+5. Conclude: the cause (a setup mismatch first, then a convention), with the
+   one hypothesis that explains all their merges, or the facts when none does
+   (``conclude``).
 
 The result is one report (a dict, the JSON contract in docs/verify.md); ``render``
 makes the text from it, so the text carries every conclusion the JSON holds.
@@ -21,6 +24,7 @@ from ..learn.extend import keep_parent_ids
 from ..learn.merge import learn_merges
 from ..learn.train import build_vocab, check_training_args
 from ..pretokenize.patterns import get_pattern
+from .conventions import id_layout, min_count_stop, newline_translation
 from .display import pair_json, show
 from .explain import replay_hypotheses
 from .overlays import VARIANT_CAUSE, VARIANTS
@@ -38,6 +42,8 @@ CAUSES = (
     "pre-tokenization",
     "unicode-version",
     "merge-application",
+    "min-count",
+    "newline-translation",
     "unknown",
 )
 _VARIANT_ORDER = {n: i for i, (n, _, _) in enumerate(VARIANTS)}
@@ -101,6 +107,7 @@ def verify_merges(
     pattern=None,
     extend=None,
     readings=None,
+    given=False,
 ):
     """The report (a dict) comparing ``theirs`` (a ``formats.Model``) with the
     reference trained on ``word_counts``.
@@ -121,6 +128,9 @@ def verify_merges(
     Unicode versions are, under every named pattern (``readings.versioned``).
     ``readings`` (a ``readings.Readings`` of ``texts``) keeps their reading
     differences for the caller (``profile_rules`` derives word tables from them).
+    ``given``: the vocab size and special tokens were given to their trainer
+    too (fuzz, the pack), so a mismatch there is their result, not a setup to
+    fix first: the cause is then what the replay and the conventions show.
     """
     if extend is not None:
         special_tokens = extend.with_specials(special_tokens)
@@ -191,10 +201,18 @@ def verify_merges(
         report["fit"] = reference.fit
         _divergence(report, k, ours, their_merges, probe, reference, others)
 
+    # 3b. Conventions (docs/verify.md): text mode, a minimum count, when no hypothesis explains them.
+    convention = None
+    if reference is not None and not any(h.complete for h in [reference] + others):
+        convention = newline_translation(texts, special_tokens, pattern, wanted, their_merges) or (
+            min_count_stop(word_counts, their_merges, wanted)
+        )
+
     # 4. Setup checks.
     ran_out = (k is None and len(ours) < wanted) or any(
         h.exhausted for h in ([reference] if reference else []) + (others or []) if h.complete
     )
+    ran_out = ran_out or convention is not None
     warnings = setup_warnings(
         vocab_size,
         special_tokens,
@@ -203,18 +221,21 @@ def verify_merges(
         setup.get("their_size", len(theirs.vocab)),
         setup.get("absent"),
         ran_out,
+        given,
     )
     ids_differ = k is None and vocab["identical_as_set"] and vocab["ids_identical"] is False
     if ids_differ:
         m = vocab["first_id_mismatches"][0]
+        convention = id_layout(theirs.vocab, their_merges, special_tokens)
         warnings.append(
             warning(
                 "ids-differ",
-                "the same merges and vocab set under other ids (first: id %d is %s in ours, %s in theirs)%s"
+                "the same merges and vocab set under other ids (first: id %d is %s in ours, %s in theirs%s)%s"
                 % (
                     m["id"],
                     m["ours"],
                     m["theirs"],
+                    "; theirs: %s" % convention["setting"] if convention else "",
                     ": a difference under --exact-ids"
                     if exact_ids
                     else "; CS336's tests compare the merges and the vocab as a set, so this passes "
@@ -223,11 +244,13 @@ def verify_merges(
             )
         )
     report["warnings"] = warnings
+    report["convention"] = convention
+    report["setting"] = convention["setting"] if convention else None
 
     # 5. Conclude.
     report["identical"] = k is None and vocab["identical_as_set"] and not (exact_ids and ids_differ)
     if not report["identical"]:
-        _conclude(report, k, ours, their_merges, reference, others, exact_ids and ids_differ)
+        _conclude(report, k, ours, their_merges, reference, others, exact_ids and ids_differ, given)
     report["explanation"] = render_text(report)
     return report
 
@@ -288,9 +311,9 @@ def _complete(report, reference, others, total):
     return out
 
 
-def _conclude(report, k, ours, their_merges, reference, others, ids_mismatch):
+def _conclude(report, k, ours, their_merges, reference, others, ids_mismatch, given=False):
     total = len(their_merges)
-    setup = [w for w in report["warnings"] if w["code"] in SETUP_CODES]
+    setup = [w for w in report["warnings"] if w["code"] in SETUP_CODES and not given]
     if k is not None and reference is None:  # an extension: no hypotheses replayed
         report["cause"] = "setup" if setup or ids_mismatch else "unknown"
         return
@@ -303,6 +326,10 @@ def _conclude(report, k, ours, their_merges, reference, others, ids_mismatch):
         ]
     if setup or ids_mismatch:
         report["cause"] = "setup"
+        return
+    convention = report.get("convention")
+    if convention and convention["name"] in ("min-count", "newline-translation"):
+        report["cause"] = convention["name"]
         return
     explanations = report["explanations"]
     if k is None or (k >= min(len(ours), total) and not explanations):

@@ -47,7 +47,8 @@ from ..learn.merge import merges_possible
 from ..learn.profiles import ProfileLimit, get_profile, settings_pattern
 from ..pretokenize.patterns import get_pattern
 from ..pretokenize.unicode_tables import LATEST, UNICODE_VERSIONS, changed_code_points
-from .display import pair_json, show_pair
+from .conventions import id_layout
+from .display import pair_json, show, show_pair
 from .readings import Readings, versioned
 from .replay import PairReplay
 from .setup_checks import SETUP_CODES
@@ -116,7 +117,9 @@ def profile_verdict(
     out.update(first)
     if profile != "cs336":  # the CS336 reference's cause is not P's: P's divergence is the evidence
         setup = any(w["code"] in SETUP_CODES for w in out.get("warnings", ()))
-        out["cause"], out["variant"] = "setup" if setup else "unknown", None
+        layout = first.get("convention")  # the same merges under other ids: a setup, as --exact-ids says
+        out["cause"], out["variant"] = "setup" if setup or layout else "unknown", None
+        out["convention"], out["setting"] = layout, layout["setting"] if layout else None
         out.pop("unicode", None)
     out["explanation"] = "different from profile %s (%s): %s" % (
         profile,
@@ -362,7 +365,11 @@ def compare_with_profile(name, settings, theirs, vocab_size, special_tokens, tab
             result["identical"] = True
             result["explanation"] = "merges and ids identical (%d merges)" % len(merges)
         else:
-            result["explanation"] = "merges identical; id %d is %r in ours, %r in theirs" % bad
+            result["explanation"] = "merges identical; id %d is %s in ours, %s in theirs" % bad
+            layout = id_layout(theirs.vocab, their_merges, special_tokens) if theirs.carries_ids else None
+            result["convention"] = layout or {"name": "id-layout", "layout": None, "setting": None}
+            if layout:
+                result["explanation"] += "; theirs: %s" % layout["setting"]
         return result
     if explain:
         result["explanation"] = _divergence(word_counts, merges, their_merges, k, result)
@@ -407,8 +414,12 @@ def _id_mismatch(vocab, theirs, special_tokens):
     other = {i: b for i, b in theirs.vocab.items() if b not in specials}
     for i in sorted(set(mine) | set(other)):
         if mine.get(i) != other.get(i):
-            return i, mine.get(i), other.get(i)
+            return i, _shown(vocab.get(i)), _shown(theirs.vocab.get(i))
     return None
+
+
+def _shown(token):
+    return "none" if token is None else show(token)
 
 
 class WordTables(object):

@@ -3,7 +3,8 @@ carries every conclusion the JSON holds.
 
 Layout: one ``warning [code]: ...`` line per warning, then the verdict, whose
 first word is ``identical`` or the cause (``setup``, ``tie-rule``, ``counts``,
-``pre-tokenization``, ``merge-application``, ``unknown``), then the evidence:
+``pre-tokenization``, ``merge-application``, ``min-count``, ``newline-translation``,
+``unknown``), then the evidence:
 the first divergence with its counts, how far the reference counts replay
 their merges, what the earlier ties follow, and partial fits as partial fits.
 """
@@ -58,6 +59,22 @@ def _verdict(r):
         )
     cause = r["cause"]
     head = "%s: DIFFERENT - " % cause
+    convention = r.get("convention")
+    if cause == "min-count":
+        return head + (
+            "they stop after %d merges with pairs left (the best occurs %d times): every one of their merges "
+            "has the maximum count, and a minimum count stops there; reproduced by %s "
+            "(HF's BpeTrainer; refbpe train --min-frequency %d)"
+            % (theirs["num_merges"], convention["left"], convention["setting"], convention["min_count"])
+        )
+    if cause == "newline-translation":
+        return (
+            head
+            + "the reference on the text with \\r\\n and \\r read as \\n gives exactly their merges: %s"
+            % (convention["setting"])
+        )
+    if cause == "setup" and convention and convention["name"] == "id-layout" and r["merges_identical"]:
+        return head + "the same merges and vocab set under another id layout: %s" % convention["setting"]
     if cause == "setup":
         codes = [w["code"] for w in r["warnings"] if w["code"] != "special-token-absent"]
         return head + "the two trainings were not set up alike (%s); fix that first" % ", ".join(codes)

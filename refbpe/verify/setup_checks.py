@@ -36,21 +36,26 @@ def _special_tokens(ts):
     return "special token%s %s" % ("s" if len(ts) > 1 else "", _tokens(ts))
 
 
-def setup_warnings(vocab_size, special_tokens, their_vocab, declared, their_size, absent, ran_out):
+def setup_warnings(
+    vocab_size, special_tokens, their_vocab, declared, their_size, absent, ran_out, given=False
+):
     """Warnings for the setup of their training.
 
     ``their_vocab`` is the set of byte strings their file holds, ``declared``
     the special tokens it declares itself, ``their_size`` its vocab size,
     ``absent`` the given special tokens that never occur in the corpus (None:
-    not known), ``ran_out`` whether no pair was left after their last merge.
+    not known), ``ran_out`` whether no pair was left after their last merge
+    (or a convention explains their stopping there).  ``given``: their trainer
+    was given ``vocab_size`` too (fuzz), so a size mismatch is not a setting
+    to change but their result.
     """
     out = []
     if their_size != vocab_size and not (their_size < vocab_size and ran_out):
+        advice = "they were given that size" if given else "train both with the same size"
         out.append(
             warning(
                 "vocab-size",
-                "their vocab has %d tokens, but --vocab-size is %d: train both with the same size"
-                % (their_size, vocab_size),
+                "their vocab has %d tokens, but --vocab-size is %d: %s" % (their_size, vocab_size, advice),
             )
         )
     not_given = [t for t in declared if t not in special_tokens]
