@@ -181,7 +181,7 @@ def verify_encoding(model, text, their_ids, pattern=None, tokenizer=None, rebuil
     if ordinary is not None:
         report["cause"], report["convention"] = "special-tokens-as-text", ordinary
         report["setting"] = ordinary["setting"]
-        if "kind" in div:
+        if div.get("kind") not in (None, "special_token"):
             lines.pop()  # the kind's guess (merges applied differently, ...) is not the cause
         div["kind"] = "special_tokens_as_text"
         lines.append(
