@@ -104,13 +104,38 @@ def _peer_or_skip(peer):
         _tiktoken(peer.split(":")[1])  # skips without the offline cache
 
 
+PROBE_PARTS = 4  # each peer's probe in parts, so that the test workers share it (pytest -n)
+
+
+def _probe_part(code_points, part):
+    """Part ``part`` of ``PROBE_PARTS`` contiguous parts of ``code_points``, each a whole number of
+    the probe's blocks: together the parts probe the same texts as the whole list."""
+    import unicode_probe
+
+    blocks = -(-len(code_points) // unicode_probe.BLOCK)
+    per = -(-blocks // PROBE_PARTS) * unicode_probe.BLOCK
+    return code_points[part * per : (part + 1) * per]
+
+
+def test_the_probe_parts_are_the_whole_list_in_whole_blocks():
+    import unicode_probe
+
+    for n in (0, 1, unicode_probe.BLOCK, 5 * unicode_probe.BLOCK + 3, 1112064):
+        cps = list(range(n))
+        parts = [_probe_part(cps, k) for k in range(PROBE_PARTS)]
+        assert sum(parts, []) == cps
+        assert all(p[0] % unicode_probe.BLOCK == 0 for p in parts if p)  # each starts a block
+
+
+@pytest.mark.parametrize("part", range(PROBE_PARTS))
 @pytest.mark.parametrize("peer", sorted(PEER_VERSIONS))
-def test_peer_splits_as_its_default_version_on_every_probed_code_point(peer):
+def test_peer_splits_as_its_default_version_on_every_probed_code_point(peer, part):
     import unicode_probe
 
     _peer_or_skip(peer)
     version = PEER_VERSIONS[peer]
-    differ = unicode_probe.probe(peer, _probe_code_points(), versions=(version,))[version]
+    code_points = _probe_part(_probe_code_points(), part)
+    differ = unicode_probe.probe(peer, code_points, versions=(version,))[version]
     assert differ == [], "%s differs from Unicode %s at %s" % (
         peer,
         version,
