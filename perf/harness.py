@@ -78,6 +78,7 @@ if ROOT not in sys.path:
 
 
 import tests.shared_data as shared_data  # noqa: E402 (after the repository is on sys.path)
+from tests.processes import proc_stat, processes, session_processes  # noqa: E402, F401
 
 shared_root = shared_data.shared_root
 SHARED, DATA, CORPORA, CS336 = shared_data.SHARED, shared_data.DATA, shared_data.CORPORA, shared_data.CS336
@@ -181,33 +182,6 @@ def compile_tree(tree=ROOT):
 # -- processes and memory -----------------------------------------------------------------
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
-
-
-def proc_stat(pid):
-    """Fields of /proc/PID/stat after the command name: 0 state, 1 ppid, 3 session, 21 RSS pages."""
-    with open("/proc/%d/stat" % pid, "rb") as f:
-        stat = f.read()
-    return stat[stat.rindex(b")") + 2 :].decode("ascii").split()
-
-
-def processes(where):
-    """``[(pid, stat fields)]`` of the live (not zombie) processes whose fields satisfy ``where``."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            fields = proc_stat(int(name))
-        except (OSError, IndexError):
-            continue
-        if fields[0] != "Z" and where(fields):
-            found.append((int(name), fields))
-    return found
-
-
-def session_processes(session):
-    """The live processes of ``session`` (a process started with ``start_new_session``: its pid)."""
-    return processes(lambda fields: int(fields[3]) == session)
 
 
 def tree_rss(session):

@@ -27,6 +27,7 @@ import sys
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+from processes import proc_stat, processes, session_processes  # noqa: F401 (the suite imports them from here)
 from shared_data import DATA, TIKTOKEN_CACHE, shared_root  # noqa: F401 (tests import shared_root)
 
 from refbpe.learn import candidates, inherited
@@ -70,36 +71,6 @@ settings.load_profile(_PROFILE)
 def examples(n):
     """``n`` examples under the default profile, ``10 * n`` under ``heavy``."""
     return n * _SCALE
-
-
-# -- processes ------------------------------------------------------------------
-
-
-def proc_stat(pid):
-    """Fields of /proc/PID/stat after the command name: 0 state, 1 ppid, 3 session."""
-    with open("/proc/%d/stat" % pid, "rb") as f:
-        stat = f.read()
-    return stat[stat.rindex(b")") + 2 :].decode("ascii").split()
-
-
-def processes(where):
-    """``[(pid, stat fields)]`` of the live (not zombie) processes whose fields satisfy ``where``."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            fields = proc_stat(int(name))
-        except (OSError, IndexError):
-            continue
-        if fields[0] != "Z" and where(fields):
-            found.append((int(name), fields))
-    return found
-
-
-def session_processes(session):
-    """The live processes of ``session`` (a process started with ``start_new_session``: its pid)."""
-    return processes(lambda fields: int(fields[3]) == session)
 
 
 # -- shared data ---------------------------------------------------------------
