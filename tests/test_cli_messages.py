@@ -96,3 +96,49 @@ def test_a_ranks_file_with_one_huge_rank_costs_memory_by_its_size(tmp_path):
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, r.stderr
         assert expected in r.stdout
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (("decode", "{model}", "/dev/zero"), "/dev/zero: expected .npy"),
+        (("verify", "--encode", "{text}", "--ids", "/dev/zero", "--against", "{model}"), "expected .npy"),
+        (
+            ("train", "--counts", "/dev/zero", "--vocab-size", "300", "-o", "{out}"),
+            "/dev/zero:1: expected count",
+        ),
+        (
+            ("verify", "{text}", "--vocab-size", "300", "--trace", "/dev/zero"),
+            "/dev/zero:1: not a trace record",
+        ),
+    ],
+)
+def test_an_endless_input_stops_at_its_first_bad_bytes(tmp_path, args, fragment):
+    """Each reader checks the first bytes before reading on: /dev/zero is refused at once, in a
+    process limited to 1 GB of address space (reading it whole would exceed that)."""
+    text = tmp_path / "c.txt"
+    text.write_text("low lower lowest newer wider\n" * 20)
+    model = write_model(str(tmp_path / "m"), "gpt2", *train_from_texts([text.read_text()], 270), [])
+    filled = [a.format(model=model, text=str(text), out=str(tmp_path / "out")) for a in args]
+    code = (
+        "import resource, runpy, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
+        "sys.argv = ['refbpe'] + %r; runpy.run_module('refbpe', run_name='__main__')" % filled
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    _one_line_error(r, fragment)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_stream_read_whole_is_bounded():
+    import io
+
+    from refbpe._util.reading import bounded_lines, read_whole
+
+    with pytest.raises(ValueError, match="more than 1 MiB from a stream"):
+        read_whole(io.BytesIO(b"x" * (3 << 20)), "s", limit=1 << 20)
+    assert read_whole(io.BytesIO(b"abc"), "s", limit=1 << 20) == b"abc"
+    lines = list(bounded_lines(io.BytesIO(b"1\tab\n" + b"2\t" + b"c" * 200000 + b"\n"), "f", lambda s: True))
+    assert lines == [b"1\tab\n", b"2\t" + b"c" * 200000 + b"\n"]
+    with pytest.raises(ValueError, match="f:1: a line of over 1000 bytes"):
+        list(bounded_lines(io.BytesIO(b"1" * 100000), "f", lambda s: True, longest=1000))
+    assert list(bounded_lines(io.BytesIO(b"\0" * 100000), "f", lambda s: False))[0] == b"\0" * 65536

@@ -20,6 +20,7 @@ import tempfile
 
 from .._util.atomic import atomic_write
 from .._util.quoting import one_line
+from .._util.reading import STREAM_LIMIT, read_whole
 from ..corpus.cluster import dask_executor
 from ..corpus.count import DEFAULT_CHUNK_SIZE, InputError
 from ..corpus.io import is_stream, parse_size
@@ -431,13 +432,18 @@ def check_output_file(path, label):
 # -- input and output --------------------------------------------------------------
 
 
-def read_input_bytes(path):
-    """The bytes of file ``path`` ('-': stdin); a missing file is a one-line CliError."""
+def read_input_bytes(path, check_first=None):
+    """The bytes of file ``path`` ('-': stdin); a missing file is a one-line CliError.  A stream
+    (a pipe, a device) is read up to ``reading.STREAM_LIMIT``; ``check_first(first bytes)`` may
+    refuse the input before the rest is read."""
     check_inputs([path])
-    if path == "-":
-        return sys.stdin.buffer.read()
-    with open(path, "rb") as f:
-        return f.read()
+    try:
+        if path == "-":
+            return read_whole(sys.stdin.buffer, "stdin", check_first, STREAM_LIMIT)
+        with open(path, "rb") as f:
+            return read_whole(f, path, check_first, None if os.path.isfile(path) else STREAM_LIMIT)
+    except ValueError as e:
+        raise CliError(str(e))
 
 
 def read_text_arg(path):

@@ -3,6 +3,7 @@
 from ..corpus.idfile import (
     DTYPES,
     IdFileError,
+    check_ids_head,
     dtype_for_ids,
     file_kind,
     holds,
@@ -31,7 +32,8 @@ def register(sub):
 
 
 def _read(path, dtype):
-    data = read_input_bytes(path)
+    as_text = file_kind(path) not in ("bin", "npy")
+    data = read_input_bytes(path, (lambda head: check_ids_head(path, head)) if as_text else None)
     if data[:6] == b"\x93NUMPY":
         return read_npy(path, data).tolist()
     if file_kind(path) == "bin":

@@ -35,6 +35,7 @@ from typing import Dict, Optional, Union
 
 from .._util.atomic import atomic_write
 from .._util.quoting import quote
+from .._util.reading import bounded_lines
 
 __all__ = [
     "escape_word",
@@ -152,7 +153,7 @@ def read_counts_pattern(path):
     """The split pattern's key a word-count file records (``# pattern: KEY``), or None."""
     f = gzip.open(path, "rb") if is_gzip_path(path) else open(path, "rb")
     try:
-        for raw in f:
+        for raw in bounded_lines(f, path, lambda start: start.startswith(b"#")):
             line = raw.decode("ascii", "replace").rstrip("\r\n")
             if not line.startswith("#"):
                 return None
@@ -185,7 +186,7 @@ def read_counts(
     lineno = 0
     f = gzip.open(path, "rb") if is_gzip_path(path) else open(path, "rb")
     try:
-        for lineno, raw in enumerate(f, 1):
+        for lineno, raw in enumerate(bounded_lines(f, path, _looks_like_counts), 1):
             count, sep, word = raw.partition(b"\t")
             if not sep:
                 if raw.strip() and not raw.startswith(b"#"):
@@ -208,6 +209,11 @@ def read_counts(
     finally:
         f.close()
     return counts
+
+
+def _looks_like_counts(start):
+    """A counts line starts with a count, a comment or blank space."""
+    return start[:1].isdigit() or start.startswith(b"#") or not start.strip()
 
 
 def _parse_word(raw):

@@ -42,10 +42,12 @@ import sys
 from array import array
 
 from .._util.atomic import WriteError, commit_temporary, discard_temporary, open_temporary
+from .._util.reading import STREAM_LIMIT, read_whole
 
 __all__ = [
     "DTYPES",
     "IdFileError",
+    "check_ids_head",
     "IdWriter",
     "array_typecode",
     "check_dtype",
@@ -321,7 +323,7 @@ _NPY_KINDS = {"i1": "b", "u1": "B", "i2": "h", "u2": "H", "i4": "i", "u4": "I", 
 def read_ids(path, dtype=None):
     """The ids in ``path`` as a list: ``.npy`` (by its magic bytes, whatever the name),
     ``.bin`` (``dtype`` needed), else text (a JSON list or whitespace-separated ints)."""
-    data = _read_bytes(path)
+    data = _read_bytes(path, file_kind(path) not in ("bin", "npy"))
     if data[:6] == b"\x93NUMPY":
         return read_npy(path, data).tolist()
     if file_kind(path) == "bin":
@@ -329,12 +331,27 @@ def read_ids(path, dtype=None):
     return read_text_ids(path, data)
 
 
-def _read_bytes(path):
+def _read_bytes(path, text_or_npy=False):
+    """The bytes of ``path``; a stream past ``reading.STREAM_LIMIT`` is refused, and with
+    ``text_or_npy`` the first bytes must start a ``.npy`` file or a text of ids."""
     try:
         with open(path, "rb") as f:
-            return f.read()
+            check = (lambda head: check_ids_head(path, head)) if text_or_npy else None
+            return read_whole(f, path, check, None if os.path.isfile(path) else STREAM_LIMIT)
     except OSError as e:
         raise IdFileError("%s: %s" % (path, e.strerror or e))
+
+
+def check_ids_head(path, head):
+    """An ``IdFileError`` unless ``head`` starts a ``.npy`` file, or a text of ids (a JSON list
+    or whitespace-separated integers): checked before the rest of the file is read."""
+    if head.startswith(b"\x93NUMPY"):
+        return
+    start = head.lstrip()[:1]
+    if start and start not in b"0123456789[":
+        raise IdFileError(
+            "%s: expected .npy, whitespace-separated integers or a JSON list of integers" % path
+        )
 
 
 def _array_from(data, code, swap, path):

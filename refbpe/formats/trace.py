@@ -16,6 +16,7 @@ and ``count``.
 import json
 
 from .._util.atomic import atomic_write
+from .._util.reading import bounded_lines
 
 __all__ = ["trace_records", "write_trace", "write_training_trace", "read_trace"]
 
@@ -90,7 +91,7 @@ def read_trace(path):
     """The records of a trace file; a ``ValueError`` naming the line on a bad one."""
     records = []
     with open(path, "rb") as f:
-        for n, line in enumerate(f, 1):
+        for n, line in enumerate(bounded_lines(f, path, lambda start: start.lstrip()[:1] in (b"{", b"")), 1):
             if not line.strip():
                 continue
             try:
