@@ -142,3 +142,31 @@ def test_a_stream_read_whole_is_bounded():
     with pytest.raises(ValueError, match="f:1: a line of over 1000 bytes"):
         list(bounded_lines(io.BytesIO(b"1" * 100000), "f", lambda s: True, longest=1000))
     assert list(bounded_lines(io.BytesIO(b"\0" * 100000), "f", lambda s: False))[0] == b"\0" * 65536
+
+
+def test_dash_is_stdin_for_counts_traces_and_pieces(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower lowest newer wider\n" * 20)
+    counts, trace, pieces = tmp_path / "c.counts.tsv", tmp_path / "t.jsonl", tmp_path / "p.jsonl"
+    assert _refbpe("count", str(corpus), "-o", str(counts)).returncode == 0
+    assert (
+        _refbpe(
+            "train", str(corpus), "--vocab-size", "270", "--trace", str(trace), "-o", str(tmp_path / "a")
+        ).returncode
+        == 0
+    )
+    assert _refbpe("split", str(corpus), "-o", str(pieces)).returncode == 0
+
+    def piped(path, *args):
+        with open(path, "rb") as f:
+            return subprocess.run(
+                [sys.executable, "-m", "refbpe", *args], stdin=f, capture_output=True, text=True, timeout=300
+            )
+
+    r = piped(counts, "train", "--counts", "-", "--vocab-size", "270", "-o", str(tmp_path / "b"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "a" / "merges.txt").read_bytes() == (tmp_path / "b" / "merges.txt").read_bytes()
+    r = piped(trace, "verify", str(corpus), "--vocab-size", "270", "--trace", "-")
+    assert r.returncode == 0 and r.stdout.startswith("identical"), r.stdout + r.stderr
+    r = piped(pieces, "verify", "--split", "-", str(corpus))
+    assert r.returncode == 0 and r.stdout.startswith("identical"), r.stdout + r.stderr

@@ -10,12 +10,25 @@ Cost: one pass; memory at most one line (``longest``) or the file (``STREAM_LIMI
 stream).
 """
 
-__all__ = ["STREAM_LIMIT", "bounded_lines", "read_whole"]
+import contextlib
+import sys
+
+__all__ = ["STREAM_LIMIT", "bounded_lines", "open_binary", "read_whole"]
 
 LONGEST_LINE = 1 << 30  # bytes: a line of a counts or trace file holds one word, escaped
 STREAM_LIMIT = 1 << 30  # bytes of a pipe or device read whole into memory at most
 _PIECE = 1 << 16
 _CHUNK = 1 << 20
+
+
+@contextlib.contextmanager
+def open_binary(path):
+    """``path`` opened for reading bytes; ``-`` is stdin (left open at the end)."""
+    if path == "-":
+        yield sys.stdin.buffer
+    else:
+        with open(path, "rb") as f:
+            yield f
 
 
 def bounded_lines(f, name, looks_right, longest=LONGEST_LINE):

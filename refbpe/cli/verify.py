@@ -10,6 +10,7 @@ import os
 import stat
 import sys
 
+from .._util.reading import open_binary
 from ..corpus.idfile import read_ids
 from ..corpus.io import InputError, can_reread
 from ..corpus.pretokens import iter_segments
@@ -230,7 +231,7 @@ def _their_pieces(path, as_hex, longest):
     """Their pieces, read lazily: JSON strings (or ``[offset, piece]``), one per line.  A line is
     read up to ``longest`` bytes: longer, it cannot hold a piece of the corpus, and reading on
     (``/dev/zero``) would only fill memory."""
-    with open(path, "rb") as f:
+    with open_binary(path) as f:
         for n, line in enumerate(iter(lambda: f.readline(longest + 1), b""), 1):
             if len(line) > longest:
                 raise CliError(

@@ -30,6 +30,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import sys
 import zlib
 from typing import Dict, Optional, Union
 
@@ -150,7 +151,10 @@ def write_counts(
 
 
 def read_counts_pattern(path):
-    """The split pattern's key a word-count file records (``# pattern: KEY``), or None."""
+    """The split pattern's key a word-count file records (``# pattern: KEY``), or None (also for
+    ``-``, stdin, which is read once, by ``read_counts``)."""
+    if path == "-":
+        return None
     f = gzip.open(path, "rb") if is_gzip_path(path) else open(path, "rb")
     try:
         for raw in bounded_lines(f, path, lambda start: start.startswith(b"#")):
@@ -184,7 +188,10 @@ def read_counts(
     counts = {} if into is None else into
     get = counts.get
     lineno = 0
-    f = gzip.open(path, "rb") if is_gzip_path(path) else open(path, "rb")
+    if path == "-":
+        f = gzip.GzipFile(fileobj=sys.stdin.buffer) if _gzip_magic_on_stdin() else _Unclosed(sys.stdin.buffer)
+    else:
+        f = gzip.open(path, "rb") if is_gzip_path(path) else open(path, "rb")
     try:
         for lineno, raw in enumerate(bounded_lines(f, path, _looks_like_counts), 1):
             count, sep, word = raw.partition(b"\t")
@@ -209,6 +216,20 @@ def read_counts(
     finally:
         f.close()
     return counts
+
+
+def _gzip_magic_on_stdin():
+    return sys.stdin.buffer.peek(2)[:2] == b"\x1f\x8b"
+
+
+class _Unclosed(object):
+    """stdin for the readers, left open when they close it."""
+
+    def __init__(self, f):
+        self.readline = f.readline
+
+    def close(self):
+        pass
 
 
 def _looks_like_counts(start):

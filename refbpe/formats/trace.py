@@ -16,7 +16,7 @@ and ``count``.
 import json
 
 from .._util.atomic import atomic_write
-from .._util.reading import bounded_lines
+from .._util.reading import bounded_lines, open_binary
 
 __all__ = ["trace_records", "write_trace", "write_training_trace", "read_trace"]
 
@@ -90,7 +90,7 @@ def _plain(r):
 def read_trace(path):
     """The records of a trace file; a ``ValueError`` naming the line on a bad one."""
     records = []
-    with open(path, "rb") as f:
+    with open_binary(path) as f:
         for n, line in enumerate(bounded_lines(f, path, lambda start: start.lstrip()[:1] in (b"{", b"")), 1):
             if not line.strip():
                 continue
