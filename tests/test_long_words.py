@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from support import examples, gpt2_tokenizer
 
 from refbpe.corpus.count import count_words
-from refbpe.encode import tokenizer as tokenizer_module
+from refbpe.encode import piece_ids as tokenizer_module
 from refbpe.encode.tokenizer import Tokenizer
 from refbpe.learn.merge import learn_merges
 from refbpe.learn.train import train_from_counts

@@ -40,12 +40,12 @@ def test_a_stderr_flood_is_kept_as_a_tail_in_bounded_memory(tmp_path):
         """,
     )
     probe = (
-        "import resource, sys, time\n"
+        "import sys, time\n"
         "from refbpe.fuzz.target import run_with_timeout\n"
         "t = time.time()\n"
         "r = run_with_timeout([sys.executable, %r], 2.0)\n"
-        "print(r.timed_out, len(r.stderr), time.time() - t,"
-        " resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n" % flood
+        "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM:')][0].split()[1]\n"
+        "print(r.timed_out, len(r.stderr), time.time() - t, hwm)\n" % flood
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
@@ -53,7 +53,7 @@ def test_a_stderr_flood_is_kept_as_a_tail_in_bounded_memory(tmp_path):
     assert timed_out == "True"
     assert 0 < int(kept) <= STDERR_TAIL
     assert float(seconds) < 2.0 + 2.0
-    assert int(maxrss_kib) < 200 * 1024
+    assert int(maxrss_kib) < 200 * 1024  # VmHWM: ru_maxrss would carry the forking worker's peak over exec
 
 
 def test_a_grandchild_holding_stderr_does_not_hold_the_run(tmp_path):

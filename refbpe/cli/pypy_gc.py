@@ -142,10 +142,14 @@ ENCODE_FLAGS = frozenset("--json --progress --quiet".split())
 # ``-h``/``--help`` left out), and the input size from which it restarts.
 VERIFY_VALUE_OPTIONS = frozenset(
     "--against --chunk-size --encode --errors --executor --executor-data --extend --format --ids "
-    "--inherit-merges --max-hypothesis-bytes --pattern --pattern-regex --profile --report --special-token "
-    "--split --trace --unicode --vocab-size --workers".split()
+    "--inherit-merges --initial-alphabet --max-hypothesis-bytes --min-frequency --pattern --pattern-regex "
+    "--profile --report --sequences --special-token --split --trace --transition --unicode --vocab-size "
+    "--workers".split()
 )
-VERIFY_FLAGS = frozenset("--exact-ids --hex --ignore-ids --json --no-hypotheses --progress --quiet".split())
+VERIFY_FLAGS = frozenset(
+    "--add-prefix-space --exact-ids --hex --ignore-ids --json --no-add-prefix-space --no-hypotheses --progress "
+    "--quiet".split()
+)
 VERIFY_RESTART_FROM = 1 << 20
 _UNITS = {"B": 1, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
 
