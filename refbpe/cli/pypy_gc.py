@@ -147,8 +147,8 @@ VERIFY_VALUE_OPTIONS = frozenset(
     "--workers".split()
 )
 VERIFY_FLAGS = frozenset(
-    "--add-prefix-space --exact-ids --hex --ignore-ids --json --no-add-prefix-space --no-hypotheses --progress "
-    "--quiet".split()
+    "--add-prefix-space --exact-ids --hex --ignore-ids --json --no-add-prefix-space --no-hypotheses "
+    "--progress --quiet".split()
 )
 VERIFY_RESTART_FROM = 1 << 20
 _UNITS = {"B": 1, "kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30}
