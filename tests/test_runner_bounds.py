@@ -65,7 +65,8 @@ def test_a_grandchild_holding_stderr_does_not_hold_the_run(tmp_path):
         import os, subprocess, sys
         p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"],
                              start_new_session=True)
-        open(%r, "w").write(str(p.pid))
+        with open(%r, "w") as f:
+            f.write(str(p.pid))
         sys.stderr.write("left a grandchild\\n")
         """
         % str(pid_file),
@@ -93,7 +94,8 @@ def test_a_killed_target_whose_grandchild_holds_stderr_ends_at_the_timeout(tmp_p
         import subprocess, sys, time
         p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"],
                              start_new_session=True)
-        open(%r, "w").write(str(p.pid))
+        with open(%r, "w") as f:
+            f.write(str(p.pid))
         time.sleep(300)
         """
         % str(pid_file),
