@@ -73,7 +73,7 @@ def test_verify_split_of_an_endless_line_stops_at_the_longest_a_piece_can_be(tmp
     corpus = tmp_path / "c.txt"
     corpus.write_text("hello world\n" * 100)
     r = _refbpe("verify", "--split", "/dev/zero", str(corpus))
-    _one_line_error(r, "/dev/zero:1", "longer than any piece")
+    _one_line_error(r, "/dev/zero:1", "not a piece")
 
 
 def test_a_ranks_file_with_one_huge_rank_costs_memory_by_its_size(tmp_path):
@@ -170,3 +170,12 @@ def test_dash_is_stdin_for_counts_traces_and_pieces(tmp_path):
     assert r.returncode == 0 and r.stdout.startswith("identical"), r.stdout + r.stderr
     r = piped(pieces, "verify", "--split", "-", str(corpus))
     assert r.returncode == 0 and r.stdout.startswith("identical"), r.stdout + r.stderr
+
+
+def test_verify_split_stops_at_a_line_longer_than_any_piece(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("hello world\n" * 100)
+    pieces = tmp_path / "p.jsonl"
+    pieces.write_bytes(b'"' + b"a" * 200000)  # starts as a piece, never ends
+    r = _refbpe("verify", "--split", str(pieces), str(corpus))
+    _one_line_error(r, "p.jsonl:1: a line of over")

@@ -10,7 +10,7 @@ import os
 import stat
 import sys
 
-from .._util.reading import open_binary
+from .._util.reading import bounded_lines, open_binary
 from ..corpus.idfile import read_ids
 from ..corpus.io import InputError, can_reread
 from ..corpus.pretokens import iter_segments
@@ -228,22 +228,26 @@ def _run_encode(args, theirs, encoding=None):
 
 
 def _their_pieces(path, as_hex, longest):
-    """Their pieces, read lazily: JSON strings (or ``[offset, piece]``), one per line.  A line is
-    read up to ``longest`` bytes: longer, it cannot hold a piece of the corpus, and reading on
-    (``/dev/zero``) would only fill memory."""
+    """Their pieces, read lazily: JSON strings (or ``[offset, piece]``), one per line.  A line that
+    does not start as one (``/dev/zero``) is refused at its first bytes, and one over ``longest``
+    bytes, longer than any piece of the corpus can be, is not read on (``reading.bounded_lines``)."""
     with open_binary(path) as f:
-        for n, line in enumerate(iter(lambda: f.readline(longest + 1), b""), 1):
-            if len(line) > longest:
-                raise CliError(
-                    "%s:%d: a line of over %d bytes, longer than any piece of the corpus written as JSON; "
-                    "not read further" % (path, n, longest)
-                )
-            try:
-                item = json.loads(line)
-                piece = item[1] if isinstance(item, list) else item
-                yield bytes.fromhex(piece) if as_hex else piece.encode("utf-8", "surrogatepass")
-            except (ValueError, TypeError, IndexError, AttributeError) as e:
-                raise CliError("%s:%d: not a piece (%s)" % (path, n, e))
+        try:
+            for n, line in enumerate(bounded_lines(f, path, _starts_a_piece, longest), 1):
+                try:
+                    item = json.loads(line)
+                    piece = item[1] if isinstance(item, list) else item
+                    yield bytes.fromhex(piece) if as_hex else piece.encode("utf-8", "surrogatepass")
+                except (ValueError, TypeError, IndexError, AttributeError) as e:
+                    raise CliError("%s:%d: not a piece (%s)" % (path, n, e))
+        except CliError:
+            raise
+        except ValueError as e:  # a line past ``longest``
+            raise CliError(str(e))
+
+
+def _starts_a_piece(start):
+    return start.lstrip()[:1] in (b'"', b"[")
 
 
 def _longest_line(corpus):
