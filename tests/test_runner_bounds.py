@@ -3,6 +3,7 @@ only a tail, a grandchild that holds stderr after the target ends does not hold 
 oversized output is not read, and a command with a mistyped or missing placeholder is refused
 before anything runs."""
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -56,61 +57,49 @@ def test_a_stderr_flood_is_kept_as_a_tail_in_bounded_memory(tmp_path):
     assert int(maxrss_kib) < 200 * 1024  # VmHWM: ru_maxrss would carry the forking worker's peak over exec
 
 
-def test_a_grandchild_holding_stderr_does_not_hold_the_run(tmp_path):
+@contextlib.contextmanager
+def _target_leaving_a_grandchild(tmp_path, then):
+    """A script that starts a grandchild in its own session (holding its stderr for 300 s), then
+    runs ``then``; the grandchild is killed at the end."""
     pid_file = tmp_path / "grandchild.pid"
     target = _script(
         tmp_path,
-        "stray.py",
-        """
-        import os, subprocess, sys
-        p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"],
-                             start_new_session=True)
-        with open(%r, "w") as f:
-            f.write(str(p.pid))
-        sys.stderr.write("left a grandchild\\n")
-        """
-        % str(pid_file),
-    )
-    t0 = time.time()
-    try:
-        run = run_with_timeout([sys.executable, target], 5.0)
-        assert time.time() - t0 < 5.0 + 2.0
-        assert run.status == 0 and not run.timed_out
-        assert "left a grandchild" in run.stderr
-    finally:
-        if pid_file.exists():
-            try:
-                os.kill(int(pid_file.read_text()), signal.SIGKILL)
-            except OSError:
-                pass
-
-
-def test_a_killed_target_whose_grandchild_holds_stderr_ends_at_the_timeout(tmp_path):
-    pid_file = tmp_path / "grandchild.pid"
-    target = _script(
-        tmp_path,
-        "hang.py",
+        "target.py",
         """
         import subprocess, sys, time
         p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"],
                              start_new_session=True)
         with open(%r, "w") as f:
             f.write(str(p.pid))
-        time.sleep(300)
+        %s
         """
-        % str(pid_file),
+        % (str(pid_file), then),
     )
-    t0 = time.time()
     try:
-        run = run_with_timeout([sys.executable, target], 1.5)
-        assert run.timed_out
-        assert time.time() - t0 < 1.5 + 2.0
+        yield target
     finally:
         if pid_file.exists():
             try:
                 os.kill(int(pid_file.read_text()), signal.SIGKILL)
-            except OSError:
+            except (OSError, ValueError):
                 pass
+
+
+def test_a_grandchild_holding_stderr_does_not_hold_the_run(tmp_path):
+    with _target_leaving_a_grandchild(tmp_path, 'sys.stderr.write("left a grandchild\\n")') as target:
+        t0 = time.time()
+        run = run_with_timeout([sys.executable, target], 5.0)
+        assert time.time() - t0 < 5.0 + 2.0
+        assert run.status == 0 and not run.timed_out
+        assert "left a grandchild" in run.stderr
+
+
+def test_a_killed_target_whose_grandchild_holds_stderr_ends_at_the_timeout(tmp_path):
+    with _target_leaving_a_grandchild(tmp_path, "time.sleep(300)") as target:
+        t0 = time.time()
+        run = run_with_timeout([sys.executable, target], 1.5)
+        assert run.timed_out
+        assert time.time() - t0 < 1.5 + 2.0
 
 
 @pytest.mark.parametrize(
