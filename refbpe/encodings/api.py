@@ -76,6 +76,7 @@ _RANK_END = 1 << 32  # tiktoken's ids are u32
 
 
 _LARGEST_RANK = (1 << 32) - 1  # tiktoken's ranks are Rust u32
+_COMPLETIONS_KEPT = 16  # distinct unstable endings whose completions an Encoding keeps
 
 
 def _check_ids(what, table):
@@ -127,6 +128,7 @@ class Encoding(object):
         self._decoder = _decoder_list(mergeable_ranks, special_tokens, self.max_token_value)
         self._sorted_token_bytes = sorted(mergeable_ranks)
         self._allowed_patterns = {}
+        self._completion_cache = {}  # unstable bytes -> completions: a text often ends as the last did
 
     def __repr__(self) -> str:
         return "<Encoding %r>" % (self.name,)
@@ -231,7 +233,19 @@ class Encoding(object):
                 taken += 1
         unstable = self.decode_bytes(ids[len(ids) - taken :])
         stable = ids[: len(ids) - taken]
-        return stable, sorted(list(c) for c in self._completions(unstable))
+        return stable, sorted(list(c) for c in self._cached_completions(unstable))
+
+    def _cached_completions(self, unstable):
+        """``_completions(unstable)``, kept for the last ``_COMPLETIONS_KEPT`` distinct values: one
+        call can encode 100,000 texts (a trailing space has as many completions as the tokens
+        starting with one), and the next text usually ends with the same bytes."""
+        cache = self._completion_cache
+        found = cache.get(unstable)
+        if found is None:
+            if len(cache) >= _COMPLETIONS_KEPT:
+                cache.clear()
+            found = cache[unstable] = frozenset(self._completions(unstable))
+        return found
 
     def _completions(self, unstable):
         """tiktoken's completions of the bytes ``unstable``, as a set of tuples."""
