@@ -81,9 +81,15 @@ ENGINES = ("generated", "re")
 PINNED = PinnedClasses()
 
 
+_COMPILED = {}
+
+
 def custom(regex):
-    """The pattern compiled from ``regex`` even when it is a known one's text (no scanner)."""
-    return Pattern.from_regex(regex, classes=PinnedClasses())
+    """The pattern compiled from ``regex`` even when it is a known one's text (no scanner);
+    compiled once per process (o200k's takes seconds)."""
+    if regex not in _COMPILED:
+        _COMPILED[regex] = Pattern.from_regex(regex, classes=PinnedClasses())
+    return _COMPILED[regex]
 
 
 def _pieces(compiled, text):
