@@ -82,7 +82,28 @@ def _fixture_functions(item):
                 yield fixturedef.func
 
 
+# The modules holding the longest tests (``pytest --durations=0``: the per-code-point Unicode
+# probes, then fuzz runs), started first, so that under ``-n 2`` the workers take the short
+# tests last and end together instead of one worker running a probe while the other waits.
+START_FIRST = (
+    "test_unicode_versions.py",
+    "test_fuzz.py",
+    "test_persistent.py",
+    "test_limits.py",
+    "test_custom_patterns.py",
+    "test_tiktoken_api.py",
+    "test_profiles.py",
+    "test_tiktoken_ids.py",
+)
+
+
+def _start_rank(item):
+    name = item.nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
+    return START_FIRST.index(name) if name in START_FIRST else len(START_FIRST)
+
+
 def pytest_collection_modifyitems(config, items):
+    items.sort(key=_start_rank)  # stable: each module keeps its own order
     for item in items:
         if not isinstance(item, pytest.Function):
             continue
