@@ -98,7 +98,8 @@ def _tiktoken_pieces(encoding, text, candidates):
         encoded = [p.encode("utf-8") for p in pieces]
         vocab.update(encoded)
         vocab.update(a + b for a, b in zip(encoded, encoded[1:]))
-    ranks = {piece: rank for rank, piece in enumerate(sorted(vocab))}
+    tokens = sorted(vocab)
+    ranks = {piece: rank for rank, piece in enumerate(tokens)}
     enc = tiktoken.Encoding(
         "probe", pat_str=_tiktoken_pattern(encoding), mergeable_ranks=ranks, special_tokens={}
     )
@@ -106,7 +107,7 @@ def _tiktoken_pieces(encoding, text, candidates):
         ids = enc.encode_ordinary(text)
     except BaseException:  # a piece neither candidate makes: tiktoken's BPE finds no token for a byte
         return None
-    return [enc.decode_single_token_bytes(i).decode("utf-8") for i in ids]
+    return [tokens[i].decode("utf-8") for i in ids]  # an id is its token's rank
 
 
 _PAT = {}
