@@ -25,7 +25,7 @@ from .common import (
 )
 from .train_settings import add_settings_arguments, refuse_settings
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 _TARGETS = (
     ("--train", "train", "CMD"),
@@ -37,15 +37,16 @@ _TARGETS = (
 )
 
 
-def register(sub):
-    c = sub.add_parser(
-        "conformance",
-        help="write the conformance pack, or check an implementation against it",
-        description="'write DIR' writes a fixed, versioned set of cases (training, word counts, encoding, "
-        "splitting) with the reference's answers and a manifest of sha256s; 'check DIR --train CMD' (or "
-        "--encode, --split) runs their command on each case of that kind and prints PASS or FAIL with "
-        "verify's report. The placeholders are refbpe fuzz's. Exit 0 all pass, 1 a failure, 2 bad input.",
-    )
+HELP = "write the conformance pack, or check an implementation against it"
+DESCRIPTION = (
+    "'write DIR' writes a fixed, versioned set of cases (training, word counts, encoding, "
+    "splitting) with the reference's answers and a manifest of sha256s; 'check DIR --train CMD' (or "
+    "--encode, --split) runs their command on each case of that kind and prints PASS or FAIL with "
+    "verify's report. The placeholders are refbpe fuzz's. Exit 0 all pass, 1 a failure, 2 bad input."
+)
+
+
+def add_arguments(c):
     c.add_argument("action", choices=("write", "check"), help="write a pack, or check against one")
     c.add_argument("directory", metavar="DIR", help="the pack's directory")
     add_settings_arguments(c)
@@ -84,7 +85,6 @@ def register(sub):
         action="store_true",
         help="check: start their program once and send it one case per line (as in refbpe fuzz)",
     )
-    return c
 
 
 def _target(args):

@@ -14,16 +14,17 @@ from .common import (
     check_output_file,
 )
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 
-def register(sub):
-    c = sub.add_parser(
-        "convert",
-        help="convert a tokenizer between formats (gpt2, hf, tiktoken, json)",
-        description="Read a tokenizer in any supported format and write it in another. "
-        "gpt2 writes a directory; hf, tiktoken and json write a file.",
-    )
+HELP = "convert a tokenizer between formats (gpt2, hf, tiktoken, json)"
+DESCRIPTION = (
+    "Read a tokenizer in any supported format and write it in another. "
+    "gpt2 writes a directory; hf, tiktoken and json write a file."
+)
+
+
+def add_arguments(c):
     c.add_argument(
         "src",
         metavar="SRC",
@@ -41,7 +42,6 @@ def register(sub):
     add_special_token_argument(c, help="a special token SRC does not name (tiktoken files carry none)")
     c.add_argument("--quiet", action="store_true", help="no summary line")
     add_pattern_argument(c)  # default: the one SRC's refbpe.json names, else gpt2
-    return c
 
 
 def run(args):

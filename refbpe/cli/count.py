@@ -23,19 +23,20 @@ from .common import (
     write_report,
 )
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 
-def register(sub):
-    c = sub.add_parser(
-        "count",
-        help="write the word (pre-token) counts of text files, or of one shard of them",
-        description="Write the word (pre-token) counts of CORPUS: one 'count<TAB>escaped bytes' line per "
-        "word, sorted by bytes (format: docs/formats.md, refbpe/corpus/countfile.py; *.gz output is "
-        "gzip-compressed). With "
-        "--shard I/N, only shard I of N byte ranges of the inputs (cut where no pre-token is split): the "
-        "counts of shards 0..N-1 add up to the whole, and 'refbpe train --counts' trains on them.",
-    )
+HELP = "write the word (pre-token) counts of text files, or of one shard of them"
+DESCRIPTION = (
+    "Write the word (pre-token) counts of CORPUS: one 'count<TAB>escaped bytes' line per "
+    "word, sorted by bytes (format: docs/formats.md, refbpe/corpus/countfile.py; *.gz output is "
+    "gzip-compressed). With "
+    "--shard I/N, only shard I of N byte ranges of the inputs (cut where no pre-token is split): the "
+    "counts of shards 0..N-1 add up to the whole, and 'refbpe train --counts' trains on them."
+)
+
+
+def add_arguments(c):
     c.add_argument(
         "corpus",
         nargs="+",
@@ -57,7 +58,6 @@ def register(sub):
         "every shard must be given the same CORPUS files in the same order and the same special tokens",
     )
     add_counting_arguments(c)
-    return c
 
 
 def run(args):

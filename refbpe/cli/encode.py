@@ -32,17 +32,18 @@ from .common import (
 from .model_argument import add_model_argument, load_tokenizer
 from .pypy_gc import restart_with_small_nursery
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 
-def register(sub):
-    e = sub.add_parser(
-        "encode",
-        help="write the token ids of text files (.npy, .bin or text)",
-        description="Encode INPUT... (files, *.gz, '-' for stdin; separate texts, in order) with the model "
-        "at MODEL. -o OUT.npy: a NumPy array; -o OUT.bin: the raw little-endian array; another name: one id "
-        "per line; no -o or '-o -': stdout. The ids are the same for every --workers and --chunk-size.",
-    )
+HELP = "write the token ids of text files (.npy, .bin or text)"
+DESCRIPTION = (
+    "Encode INPUT... (files, *.gz, '-' for stdin; separate texts, in order) with the model "
+    "at MODEL. -o OUT.npy: a NumPy array; -o OUT.bin: the raw little-endian array; another name: one id "
+    "per line; no -o or '-o -': stdout. The ids are the same for every --workers and --chunk-size."
+)
+
+
+def add_arguments(e):
     add_model_argument(e)
     e.add_argument("inputs", metavar="INPUT", nargs="+", help="UTF-8 text files ('-' for stdin)")
     e.add_argument("-o", "--out", default="-", metavar="OUT", help="OUT.npy, OUT.bin, a text file or '-'")
@@ -61,7 +62,6 @@ def register(sub):
         "(a new one gets the id after the model's last, named in the summary)",
     )
     add_encoding_arguments(e)
-    return e
 
 
 def _kind(args):

@@ -30,7 +30,7 @@ from .common import (
 )
 from .train_settings import add_settings_arguments, refuse_settings
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 EXIT_CLEAN, EXIT_FOUND = 0, 1
 _TARGETS = (
@@ -66,16 +66,17 @@ _TARGETS = (
 )
 
 
-def register(sub):
-    f = sub.add_parser(
-        "fuzz",
-        help="generate inputs, compare their implementation with the reference, shrink a failure",
-        description="Generate inputs class by class (ties, overlapping runs, long pieces, special tokens, "
-        "whitespace, Unicode, contractions, digits, multi-document, random; word counts near 2^31/2^32/2^63 "
-        "with --counts), run their trainer, encoder or pre-tokenizer on each, and compare with the "
-        "reference. On a difference, shrink to a minimal input and write it, both answers, the report and "
-        "repro.sh to --out. Exit 0 no difference, 1 a finding, 2 bad options.",
-    )
+HELP = "generate inputs, compare their implementation with the reference, shrink a failure"
+DESCRIPTION = (
+    "Generate inputs class by class (ties, overlapping runs, long pieces, special tokens, "
+    "whitespace, Unicode, contractions, digits, multi-document, random; word counts near 2^31/2^32/2^63 "
+    "with --counts), run their trainer, encoder or pre-tokenizer on each, and compare with the "
+    "reference. On a difference, shrink to a minimal input and write it, both answers, the report and "
+    "repro.sh to --out. Exit 0 no difference, 1 a finding, 2 bad options."
+)
+
+
+def add_arguments(f):
     group = f.add_mutually_exclusive_group(required=True)
     for option, _, metavar, help in _TARGETS:
         group.add_argument(option, metavar=metavar, help=help)
@@ -144,7 +145,6 @@ def register(sub):
         help="start their program once and send it one case per line on stdin (the protocol of docs/ci.md; "
         "a --*-py function is served for you); each worker owns one such process",
     )
-    return f
 
 
 def _target(args):

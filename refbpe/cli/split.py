@@ -28,17 +28,18 @@ from .common import (
     size,
 )
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 
-def register(sub):
-    s = sub.add_parser(
-        "split",
-        help="print the pieces the split pattern cuts the text into, one JSON string per line",
-        description="Pre-tokenize FILEs with the split pattern and print each piece on its own line: a JSON "
-        "string, its bytes in hex (--hex), with its byte offset (--offsets). For comparing a hand-written "
-        "pre-tokenizer: 'refbpe verify --split THEIRS FILE...'.",
-    )
+HELP = "print the pieces the split pattern cuts the text into, one JSON string per line"
+DESCRIPTION = (
+    "Pre-tokenize FILEs with the split pattern and print each piece on its own line: a JSON "
+    "string, its bytes in hex (--hex), with its byte offset (--offsets). For comparing a hand-written "
+    "pre-tokenizer: 'refbpe verify --split THEIRS FILE...'."
+)
+
+
+def add_arguments(s):
     s.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files ('-': stdin; *.gz)")
     add_pattern_argument(s)
     add_special_token_argument(s)
@@ -59,7 +60,6 @@ def register(sub):
         metavar="BYTES",
         help="bytes per work unit (default 1M)",
     )
-    return s
 
 
 def workers_for_the_work(asked, total, chunk_size, inputs):

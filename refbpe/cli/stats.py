@@ -15,18 +15,19 @@ from .common import (
 )
 from .model_argument import add_model_options, load_tokenizer
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 
-def register(sub):
-    s = sub.add_parser(
-        "stats",
-        help="bytes per token, per-document ratios, vocab use and frequent tokens of models on a corpus",
-        description="Encode CORPUS... with each model and print bytes, documents, tokens, bytes per token "
-        "(overall; per document: mean, median, p99), the share of the vocab used, the most frequent tokens "
-        "and the throughput, one table row per model. 'refbpe stats MODEL CORPUS...' or "
-        "'refbpe stats --model A --model B CORPUS...'. Documents: the stretches between special tokens.",
-    )
+HELP = "bytes per token, per-document ratios, vocab use and frequent tokens of models on a corpus"
+DESCRIPTION = (
+    "Encode CORPUS... with each model and print bytes, documents, tokens, bytes per token "
+    "(overall; per document: mean, median, p99), the share of the vocab used, the most frequent tokens "
+    "and the throughput, one table row per model. 'refbpe stats MODEL CORPUS...' or "
+    "'refbpe stats --model A --model B CORPUS...'. Documents: the stretches between special tokens."
+)
+
+
+def add_arguments(s):
     s.add_argument(
         "args", metavar="MODEL|CORPUS", nargs="+", help="MODEL then CORPUS..., or CORPUS... with --model"
     )
@@ -37,7 +38,6 @@ def register(sub):
     s.add_argument("--top", type=int, default=10, metavar="N", help="how many frequent tokens (default 10)")
     s.add_argument("--json", action="store_true", help="the figures as JSON on stdout")
     add_encoding_arguments(s)
-    return s
 
 
 def run(args):

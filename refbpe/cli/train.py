@@ -44,7 +44,7 @@ from .common import (
 from .pypy_gc import TRAIN_GC_SETTINGS, TRAIN_RESTART_FROM, restart_with_small_nursery
 from .train_settings import add_settings_arguments, settings_from_args
 
-__all__ = ["register", "run", "stdlib_sources"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run", "stdlib_sources"]
 
 # What each --format writes into the output directory.
 WRITTEN = {
@@ -55,14 +55,15 @@ WRITTEN = {
 }
 
 
-def register(sub):
-    t = sub.add_parser(
-        "train",
-        help="train a BPE tokenizer on text files (or on word-count files)",
-        description="Train byte-level BPE and write DIR/vocab.json, DIR/merges.txt (GPT-2 format) "
-        "and DIR/refbpe.json (special tokens). The input is CORPUS files, or with --counts the "
-        "word-count files written by 'refbpe count' (added up; the same output as training on the corpus).",
-    )
+HELP = "train a BPE tokenizer on text files (or on word-count files)"
+DESCRIPTION = (
+    "Train byte-level BPE and write DIR/vocab.json, DIR/merges.txt (GPT-2 format) "
+    "and DIR/refbpe.json (special tokens). The input is CORPUS files, or with --counts the "
+    "word-count files written by 'refbpe count' (added up; the same output as training on the corpus)."
+)
+
+
+def add_arguments(t):
     t.add_argument(
         "corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files; '-' is stdin, *.gz is decompressed"
     )
@@ -114,7 +115,6 @@ def register(sub):
         "the format 'verify --trace' compares",
     )
     add_counting_arguments(t)
-    return t
 
 
 def _parent(args):

@@ -42,20 +42,23 @@ from .reference import SMALL_CORPUS, their_model
 from .reference import word_counts as reference_counts
 from .train_settings import add_settings_arguments, profile_counting, refuse_settings, settings_from_args
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 EXIT_IDENTICAL, EXIT_DIFFERENT = 0, 1
 
 
-def register(sub):
-    v = sub.add_parser(
-        "verify",
-        help="compare another implementation's merges (or token ids) with the reference and explain the "
-        "first divergence",
-        description="Train the reference on CORPUS (or read word-count files) and compare with the tokenizer "
-        "at --against; or, with --encode, compare their token ids for a text. Exit 0 identical, 1 different, "
-        "2 bad input.",
-    )
+HELP = (
+    "compare another implementation's merges (or token ids) with the reference and explain the "
+    "first divergence"
+)
+DESCRIPTION = (
+    "Train the reference on CORPUS (or read word-count files) and compare with the tokenizer "
+    "at --against; or, with --encode, compare their token ids for a text. Exit 0 identical, 1 different, "
+    "2 bad input."
+)
+
+
+def add_arguments(v):
     v.add_argument(
         "corpus",
         nargs="*",
@@ -149,7 +152,6 @@ def register(sub):
     v.add_argument("--hex", action="store_true", help="with --split: their pieces are hex (as 'split --hex')")
     add_settings_arguments(v)
     add_counting_arguments(v, workers_help="processes for counting (default: 1 below 16 MB, else CPU count)")
-    return v
 
 
 def _parent(args):
