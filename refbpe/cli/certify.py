@@ -12,6 +12,7 @@ from ..verify.ties import ORDER_FREE
 from .common import (
     CliError,
     add_counting_arguments,
+    add_option,
     add_special_token_argument,
     check_special_tokens,
     positive_int,
@@ -36,11 +37,10 @@ def add_arguments(c):
     c.add_argument("model", metavar="MODEL", help="their model, in any format refbpe reads")
     c.add_argument("corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files, or word-count files")
     c.add_argument("--counts", nargs="*", metavar="FILE", help="word-count files instead of CORPUS")
-    c.add_argument(
+    add_option(
+        c,
         "--vocab-size",
-        type=positive_int,
-        default=None,
-        help="the vocab size they were asked for: fewer merges while a pair is left is an early stop",
+        "the vocab size they were asked for: fewer merges while a pair is left is an early stop",
     )
     add_special_token_argument(c)
     c.add_argument(
@@ -54,7 +54,7 @@ def add_arguments(c):
         "smallest-ids-refbpe-layout, hf smallest-ids)",
     )
     c.add_argument("--limit", type=positive_int, default=20, help="failing steps listed at most (default 20)")
-    c.add_argument("--json", action="store_true", help="print one JSON object")
+    add_option(c, "--json", "print one JSON object")
     add_settings_arguments(c)
     add_counting_arguments(c, workers_help="processes for counting (default: 1 below 16 MB, else CPU count)")
 

@@ -8,6 +8,7 @@ from ..formats import FORMATS, write_model
 from ..loader import read_model
 from .common import (
     CliError,
+    add_option,
     add_pattern_argument,
     add_special_token_argument,
     check_output_dir,
@@ -38,9 +39,9 @@ def add_arguments(c):
         help="format of SRC (default: detect)",
     )
     c.add_argument("--to", choices=FORMATS, required=True, help="format of the output")
-    c.add_argument("-o", "--out", required=True, metavar="DEST", help="output directory (gpt2) or file")
+    add_option(c, "--out", "output directory (gpt2) or file", required=True, metavar="DEST")
     add_special_token_argument(c, help="a special token SRC does not name (tiktoken files carry none)")
-    c.add_argument("--quiet", action="store_true", help="no summary line")
+    add_option(c, "--quiet", "no summary line")
     add_pattern_argument(c)  # default: the one SRC's refbpe.json names, else gpt2
 
 

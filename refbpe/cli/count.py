@@ -12,6 +12,7 @@ from ..pretokenize.patterns import get_pattern
 from .common import (
     CliError,
     add_counting_arguments,
+    add_option,
     add_special_token_argument,
     check_inputs,
     check_output_file,
@@ -44,12 +45,12 @@ def add_arguments(c):
         help="UTF-8 text files ('-' is stdin, *.gz is decompressed; --shard needs regular files)",
     )
     add_special_token_argument(c, help="a special token (repeatable); give train the same ones")
-    c.add_argument(
-        "-o",
+    add_option(
+        c,
         "--out",
+        "output file (conventionally NAME.counts.tsv, or .counts.tsv.gz)",
         required=True,
         metavar="FILE",
-        help="output file (conventionally NAME.counts.tsv, or .counts.tsv.gz)",
     )
     c.add_argument(
         "--shard",

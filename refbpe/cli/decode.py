@@ -1,7 +1,6 @@
 """``refbpe decode``: the text of token ids (``.npy``, ``.bin`` with ``--dtype``, or text)."""
 
 from ..corpus.idfile import (
-    DTYPES,
     IdFileError,
     check_ids_head,
     dtype_for_ids,
@@ -11,7 +10,7 @@ from ..corpus.idfile import (
     read_npy,
     read_text_ids,
 )
-from .common import CliError, read_input_bytes, write_stdout
+from .common import CliError, add_option, read_input_bytes, write_stdout
 from .model_argument import add_model_argument, load_tokenizer
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
@@ -28,7 +27,7 @@ DESCRIPTION = (
 def add_arguments(d):
     add_model_argument(d)
     d.add_argument("ids", metavar="IDS", help="file of ids ('-' for stdin)")
-    d.add_argument("--dtype", choices=DTYPES, default=None, help="the dtype of a .bin file")
+    add_option(d, "--dtype", "the dtype of a .bin file")
 
 
 def _read(path, dtype):

@@ -17,16 +17,17 @@ import sys
 
 from .._util.atomic import outputs_together
 from .._util.quoting import quote
-from ..corpus.encode import EncodeRun, write_ids
-from ..corpus.idfile import DTYPES, file_kind
+from ..corpus.encode import write_ids
+from ..corpus.idfile import file_kind
 from ..corpus.progress import peak_memory_figures
 from ..corpus.units import input_spans, total_bytes
 from .common import (
     CliError,
     add_encoding_arguments,
+    add_option,
     check_inputs,
     check_output_file,
-    make_progress,
+    encoding_run,
     write_report,
 )
 from .model_argument import add_model_argument, load_tokenizer
@@ -46,15 +47,14 @@ DESCRIPTION = (
 def add_arguments(e):
     add_model_argument(e)
     e.add_argument("inputs", metavar="INPUT", nargs="+", help="UTF-8 text files ('-' for stdin)")
-    e.add_argument("-o", "--out", default="-", metavar="OUT", help="OUT.npy, OUT.bin, a text file or '-'")
-    e.add_argument(
+    add_option(e, "--out", "OUT.npy, OUT.bin, a text file or '-'", default="-", metavar="OUT")
+    add_option(
+        e,
         "--dtype",
-        choices=DTYPES,
-        default=None,
-        help="the array's dtype for .npy/.bin (default: uint16 when every id fits, else uint32); "
+        "the array's dtype for .npy/.bin (default: uint16 when every id fits, else uint32); "
         "an id that does not fit is an error",
     )
-    e.add_argument("--json", action="store_true", help="text output as one JSON list")
+    add_option(e, "--json", "text output as one JSON list")
     e.add_argument(
         "--separator",
         metavar="TOKEN",
@@ -88,18 +88,8 @@ def run(args):
     restart_with_small_nursery(getattr(args, "command_line", None), total_bytes(input_spans(args.inputs)))
     added = {}
     tok = load_tokenizer(args.model, args.format, args.special_token, args.pattern, added, args.separator)
-    progress = make_progress(args)
-    progress.start()
+    run, progress = encoding_run(args, tok, args.inputs, "encoding", separator=args.separator)
     report = {}
-    run = EncodeRun(
-        tok,
-        args.inputs,
-        workers=args.workers,
-        chunk_size=args.chunk_size,
-        errors=args.errors,
-        separator=args.separator,
-        progress=lambda done, total: progress.bytes(done, total, "encoding"),
-    )
     stream = sys.stdout.buffer if args.out == "-" else None
     with outputs_together():  # the ids and the report: both or neither
         write_ids(run, args.out, kind=kind, dtype=args.dtype, stream=stream, report=report)

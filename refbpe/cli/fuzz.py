@@ -23,6 +23,7 @@ from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, MISSING
 from .common import (
     CliError,
     add_allowed_special_argument,
+    add_option,
     add_pattern_argument,
     check_output_dir,
     positive_float,
@@ -116,21 +117,15 @@ def add_arguments(f):
     f.add_argument(
         "--max-examples", type=positive_int, default=None, metavar="N", help="at most N examples per class"
     )
-    f.add_argument("--seed", type=int, default=0, help="the same seed gives the same examples (default 0)")
-    f.add_argument(
+    add_option(f, "--seed", "the same seed gives the same examples (default 0)")
+    add_option(
+        f,
         "--workers",
-        type=positive_int,
-        default=1,
-        help="processes searching at once (default 1: this one); the classes are shared among them, each "
+        "processes searching at once (default 1: this one); the classes are shared among them, each "
         "with the whole --budget, and the first finding in class order is reported",
+        default=1,
     )
-    f.add_argument(
-        "--timeout",
-        type=positive_float,
-        default=10.0,
-        metavar="SECONDS",
-        help="per run of theirs (default 10); a run past it is a finding",
-    )
+    add_option(f, "--timeout", "per run of theirs (default 10); a run past it is a finding", default=10.0)
     f.add_argument(
         "--out",
         default="refbpe-fuzz",
@@ -138,11 +133,11 @@ def add_arguments(f):
         help="the findings directory, and Hypothesis's example database (default refbpe-fuzz)",
     )
     f.add_argument("--db", metavar="DIR", help="the example database elsewhere ('none': no database)")
-    f.add_argument("--json", action="store_true", help="print one JSON object")
-    f.add_argument(
+    add_option(f, "--json", "print one JSON object")
+    add_option(
+        f,
         "--persistent",
-        action="store_true",
-        help="start their program once and send it one case per line on stdin (the protocol of docs/ci.md; "
+        "start their program once and send it one case per line on stdin (the protocol of docs/ci.md; "
         "a --*-py function is served for you); each worker owns one such process",
     )
 

@@ -19,13 +19,13 @@ from ..corpus.units import input_spans, total_bytes, work_units
 from ..specials import special_pattern
 from .common import (
     CliError,
+    add_errors_argument,
+    add_option,
     add_pattern_argument,
     add_special_token_argument,
     check_inputs,
     check_output_file,
     check_special_tokens,
-    positive_int,
-    size,
 )
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
@@ -43,23 +43,12 @@ def add_arguments(s):
     s.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files ('-': stdin; *.gz)")
     add_pattern_argument(s)
     add_special_token_argument(s)
-    s.add_argument("--hex", action="store_true", help="each piece's bytes in hex instead of a JSON string")
+    add_option(s, "--hex", "each piece's bytes in hex instead of a JSON string")
     s.add_argument("--offsets", action="store_true", help="each line [byte offset in its file, piece]")
-    s.add_argument("-o", "--out", metavar="FILE", help="write here (atomically) instead of stdout")
-    s.add_argument(
-        "--errors",
-        choices=("strict", "replace", "ignore"),
-        default="strict",
-        help="invalid UTF-8 handling (default strict: fail)",
-    )
-    s.add_argument("--workers", type=positive_int, default=1, help="processes (default 1: this one)")
-    s.add_argument(
-        "--chunk-size",
-        type=size,
-        default=CHUNK_SIZE,
-        metavar="BYTES",
-        help="bytes per work unit (default 1M)",
-    )
+    add_option(s, "--out", "write here (atomically) instead of stdout", metavar="FILE")
+    add_errors_argument(s)
+    add_option(s, "--workers", "processes (default 1: this one)", default=1)
+    add_option(s, "--chunk-size", "bytes per work unit (default 1M)", default=CHUNK_SIZE)
 
 
 def workers_for_the_work(asked, total, chunk_size, inputs):

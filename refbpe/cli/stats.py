@@ -4,13 +4,13 @@ import json
 import sys
 
 from ..analysis.stats import format_table, format_top_tokens, stats_of
-from ..corpus.encode import EncodeRun
 from .common import (
     CliError,
     add_encoding_arguments,
+    add_option,
     check_inputs,
     check_output_file,
-    make_progress,
+    encoding_run,
     write_report,
 )
 from .model_argument import add_model_options, load_tokenizer
@@ -36,7 +36,7 @@ def add_arguments(s):
     )
     add_model_options(s)
     s.add_argument("--top", type=int, default=10, metavar="N", help="how many frequent tokens (default 10)")
-    s.add_argument("--json", action="store_true", help="the figures as JSON on stdout")
+    add_option(s, "--json", "the figures as JSON on stdout")
     add_encoding_arguments(s)
 
 
@@ -55,16 +55,7 @@ def run(args):
     tokenizers = [load_tokenizer(m, args.format, args.special_token, args.pattern) for m in models]
     rows = []
     for name, tok in zip(models, tokenizers):
-        progress = make_progress(args)
-        progress.start()
-        run = EncodeRun(
-            tok,
-            corpus,
-            workers=args.workers,
-            chunk_size=args.chunk_size,
-            errors=args.errors,
-            progress=lambda done, total, p=progress, n=name: p.bytes(done, total, "stats %s" % n),
-        )
+        run, progress = encoding_run(args, tok, corpus, "stats %s" % name)
         s = stats_of(run, top=args.top)
         progress.finish()
         rows.append((name, s))

@@ -29,6 +29,7 @@ from ..loader import read_model
 from .common import (
     CliError,
     add_counting_arguments,
+    add_option,
     add_special_token_argument,
     check_inputs,
     check_output_dir,
@@ -38,7 +39,6 @@ from .common import (
     counting_options,
     executor_context,
     make_progress,
-    positive_int,
     write_report,
 )
 from .pypy_gc import TRAIN_GC_SETTINGS, TRAIN_RESTART_FROM, restart_with_small_nursery
@@ -79,11 +79,9 @@ def add_arguments(t):
         action="store_true",
         help="train on this interpreter's standard-library sources (a sample that needs no download)",
     )
-    t.add_argument(
-        "--vocab-size", type=positive_int, required=True, help="256 bytes + merges + special tokens"
-    )
+    add_option(t, "--vocab-size", "256 bytes + merges + special tokens", required=True)
     add_special_token_argument(t)
-    t.add_argument("-o", "--out", required=True, metavar="DIR", help="output directory (created if missing)")
+    add_option(t, "--out", "output directory (created if missing)", required=True, metavar="DIR")
     t.add_argument(
         "--format",
         choices=FORMATS,
@@ -94,24 +92,18 @@ def add_arguments(t):
         "json DIR/tokenizer.hex.json",
     )
     add_settings_arguments(t)
-    t.add_argument(
+    add_option(
+        t,
         "--extend",
-        metavar="MODEL",
-        help="continue training MODEL (any format refbpe reads): its merges are applied to this corpus "
+        "continue training MODEL (any format refbpe reads): its merges are applied to this corpus "
         "in their order, then training goes on to --vocab-size; its tokens and special tokens keep "
         "their ids (docs/extend.md)",
     )
-    t.add_argument(
-        "--inherit-merges",
-        type=int,
-        default=None,
-        metavar="K",
-        help="with --extend: keep only the first K merges of MODEL (default: all)",
-    )
-    t.add_argument(
+    add_option(t, "--inherit-merges", "with --extend: keep only the first K merges of MODEL (default: all)")
+    add_option(
+        t,
         "--trace",
-        metavar="FILE.jsonl",
-        help="write one JSON object per merge (step, pair as hex, id, count, ties, runner-up count): "
+        "write one JSON object per merge (step, pair as hex, id, count, ties, runner-up count): "
         "the format 'verify --trace' compares",
     )
     add_counting_arguments(t)

@@ -30,6 +30,7 @@ from .common import (
     CliError,
     add_allowed_special_argument,
     add_counting_arguments,
+    add_option,
     add_special_token_argument,
     check_inputs,
     check_output_file,
@@ -65,9 +66,7 @@ def add_arguments(v):
         metavar="CORPUS",
         help="UTF-8 text files, or word-count files (*.counts.tsv[.gz])",
     )
-    v.add_argument(
-        "--vocab-size", type=positive_int, default=None, help="256 bytes + merges + special tokens"
-    )
+    add_option(v, "--vocab-size", "256 bytes + merges + special tokens")
     add_special_token_argument(v)
     v.add_argument(
         "--against",
@@ -80,7 +79,7 @@ def add_arguments(v):
         default="auto",
         help="the format of the model at --against (default: detect)",
     )
-    v.add_argument("--json", action="store_true", help="print one JSON object")
+    add_option(v, "--json", "print one JSON object")
     v.add_argument(
         "--counts",
         nargs="*",
@@ -111,19 +110,13 @@ def add_arguments(v):
         help="... against their ids (.npy, a JSON list or whitespace-separated integers)",
     )
     add_allowed_special_argument(v, "with --encode")
-    v.add_argument(
+    add_option(
+        v,
         "--extend",
-        metavar="MODEL",
-        help="their model extends MODEL: the reference replays MODEL's merges first, then trains "
+        "their model extends MODEL: the reference replays MODEL's merges first, then trains "
         "(as 'train --extend'; docs/extend.md)",
     )
-    v.add_argument(
-        "--inherit-merges",
-        type=int,
-        default=None,
-        metavar="K",
-        help="with --extend: only the first K merges of MODEL are inherited",
-    )
+    add_option(v, "--inherit-merges", "with --extend: only the first K merges of MODEL are inherited")
     v.add_argument(
         "--no-hypotheses",
         action="store_true",
@@ -137,10 +130,10 @@ def add_arguments(v):
         help="hold the corpus text for the reading variants and the first-counted tie rule only up to "
         "this size (default 16 MiB)",
     )
-    v.add_argument(
+    add_option(
+        v,
         "--trace",
-        metavar="FILE.jsonl",
-        help="compare their training trace (the format of 'train --trace') with the reference's, step by "
+        "compare their training trace (the format of 'train --trace') with the reference's, step by "
         "step: the first step whose count or pair differs, and the words that hold the pair",
     )
     v.add_argument(
@@ -149,7 +142,7 @@ def add_arguments(v):
         help="compare their pre-tokenizer's pieces of CORPUS (the format of 'refbpe split': one JSON string "
         "per line) with the pattern's: the first differing piece, the alternative and the code point",
     )
-    v.add_argument("--hex", action="store_true", help="with --split: their pieces are hex (as 'split --hex')")
+    add_option(v, "--hex", "with --split: their pieces are hex (as 'split --hex')")
     add_settings_arguments(v)
     add_counting_arguments(v, workers_help="processes for counting (default: 1 below 16 MB, else CPU count)")
 
