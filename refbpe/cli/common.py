@@ -21,7 +21,7 @@ import os
 import sys
 import tempfile
 
-from .._util.atomic import atomic_write
+from .._util.atomic import atomic_write, missing_directories, remove_empty_directories
 from .._util.quoting import one_line
 from .._util.reading import STREAM_LIMIT, read_whole
 from ..corpus.cluster import dask_executor
@@ -450,10 +450,8 @@ def check_output_dir(directory, label="--out"):
     path = os.path.abspath(directory)
     if os.path.exists(path) and not os.path.isdir(path):
         raise CliError("%s %s: exists and is not a directory" % (label, directory))
-    missing, existing = [], path
-    while not os.path.exists(existing):
-        missing.append(existing)
-        existing = os.path.dirname(existing)
+    missing = missing_directories([path])  # deepest first
+    existing = os.path.dirname(missing[-1]) if missing else path
     if not os.path.isdir(existing):
         raise CliError("%s %s: cannot create a directory under the file %s" % (label, directory, existing))
     try:
@@ -464,11 +462,7 @@ def check_output_dir(directory, label="--out"):
     except OSError as e:
         raise CliError("%s %s: cannot write there (%s)" % (label, directory, e.strerror or e))
     finally:
-        for d in missing:  # deepest first
-            try:
-                os.rmdir(d)
-            except OSError:
-                pass
+        remove_empty_directories(missing)
 
 
 def check_output_file(path, label):
