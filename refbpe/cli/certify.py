@@ -35,7 +35,7 @@ DESCRIPTION = (
 
 def add_arguments(c):
     c.add_argument("model", metavar="MODEL", help="their model, in any format refbpe reads")
-    c.add_argument("corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files, or word-count files")
+    add_option(c, "corpus", "UTF-8 text files, or word-count files", nargs="*")
     c.add_argument("--counts", nargs="*", metavar="FILE", help="word-count files instead of CORPUS")
     add_option(
         c,

@@ -52,6 +52,7 @@ __all__ = [
     "check_inputs",
     "check_output_dir",
     "check_output_file",
+    "check_report_output",
     "check_special_tokens",
     "counting_error",
     "counting_options",
@@ -269,6 +270,7 @@ def add_unicode_argument(p):
 # subcommands takes, stated once.  A subcommand adds one with ``add_option``, giving the help
 # that says what it does there (and its default, where that differs).
 OPTIONS = {
+    "corpus": {"metavar": "CORPUS"},
     "--out": {"flags": ("-o", "--out")},
     "--json": {"action": "store_true"},
     "--quiet": {"action": "store_true"},
@@ -470,6 +472,12 @@ def check_output_file(path, label):
     if os.path.isdir(path):
         raise CliError("%s %s: is a directory" % (label, path))
     check_output_dir(os.path.dirname(os.path.abspath(path)), "%s %s:" % (label, path))
+
+
+def check_report_output(args):
+    """``--report FILE``, when given, checked as ``check_output_file`` checks an output."""
+    if args.report:
+        check_output_file(args.report, "--report")
 
 
 # -- input and output --------------------------------------------------------------

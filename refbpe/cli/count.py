@@ -16,6 +16,7 @@ from .common import (
     add_special_token_argument,
     check_inputs,
     check_output_file,
+    check_report_output,
     check_special_tokens,
     counting_error,
     counting_options,
@@ -38,11 +39,11 @@ DESCRIPTION = (
 
 
 def add_arguments(c):
-    c.add_argument(
+    add_option(
+        c,
         "corpus",
+        "UTF-8 text files ('-' is stdin, *.gz is decompressed; --shard needs regular files)",
         nargs="+",
-        metavar="CORPUS",
-        help="UTF-8 text files ('-' is stdin, *.gz is decompressed; --shard needs regular files)",
     )
     add_special_token_argument(c, help="a special token (repeatable); give train the same ones")
     add_option(
@@ -65,8 +66,7 @@ def run(args):
     check_inputs(args.corpus)
     check_special_tokens(args.special_token)
     check_output_file(args.out, "-o")
-    if args.report:
-        check_output_file(args.report, "--report")
+    check_report_output(args)
     shard = parse_shard(args.shard) if args.shard else None
     if shard is not None:
         for s in args.corpus:

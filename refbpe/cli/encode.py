@@ -27,6 +27,7 @@ from .common import (
     add_option,
     check_inputs,
     check_output_file,
+    check_report_output,
     encoding_run,
     write_report,
 )
@@ -83,8 +84,7 @@ def run(args):
         raise CliError("stdin ('-') can be read only once")
     if args.out != "-":
         check_output_file(args.out, "-o")
-    if args.report:
-        check_output_file(args.report, "--report")
+    check_report_output(args)
     restart_with_small_nursery(getattr(args, "command_line", None), total_bytes(input_spans(args.inputs)))
     added = {}
     tok = load_tokenizer(args.model, args.format, args.special_token, args.pattern, added, args.separator)

@@ -9,7 +9,7 @@ from .common import (
     add_encoding_arguments,
     add_option,
     check_inputs,
-    check_output_file,
+    check_report_output,
     encoding_run,
     write_report,
 )
@@ -48,8 +48,7 @@ def run(args):
             raise CliError("give MODEL and at least one CORPUS file (or --model MODEL ... CORPUS...)")
         models, corpus = [corpus[0]], corpus[1:]
     check_inputs(corpus)
-    if args.report:
-        check_output_file(args.report, "--report")
+    check_report_output(args)
     if args.top < 0:
         raise CliError("--top must be 0 or more, got %d" % args.top)
     tokenizers = [load_tokenizer(m, args.format, args.special_token, args.pattern) for m in models]

@@ -34,6 +34,7 @@ from .common import (
     check_inputs,
     check_output_dir,
     check_output_file,
+    check_report_output,
     check_special_tokens,
     counting_error,
     counting_options,
@@ -64,9 +65,7 @@ DESCRIPTION = (
 
 
 def add_arguments(t):
-    t.add_argument(
-        "corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files; '-' is stdin, *.gz is decompressed"
-    )
+    add_option(t, "corpus", "UTF-8 text files; '-' is stdin, *.gz is decompressed", nargs="*")
     t.add_argument(
         "--counts",
         nargs="+",
@@ -201,8 +200,7 @@ def run(args):
     profile, parent, specials = settings.profile, settings.parent, list(settings.special_tokens)
     fmt = args.format or PEER_FORMATS.get(profile.name, ("gpt2",))[0]
     check_output_dir(args.out)
-    if args.report:
-        check_output_file(args.report, "--report")
+    check_report_output(args)
     trace = None
     if args.trace:
         if parent is not None:

@@ -60,12 +60,7 @@ DESCRIPTION = (
 
 
 def add_arguments(v):
-    v.add_argument(
-        "corpus",
-        nargs="*",
-        metavar="CORPUS",
-        help="UTF-8 text files, or word-count files (*.counts.tsv[.gz])",
-    )
+    add_option(v, "corpus", "UTF-8 text files, or word-count files (*.counts.tsv[.gz])", nargs="*")
     add_option(v, "--vocab-size", "256 bytes + merges + special tokens")
     add_special_token_argument(v)
     v.add_argument(
