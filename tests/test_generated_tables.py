@@ -11,12 +11,16 @@ installed ``regex`` implements the pinned Unicode version, and skip with the two
 otherwise; the texts are compared as bytes, so an edit by hand, even of line endings, fails.
 """
 
+import ast
 import os
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from support import IS_PYPY, import_regex_or_skip, needs_regex, regex_version_mismatch
 
 import refbpe
+from refbpe.pretokenize.table_text import ROW_WIDTH, groups, pairs, text_rows, triples
 from refbpe.pretokenize.unicode_tables import LATEST, UNICODE_VERSIONS, category_table
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(refbpe.__file__))
@@ -92,7 +96,7 @@ def test_a_hand_edit_fails_the_comparison(tmp_path):
     text = committed_bytes(relpath).decode("ascii")
     assert_regenerates(relpath, text)
     edits = [
-        text.replace("(0x20, 23)", "(0x20, 22)", 1),
+        text.replace(" 20:17 ", " 20:16 ", 1),
         text.replace("\n", "\r\n"),
         text[:-1],
         text + "\n",
@@ -103,6 +107,34 @@ def test_a_hand_edit_fails_the_comparison(tmp_path):
         copy.write_bytes(edited.encode("ascii"))
         with pytest.raises(pytest.fail.Exception, match="not what its generator writes"):
             assert_regenerates(relpath, text, committed=copy.read_bytes())
+
+
+# -- the text form of the tables ------------------------------------------------------------
+
+_NUMBER = st.integers(0, 0x10FFFF)
+
+
+def _written(tuples, indent):
+    """The string that ``text_rows``' source lines spell, and the lines."""
+    rows = text_rows(tuples, indent)
+    return "".join(ast.literal_eval(row.strip()) for row in rows), rows
+
+
+@given(st.lists(st.tuples(_NUMBER, _NUMBER)), st.sampled_from(["", "    ", "        "]))
+def test_pairs_read_back_what_is_written(tuples, indent):
+    text, rows = _written(tuples, indent)
+    assert pairs(text) == tuple(tuples)
+    assert all(len(row) <= ROW_WIDTH and row.startswith(indent + '"') for row in rows)
+
+
+@given(st.lists(st.tuples(_NUMBER, _NUMBER, _NUMBER)))
+def test_triples_read_back_what_is_written(tuples):
+    assert triples(_written(tuples, "    ")[0]) == tuple(tuples)
+
+
+@given(st.lists(st.lists(_NUMBER, min_size=1, max_size=5).map(tuple)))
+def test_groups_read_back_tuples_of_any_length(tuples):
+    assert groups(_written(tuples, "    ")[0]) == tuple(tuples)
 
 
 # -- from regex (CPython) ----------------------------------------------------------------------

@@ -5,6 +5,7 @@ raises the trainers' own errors, in their order; the command line builds the sam
 value (``cli.train_settings``) as ``resolve`` does from the same options.
 """
 
+import inspect
 import os
 import pickle
 
@@ -102,6 +103,18 @@ def test_each_trainer_and_its_settings_form_give_the_same_model(options, tmp_pat
     assert train_bpe(str(corpus), 300, SPECIALS, workers=1, **options) == train_corpus(
         settings, [str(corpus)], workers=1
     )
+
+
+@pytest.mark.parametrize("trainer", [train_bpe, train_from_counts, train_from_texts, train_from_count_files])
+def test_every_trainer_takes_resolves_options_with_its_defaults(trainer):
+    """The trainers hand their options to ``resolve`` by name: each takes every one of them, and
+    those a caller may leave out default alike (``vocab_size`` and ``special_tokens`` aside)."""
+    ours = inspect.signature(trainer).parameters
+    for name, option in inspect.signature(resolve).parameters.items():
+        assert name in ours, (trainer.__name__, name)
+        if name not in ("vocab_size", "special_tokens"):
+            assert ours[name].default == option.default, (trainer.__name__, name)
+            assert ours[name].kind == inspect.Parameter.KEYWORD_ONLY, (trainer.__name__, name)
 
 
 def test_the_settings_forms_need_a_vocab_size():

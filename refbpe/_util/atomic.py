@@ -42,8 +42,10 @@ __all__ = [
     "chunked",
     "commit_temporary",
     "discard_temporary",
+    "missing_directories",
     "open_temporary",
     "outputs_together",
+    "remove_empty_directories",
 ]
 
 
@@ -143,7 +145,7 @@ def _commit_one(tmp, path):
 def outputs_together(directories=()):
     """Every file written inside the block is committed when it ends, all together;
     on any failure none is and ``directories`` made since it began are removed when empty."""
-    missing = _missing_directories(directories)
+    missing = missing_directories(directories)
     staged = []
     _BATCHES.append(staged)
     try:
@@ -152,7 +154,7 @@ def outputs_together(directories=()):
         _BATCHES.pop()
         for tmp, _ in staged:
             discard_temporary(tmp)
-        _remove_empty(missing)
+        remove_empty_directories(missing)
         raise
     _BATCHES.pop()
     if _BATCHES:  # nested: the outer block commits
@@ -161,11 +163,11 @@ def outputs_together(directories=()):
     try:
         _commit_all(staged, "the previous files are unchanged")
     except BaseException:
-        _remove_empty(missing)
+        remove_empty_directories(missing)
         raise
 
 
-def _missing_directories(directories):
+def missing_directories(directories):
     """The directories among ``directories`` and their ancestors that do not exist, deepest first."""
     missing = []
     for d in directories:
@@ -176,8 +178,10 @@ def _missing_directories(directories):
     return sorted(missing, key=len, reverse=True)
 
 
-def _remove_empty(directories):
-    for d in directories:  # deepest first
+def remove_empty_directories(directories):
+    """Remove each of ``directories`` (deepest first, as ``missing_directories`` gives them)
+    that is empty; one that is not, or cannot be removed, stays."""
+    for d in directories:
         try:
             os.rmdir(d)
         except OSError:

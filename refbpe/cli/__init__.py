@@ -6,7 +6,8 @@ holds the parser and runs a subcommand (and lists the exit statuses);
 checks, errors), ``model_argument`` the MODEL argument, ``train_settings`` the
 training conventions' options and the one place that builds their ``TrainSettings``,
 and ``reference`` what verify and certify read (their model, the reference word counts); each
-subcommand is one module with ``register(subparsers)`` and ``run(args)``:
+subcommand is one module with its ``HELP``, ``DESCRIPTION``, ``add_arguments(parser)`` and
+``run(args)`` (``commands`` makes its parser):
 ``train``, ``count``, ``encode``, ``decode``, ``stats``, ``show``, ``split``,
 ``convert``, ``verify``, ``certify``, ``fuzz``, ``conformance``; ``pypy_gc``
 restarts a long ``encode``, ``train`` or ``verify`` under PyPy with the nursery it was tuned for, and

@@ -12,6 +12,7 @@ from ..verify.ties import ORDER_FREE
 from .common import (
     CliError,
     add_counting_arguments,
+    add_option,
     add_special_token_argument,
     check_special_tokens,
     positive_int,
@@ -19,27 +20,27 @@ from .common import (
 from .reference import their_model, word_counts
 from .train_settings import add_settings_arguments, profile_counting, refuse_settings, settings_from_args
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 EXIT_CERTIFIED, EXIT_NOT_CERTIFIED = 0, 1
 
 
-def register(sub):
-    c = sub.add_parser(
-        "certify",
-        help="check another trainer's merges step by step against the word counts",
-        description="Replay the merges of MODEL over the word counts of CORPUS (or --counts FILE...) "
-        "and check each step: their pair occurs, has the maximum count, and is the tie rule's choice "
-        "among equal counts. Every failing step is listed. Exit 0 certified, 1 not, 2 bad input.",
-    )
+HELP = "check another trainer's merges step by step against the word counts"
+DESCRIPTION = (
+    "Replay the merges of MODEL over the word counts of CORPUS (or --counts FILE...) "
+    "and check each step: their pair occurs, has the maximum count, and is the tie rule's choice "
+    "among equal counts. Every failing step is listed. Exit 0 certified, 1 not, 2 bad input."
+)
+
+
+def add_arguments(c):
     c.add_argument("model", metavar="MODEL", help="their model, in any format refbpe reads")
-    c.add_argument("corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files, or word-count files")
+    add_option(c, "corpus", "UTF-8 text files, or word-count files", nargs="*")
     c.add_argument("--counts", nargs="*", metavar="FILE", help="word-count files instead of CORPUS")
-    c.add_argument(
+    add_option(
+        c,
         "--vocab-size",
-        type=positive_int,
-        default=None,
-        help="the vocab size they were asked for: fewer merges while a pair is left is an early stop",
+        "the vocab size they were asked for: fewer merges while a pair is left is an early stop",
     )
     add_special_token_argument(c)
     c.add_argument(
@@ -53,10 +54,9 @@ def register(sub):
         "smallest-ids-refbpe-layout, hf smallest-ids)",
     )
     c.add_argument("--limit", type=positive_int, default=20, help="failing steps listed at most (default 20)")
-    c.add_argument("--json", action="store_true", help="print one JSON object")
+    add_option(c, "--json", "print one JSON object")
     add_settings_arguments(c)
     add_counting_arguments(c, workers_help="processes for counting (default: 1 below 16 MB, else CPU count)")
-    return c
 
 
 def run(args):

@@ -21,7 +21,9 @@ from .common import EXIT_BAD_INPUT, EXIT_FAILED, CliError, Parser, Terminated, f
 
 __all__ = ["build_parser", "main"]
 
-# In the order ``refbpe --help`` lists them.
+# In the order ``refbpe --help`` lists them.  Each is named after its module and holds
+# ``HELP`` (the line in that list), ``DESCRIPTION`` (its own --help's), ``add_arguments(parser)``
+# and ``run(args)``.
 SUBCOMMANDS = (train, count, encode, decode, stats, show, split, convert, verify, certify, fuzz, conformance)
 
 
@@ -34,7 +36,10 @@ def build_parser():
     parser.add_argument("--version", action="version", version="refbpe " + __version__)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for module in SUBCOMMANDS:
-        module.register(sub).set_defaults(func=module.run)
+        name = module.__name__.rsplit(".", 1)[1]
+        command = sub.add_parser(name, help=module.HELP, description=module.DESCRIPTION)
+        module.add_arguments(command)
+        command.set_defaults(func=module.run)
     return parser
 
 

@@ -7,7 +7,10 @@ the format of the command's model (written by ``train``, read by the others),
 ``--special-token`` a special token, and the counting options (``--workers``,
 ``--chunk-size``, ``--errors``, ``--executor``, ``--executor-data``,
 ``--progress``/``--quiet``, ``--report``, ``--pattern``) are one group, added by
-``add_counting_arguments`` to every command that counts a corpus.
+``add_counting_arguments`` to every command that counts a corpus, the encoding
+options likewise (``add_encoding_arguments``, run by ``encoding_run``).  What an
+option shared by several subcommands takes (its spellings, type, metavar) is
+stated once, in ``OPTIONS``; ``add_option`` adds it with the subcommand's own help.
 """
 
 import argparse
@@ -18,11 +21,13 @@ import os
 import sys
 import tempfile
 
-from .._util.atomic import atomic_write
+from .._util.atomic import atomic_write, missing_directories, remove_empty_directories
 from .._util.quoting import one_line
 from .._util.reading import STREAM_LIMIT, read_whole
 from ..corpus.cluster import dask_executor
 from ..corpus.count import DEFAULT_CHUNK_SIZE, InputError
+from ..corpus.encode import EncodeRun
+from ..corpus.idfile import DTYPES
 from ..corpus.io import is_stream, parse_size
 from ..corpus.progress import Progress, clear_status_line
 from ..learn.profiles import get_profile, profile_names
@@ -38,6 +43,8 @@ __all__ = [
     "Terminated",
     "add_allowed_special_argument",
     "add_counting_arguments",
+    "add_errors_argument",
+    "add_option",
     "add_encoding_arguments",
     "add_pattern_argument",
     "add_profile_argument",
@@ -45,14 +52,15 @@ __all__ = [
     "check_inputs",
     "check_output_dir",
     "check_output_file",
+    "check_report_output",
     "check_special_tokens",
     "counting_error",
     "counting_options",
+    "encoding_run",
     "executor_context",
     "fail",
     "make_progress",
     "positive_int",
-    "size",
     "read_input_bytes",
     "read_text_arg",
     "silence_stdout",
@@ -256,30 +264,77 @@ def add_unicode_argument(p):
     )
 
 
-def add_counting_arguments(p, workers_help=None):
-    """The options of every command that counts a corpus (train, count, verify)."""
-    add_pattern_argument(p)
-    p.add_argument(
-        "--workers",
-        type=positive_int,
-        default=None,
-        help=workers_help
-        or "processes for counting (default: CPU count; 1 = in-process); with --executor, the worker "
-        "threads to keep busy, 2 units in flight each (default: the cluster's worker threads)",
-    )
-    p.add_argument(
-        "--chunk-size",
-        type=size,
-        default=DEFAULT_CHUNK_SIZE,
-        metavar="BYTES",
-        help="bytes per work unit; K, M, G suffixes (default: about 3 units per worker, 8M-16M)",
-    )
+# -- options spelled alike in several subcommands -------------------------------------
+
+# One spelling, one meaning (docs/cli.md, "Options"): what each option shared by several
+# subcommands takes, stated once.  A subcommand adds one with ``add_option``, giving the help
+# that says what it does there (and its default, where that differs).
+OPTIONS = {
+    "corpus": {"metavar": "CORPUS"},
+    "--out": {"flags": ("-o", "--out")},
+    "--json": {"action": "store_true"},
+    "--quiet": {"action": "store_true"},
+    "--vocab-size": {"type": positive_int},
+    "--extend": {"metavar": "MODEL"},
+    "--inherit-merges": {"type": int, "metavar": "K"},
+    "--trace": {"metavar": "FILE.jsonl"},
+    "--dtype": {"choices": DTYPES},
+    "--hex": {"action": "store_true"},
+    "--workers": {"type": positive_int},
+    "--chunk-size": {"type": size, "metavar": "BYTES"},
+    "--report": {"metavar": "FILE"},
+    "--seed": {"type": int, "default": 0},
+    "--timeout": {"type": positive_float, "metavar": "SECONDS"},
+    "--persistent": {"action": "store_true"},
+}
+
+
+def add_option(p, name, help, **given):
+    """Add option ``name`` of ``OPTIONS`` to ``p`` (a parser or a group) with ``help``;
+    ``given`` adds to or overrides what ``OPTIONS`` says (a default, ``required``, a metavar)."""
+    options = dict(OPTIONS[name], help=help)
+    options.update(given)
+    flags = options.pop("flags", (name,))
+    return p.add_argument(*flags, **options)
+
+
+def add_errors_argument(p):
+    """``--errors``: invalid UTF-8 in the input (``corpus.io``'s handling)."""
     p.add_argument(
         "--errors",
         choices=("strict", "replace", "ignore"),
         default="strict",
         help="invalid UTF-8 handling (default strict: fail)",
     )
+
+
+def _add_progress_arguments(p, report_help):
+    """``--progress`` or ``--quiet``, and ``--report FILE``."""
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--progress", action="store_true", help="show progress even when stderr is not a terminal"
+    )
+    add_option(shown, "--quiet", "no progress and no summary")
+    add_option(p, "--report", report_help)
+
+
+def add_counting_arguments(p, workers_help=None):
+    """The options of every command that counts a corpus (train, count, verify)."""
+    add_pattern_argument(p)
+    add_option(
+        p,
+        "--workers",
+        workers_help
+        or "processes for counting (default: CPU count; 1 = in-process); with --executor, the worker "
+        "threads to keep busy, 2 units in flight each (default: the cluster's worker threads)",
+    )
+    add_option(
+        p,
+        "--chunk-size",
+        "bytes per work unit; K, M, G suffixes (default: about 3 units per worker, 8M-16M)",
+        default=DEFAULT_CHUNK_SIZE,
+    )
+    add_errors_argument(p)
     p.add_argument(
         "--executor",
         metavar="dask://HOST:PORT",
@@ -293,46 +348,42 @@ def add_counting_arguments(p, workers_help=None):
         help="how input bytes reach the cluster's workers: path (default: they open the same paths, "
         "a shared filesystem) or chunk (this process reads the inputs and ships the bytes)",
     )
-    shown = p.add_mutually_exclusive_group()
-    shown.add_argument(
-        "--progress", action="store_true", help="show progress even when stderr is not a terminal"
-    )
-    shown.add_argument("--quiet", action="store_true", help="no progress and no summary")
-    p.add_argument("--report", metavar="FILE", help="write per-phase figures as JSON")
+    _add_progress_arguments(p, "write per-phase figures as JSON")
 
 
 def add_encoding_arguments(p, what="encoding"):
     """The options of the commands that encode a corpus (encode, stats): its work units and output."""
-    p.add_argument(
-        "--workers",
-        type=positive_int,
-        default=None,
-        help="processes for %s (default: CPU count; 1 = in-process)" % what,
-    )
-    p.add_argument(
+    add_option(p, "--workers", "processes for %s (default: CPU count; 1 = in-process)" % what)
+    add_option(
+        p,
         "--chunk-size",
-        type=size,
-        default=None,
-        metavar="BYTES",
-        help="bytes per work unit; K, M, G suffixes (default: 256K, or about 3 units per worker); "
+        "bytes per work unit; K, M, G suffixes (default: 256K, or about 3 units per worker); "
         "the ids do not depend on it",
     )
-    p.add_argument(
-        "--errors",
-        choices=("strict", "replace", "ignore"),
-        default="strict",
-        help="invalid UTF-8 handling (default strict: fail)",
-    )
-    shown = p.add_mutually_exclusive_group()
-    shown.add_argument(
-        "--progress", action="store_true", help="show progress even when stderr is not a terminal"
-    )
-    shown.add_argument("--quiet", action="store_true", help="no progress and no summary")
-    p.add_argument("--report", metavar="FILE", help="write the figures as JSON")
+    add_errors_argument(p)
+    _add_progress_arguments(p, "write the figures as JSON")
 
 
 def make_progress(args):
     return Progress(enabled=(args.progress or sys.stderr.isatty()) and not args.quiet)
+
+
+def encoding_run(args, tok, inputs, label, **options):
+    """The ``EncodeRun`` of ``tok`` over ``inputs`` with the encoding options
+    (``add_encoding_arguments``) and ``options``, and its ``Progress``, started, which
+    shows the bytes done as ``label``."""
+    progress = make_progress(args)
+    progress.start()
+    run = EncodeRun(
+        tok,
+        inputs,
+        workers=args.workers,
+        chunk_size=args.chunk_size,
+        errors=args.errors,
+        progress=lambda done, total: progress.bytes(done, total, label),
+        **options,
+    )
+    return run, progress
 
 
 def executor_context(args):
@@ -401,10 +452,8 @@ def check_output_dir(directory, label="--out"):
     path = os.path.abspath(directory)
     if os.path.exists(path) and not os.path.isdir(path):
         raise CliError("%s %s: exists and is not a directory" % (label, directory))
-    missing, existing = [], path
-    while not os.path.exists(existing):
-        missing.append(existing)
-        existing = os.path.dirname(existing)
+    missing = missing_directories([path])  # deepest first
+    existing = os.path.dirname(missing[-1]) if missing else path
     if not os.path.isdir(existing):
         raise CliError("%s %s: cannot create a directory under the file %s" % (label, directory, existing))
     try:
@@ -415,11 +464,7 @@ def check_output_dir(directory, label="--out"):
     except OSError as e:
         raise CliError("%s %s: cannot write there (%s)" % (label, directory, e.strerror or e))
     finally:
-        for d in missing:  # deepest first
-            try:
-                os.rmdir(d)
-            except OSError:
-                pass
+        remove_empty_directories(missing)
 
 
 def check_output_file(path, label):
@@ -427,6 +472,12 @@ def check_output_file(path, label):
     if os.path.isdir(path):
         raise CliError("%s %s: is a directory" % (label, path))
     check_output_dir(os.path.dirname(os.path.abspath(path)), "%s %s:" % (label, path))
+
+
+def check_report_output(args):
+    """``--report FILE``, when given, checked as ``check_output_file`` checks an output."""
+    if args.report:
+        check_output_file(args.report, "--report")
 
 
 # -- input and output --------------------------------------------------------------

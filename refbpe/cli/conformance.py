@@ -19,13 +19,13 @@ from ..fuzz.persistent import PersistentTarget
 from .common import (
     CliError,
     add_allowed_special_argument,
+    add_option,
     add_pattern_argument,
     check_output_dir,
-    positive_float,
 )
 from .train_settings import add_settings_arguments, refuse_settings
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 _TARGETS = (
     ("--train", "train", "CMD"),
@@ -37,20 +37,21 @@ _TARGETS = (
 )
 
 
-def register(sub):
-    c = sub.add_parser(
-        "conformance",
-        help="write the conformance pack, or check an implementation against it",
-        description="'write DIR' writes a fixed, versioned set of cases (training, word counts, encoding, "
-        "splitting) with the reference's answers and a manifest of sha256s; 'check DIR --train CMD' (or "
-        "--encode, --split) runs their command on each case of that kind and prints PASS or FAIL with "
-        "verify's report. The placeholders are refbpe fuzz's. Exit 0 all pass, 1 a failure, 2 bad input.",
-    )
+HELP = "write the conformance pack, or check an implementation against it"
+DESCRIPTION = (
+    "'write DIR' writes a fixed, versioned set of cases (training, word counts, encoding, "
+    "splitting) with the reference's answers and a manifest of sha256s; 'check DIR --train CMD' (or "
+    "--encode, --split) runs their command on each case of that kind and prints PASS or FAIL with "
+    "verify's report. The placeholders are refbpe fuzz's. Exit 0 all pass, 1 a failure, 2 bad input."
+)
+
+
+def add_arguments(c):
     c.add_argument("action", choices=("write", "check"), help="write a pack, or check against one")
     c.add_argument("directory", metavar="DIR", help="the pack's directory")
     add_settings_arguments(c)
     add_pattern_argument(c)
-    c.add_argument("--seed", type=int, default=0, help="write: the cases' seed (default 0)")
+    add_option(c, "--seed", "write: the cases' seed (default 0)")
     c.add_argument(
         "--cs336", metavar="FIXTURES", help="write: add cases of CS336's fixture files in this directory"
     )
@@ -65,26 +66,17 @@ def register(sub):
         "{counts} in the command): run the word-count cases, skip the text ones",
     )
     add_allowed_special_argument(c, "check --encode")
-    c.add_argument(
-        "--timeout",
-        type=positive_float,
-        default=30.0,
-        metavar="SECONDS",
-        help="check: per run of theirs (default 30)",
-    )
+    add_option(c, "--timeout", "check: per run of theirs (default 30)", default=30.0)
     c.add_argument(
         "--cases",
         default="*",
         metavar="GLOB",
         help="check: only the cases whose name matches one of these globs ('train-ties-*,train-random-*')",
     )
-    c.add_argument("--quiet", action="store_true", help="check: print failures and the summary only")
-    c.add_argument(
-        "--persistent",
-        action="store_true",
-        help="check: start their program once and send it one case per line (as in refbpe fuzz)",
+    add_option(c, "--quiet", "check: print failures and the summary only")
+    add_option(
+        c, "--persistent", "check: start their program once and send it one case per line (as in refbpe fuzz)"
     )
-    return c
 
 
 def _target(args):

@@ -8,22 +8,24 @@ from ..formats import FORMATS, write_model
 from ..loader import read_model
 from .common import (
     CliError,
+    add_option,
     add_pattern_argument,
     add_special_token_argument,
     check_output_dir,
     check_output_file,
 )
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 
-def register(sub):
-    c = sub.add_parser(
-        "convert",
-        help="convert a tokenizer between formats (gpt2, hf, tiktoken, json)",
-        description="Read a tokenizer in any supported format and write it in another. "
-        "gpt2 writes a directory; hf, tiktoken and json write a file.",
-    )
+HELP = "convert a tokenizer between formats (gpt2, hf, tiktoken, json)"
+DESCRIPTION = (
+    "Read a tokenizer in any supported format and write it in another. "
+    "gpt2 writes a directory; hf, tiktoken and json write a file."
+)
+
+
+def add_arguments(c):
     c.add_argument(
         "src",
         metavar="SRC",
@@ -37,11 +39,10 @@ def register(sub):
         help="format of SRC (default: detect)",
     )
     c.add_argument("--to", choices=FORMATS, required=True, help="format of the output")
-    c.add_argument("-o", "--out", required=True, metavar="DEST", help="output directory (gpt2) or file")
+    add_option(c, "--out", "output directory (gpt2) or file", required=True, metavar="DEST")
     add_special_token_argument(c, help="a special token SRC does not name (tiktoken files carry none)")
-    c.add_argument("--quiet", action="store_true", help="no summary line")
+    add_option(c, "--quiet", "no summary line")
     add_pattern_argument(c)  # default: the one SRC's refbpe.json names, else gpt2
-    return c
 
 
 def run(args):

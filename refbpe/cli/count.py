@@ -12,9 +12,11 @@ from ..pretokenize.patterns import get_pattern
 from .common import (
     CliError,
     add_counting_arguments,
+    add_option,
     add_special_token_argument,
     check_inputs,
     check_output_file,
+    check_report_output,
     check_special_tokens,
     counting_error,
     counting_options,
@@ -23,32 +25,33 @@ from .common import (
     write_report,
 )
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 
-def register(sub):
-    c = sub.add_parser(
-        "count",
-        help="write the word (pre-token) counts of text files, or of one shard of them",
-        description="Write the word (pre-token) counts of CORPUS: one 'count<TAB>escaped bytes' line per "
-        "word, sorted by bytes (format: docs/formats.md, refbpe/corpus/countfile.py; *.gz output is "
-        "gzip-compressed). With "
-        "--shard I/N, only shard I of N byte ranges of the inputs (cut where no pre-token is split): the "
-        "counts of shards 0..N-1 add up to the whole, and 'refbpe train --counts' trains on them.",
-    )
-    c.add_argument(
+HELP = "write the word (pre-token) counts of text files, or of one shard of them"
+DESCRIPTION = (
+    "Write the word (pre-token) counts of CORPUS: one 'count<TAB>escaped bytes' line per "
+    "word, sorted by bytes (format: docs/formats.md, refbpe/corpus/countfile.py; *.gz output is "
+    "gzip-compressed). With "
+    "--shard I/N, only shard I of N byte ranges of the inputs (cut where no pre-token is split): the "
+    "counts of shards 0..N-1 add up to the whole, and 'refbpe train --counts' trains on them."
+)
+
+
+def add_arguments(c):
+    add_option(
+        c,
         "corpus",
+        "UTF-8 text files ('-' is stdin, *.gz is decompressed; --shard needs regular files)",
         nargs="+",
-        metavar="CORPUS",
-        help="UTF-8 text files ('-' is stdin, *.gz is decompressed; --shard needs regular files)",
     )
     add_special_token_argument(c, help="a special token (repeatable); give train the same ones")
-    c.add_argument(
-        "-o",
+    add_option(
+        c,
         "--out",
+        "output file (conventionally NAME.counts.tsv, or .counts.tsv.gz)",
         required=True,
         metavar="FILE",
-        help="output file (conventionally NAME.counts.tsv, or .counts.tsv.gz)",
     )
     c.add_argument(
         "--shard",
@@ -57,15 +60,13 @@ def register(sub):
         "every shard must be given the same CORPUS files in the same order and the same special tokens",
     )
     add_counting_arguments(c)
-    return c
 
 
 def run(args):
     check_inputs(args.corpus)
     check_special_tokens(args.special_token)
     check_output_file(args.out, "-o")
-    if args.report:
-        check_output_file(args.report, "--report")
+    check_report_output(args)
     shard = parse_shard(args.shard) if args.shard else None
     if shard is not None:
         for s in args.corpus:

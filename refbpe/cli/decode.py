@@ -1,7 +1,6 @@
 """``refbpe decode``: the text of token ids (``.npy``, ``.bin`` with ``--dtype``, or text)."""
 
 from ..corpus.idfile import (
-    DTYPES,
     IdFileError,
     check_ids_head,
     dtype_for_ids,
@@ -11,24 +10,24 @@ from ..corpus.idfile import (
     read_npy,
     read_text_ids,
 )
-from .common import CliError, read_input_bytes, write_stdout
+from .common import CliError, add_option, read_input_bytes, write_stdout
 from .model_argument import add_model_argument, load_tokenizer
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 
-def register(sub):
-    d = sub.add_parser(
-        "decode",
-        help="print the text of token ids (.npy, .bin, whitespace-separated or a JSON list)",
-        description="Decode the ids in IDS with the model at MODEL; invalid UTF-8 becomes U+FFFD. IDS is a "
-        ".npy array, a .bin raw little-endian array (give --dtype), or text: whitespace-separated ids or a "
-        "JSON list ('-' for stdin).",
-    )
+HELP = "print the text of token ids (.npy, .bin, whitespace-separated or a JSON list)"
+DESCRIPTION = (
+    "Decode the ids in IDS with the model at MODEL; invalid UTF-8 becomes U+FFFD. IDS is a "
+    ".npy array, a .bin raw little-endian array (give --dtype), or text: whitespace-separated ids or a "
+    "JSON list ('-' for stdin)."
+)
+
+
+def add_arguments(d):
     add_model_argument(d)
     d.add_argument("ids", metavar="IDS", help="file of ids ('-' for stdin)")
-    d.add_argument("--dtype", choices=DTYPES, default=None, help="the dtype of a .bin file")
-    return d
+    add_option(d, "--dtype", "the dtype of a .bin file")
 
 
 def _read(path, dtype):

@@ -17,43 +17,45 @@ import sys
 
 from .._util.atomic import outputs_together
 from .._util.quoting import quote
-from ..corpus.encode import EncodeRun, write_ids
-from ..corpus.idfile import DTYPES, file_kind
+from ..corpus.encode import write_ids
+from ..corpus.idfile import file_kind
 from ..corpus.progress import peak_memory_figures
 from ..corpus.units import input_spans, total_bytes
 from .common import (
     CliError,
     add_encoding_arguments,
+    add_option,
     check_inputs,
     check_output_file,
-    make_progress,
+    check_report_output,
+    encoding_run,
     write_report,
 )
 from .model_argument import add_model_argument, load_tokenizer
 from .pypy_gc import restart_with_small_nursery
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 
-def register(sub):
-    e = sub.add_parser(
-        "encode",
-        help="write the token ids of text files (.npy, .bin or text)",
-        description="Encode INPUT... (files, *.gz, '-' for stdin; separate texts, in order) with the model "
-        "at MODEL. -o OUT.npy: a NumPy array; -o OUT.bin: the raw little-endian array; another name: one id "
-        "per line; no -o or '-o -': stdout. The ids are the same for every --workers and --chunk-size.",
-    )
+HELP = "write the token ids of text files (.npy, .bin or text)"
+DESCRIPTION = (
+    "Encode INPUT... (files, *.gz, '-' for stdin; separate texts, in order) with the model "
+    "at MODEL. -o OUT.npy: a NumPy array; -o OUT.bin: the raw little-endian array; another name: one id "
+    "per line; no -o or '-o -': stdout. The ids are the same for every --workers and --chunk-size."
+)
+
+
+def add_arguments(e):
     add_model_argument(e)
     e.add_argument("inputs", metavar="INPUT", nargs="+", help="UTF-8 text files ('-' for stdin)")
-    e.add_argument("-o", "--out", default="-", metavar="OUT", help="OUT.npy, OUT.bin, a text file or '-'")
-    e.add_argument(
+    add_option(e, "--out", "OUT.npy, OUT.bin, a text file or '-'", default="-", metavar="OUT")
+    add_option(
+        e,
         "--dtype",
-        choices=DTYPES,
-        default=None,
-        help="the array's dtype for .npy/.bin (default: uint16 when every id fits, else uint32); "
+        "the array's dtype for .npy/.bin (default: uint16 when every id fits, else uint32); "
         "an id that does not fit is an error",
     )
-    e.add_argument("--json", action="store_true", help="text output as one JSON list")
+    add_option(e, "--json", "text output as one JSON list")
     e.add_argument(
         "--separator",
         metavar="TOKEN",
@@ -61,7 +63,6 @@ def register(sub):
         "(a new one gets the id after the model's last, named in the summary)",
     )
     add_encoding_arguments(e)
-    return e
 
 
 def _kind(args):
@@ -83,23 +84,12 @@ def run(args):
         raise CliError("stdin ('-') can be read only once")
     if args.out != "-":
         check_output_file(args.out, "-o")
-    if args.report:
-        check_output_file(args.report, "--report")
+    check_report_output(args)
     restart_with_small_nursery(getattr(args, "command_line", None), total_bytes(input_spans(args.inputs)))
     added = {}
     tok = load_tokenizer(args.model, args.format, args.special_token, args.pattern, added, args.separator)
-    progress = make_progress(args)
-    progress.start()
+    run, progress = encoding_run(args, tok, args.inputs, "encoding", separator=args.separator)
     report = {}
-    run = EncodeRun(
-        tok,
-        args.inputs,
-        workers=args.workers,
-        chunk_size=args.chunk_size,
-        errors=args.errors,
-        separator=args.separator,
-        progress=lambda done, total: progress.bytes(done, total, "encoding"),
-    )
     stream = sys.stdout.buffer if args.out == "-" else None
     with outputs_together():  # the ids and the report: both or neither
         write_ids(run, args.out, kind=kind, dtype=args.dtype, stream=stream, report=report)

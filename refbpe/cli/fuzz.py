@@ -23,6 +23,7 @@ from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, MISSING
 from .common import (
     CliError,
     add_allowed_special_argument,
+    add_option,
     add_pattern_argument,
     check_output_dir,
     positive_float,
@@ -30,7 +31,7 @@ from .common import (
 )
 from .train_settings import add_settings_arguments, refuse_settings
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 EXIT_CLEAN, EXIT_FOUND = 0, 1
 _TARGETS = (
@@ -66,16 +67,17 @@ _TARGETS = (
 )
 
 
-def register(sub):
-    f = sub.add_parser(
-        "fuzz",
-        help="generate inputs, compare their implementation with the reference, shrink a failure",
-        description="Generate inputs class by class (ties, overlapping runs, long pieces, special tokens, "
-        "whitespace, Unicode, contractions, digits, multi-document, random; word counts near 2^31/2^32/2^63 "
-        "with --counts), run their trainer, encoder or pre-tokenizer on each, and compare with the "
-        "reference. On a difference, shrink to a minimal input and write it, both answers, the report and "
-        "repro.sh to --out. Exit 0 no difference, 1 a finding, 2 bad options.",
-    )
+HELP = "generate inputs, compare their implementation with the reference, shrink a failure"
+DESCRIPTION = (
+    "Generate inputs class by class (ties, overlapping runs, long pieces, special tokens, "
+    "whitespace, Unicode, contractions, digits, multi-document, random; word counts near 2^31/2^32/2^63 "
+    "with --counts), run their trainer, encoder or pre-tokenizer on each, and compare with the "
+    "reference. On a difference, shrink to a minimal input and write it, both answers, the report and "
+    "repro.sh to --out. Exit 0 no difference, 1 a finding, 2 bad options."
+)
+
+
+def add_arguments(f):
     group = f.add_mutually_exclusive_group(required=True)
     for option, _, metavar, help in _TARGETS:
         group.add_argument(option, metavar=metavar, help=help)
@@ -115,21 +117,15 @@ def register(sub):
     f.add_argument(
         "--max-examples", type=positive_int, default=None, metavar="N", help="at most N examples per class"
     )
-    f.add_argument("--seed", type=int, default=0, help="the same seed gives the same examples (default 0)")
-    f.add_argument(
+    add_option(f, "--seed", "the same seed gives the same examples (default 0)")
+    add_option(
+        f,
         "--workers",
-        type=positive_int,
-        default=1,
-        help="processes searching at once (default 1: this one); the classes are shared among them, each "
+        "processes searching at once (default 1: this one); the classes are shared among them, each "
         "with the whole --budget, and the first finding in class order is reported",
+        default=1,
     )
-    f.add_argument(
-        "--timeout",
-        type=positive_float,
-        default=10.0,
-        metavar="SECONDS",
-        help="per run of theirs (default 10); a run past it is a finding",
-    )
+    add_option(f, "--timeout", "per run of theirs (default 10); a run past it is a finding", default=10.0)
     f.add_argument(
         "--out",
         default="refbpe-fuzz",
@@ -137,14 +133,13 @@ def register(sub):
         help="the findings directory, and Hypothesis's example database (default refbpe-fuzz)",
     )
     f.add_argument("--db", metavar="DIR", help="the example database elsewhere ('none': no database)")
-    f.add_argument("--json", action="store_true", help="print one JSON object")
-    f.add_argument(
+    add_option(f, "--json", "print one JSON object")
+    add_option(
+        f,
         "--persistent",
-        action="store_true",
-        help="start their program once and send it one case per line on stdin (the protocol of docs/ci.md; "
+        "start their program once and send it one case per line on stdin (the protocol of docs/ci.md; "
         "a --*-py function is served for you); each worker owns one such process",
     )
-    return f
 
 
 def _target(args):

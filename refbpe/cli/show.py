@@ -6,17 +6,18 @@ from ..analysis.show import render
 from .common import CliError, read_text_arg, write_stdout
 from .model_argument import add_model_argument, load_tokenizer
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 
-def register(sub):
-    s = sub.add_parser(
-        "show",
-        help="show where the tokens fall in a text (coloured in a terminal, [brackets] otherwise)",
-        description="Print TEXT (or the file -f FILE) with each token coloured (in a terminal) or in "
-        "[brackets] (otherwise, or --plain); --ids adds a line of the ids, one per token (ids of tokens "
-        "that share a character are joined by +).",
-    )
+HELP = "show where the tokens fall in a text (coloured in a terminal, [brackets] otherwise)"
+DESCRIPTION = (
+    "Print TEXT (or the file -f FILE) with each token coloured (in a terminal) or in "
+    "[brackets] (otherwise, or --plain); --ids adds a line of the ids, one per token (ids of tokens "
+    "that share a character are joined by +)."
+)
+
+
+def add_arguments(s):
     add_model_argument(s)
     s.add_argument("text", metavar="TEXT", nargs="?", help="the text (or use -f FILE)")
     s.add_argument("-f", "--file", metavar="FILE", help="read the text from FILE ('-' for stdin)")
@@ -24,7 +25,6 @@ def register(sub):
     colour = s.add_mutually_exclusive_group()
     colour.add_argument("--colour", "--color", action="store_true", help="colour even when not a terminal")
     colour.add_argument("--plain", action="store_true", help="[brackets] even in a terminal")
-    return s
 
 
 def run(args):

@@ -19,47 +19,36 @@ from ..corpus.units import input_spans, total_bytes, work_units
 from ..specials import special_pattern
 from .common import (
     CliError,
+    add_errors_argument,
+    add_option,
     add_pattern_argument,
     add_special_token_argument,
     check_inputs,
     check_output_file,
     check_special_tokens,
-    positive_int,
-    size,
 )
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 
-def register(sub):
-    s = sub.add_parser(
-        "split",
-        help="print the pieces the split pattern cuts the text into, one JSON string per line",
-        description="Pre-tokenize FILEs with the split pattern and print each piece on its own line: a JSON "
-        "string, its bytes in hex (--hex), with its byte offset (--offsets). For comparing a hand-written "
-        "pre-tokenizer: 'refbpe verify --split THEIRS FILE...'.",
-    )
+HELP = "print the pieces the split pattern cuts the text into, one JSON string per line"
+DESCRIPTION = (
+    "Pre-tokenize FILEs with the split pattern and print each piece on its own line: a JSON "
+    "string, its bytes in hex (--hex), with its byte offset (--offsets). For comparing a hand-written "
+    "pre-tokenizer: 'refbpe verify --split THEIRS FILE...'."
+)
+
+
+def add_arguments(s):
     s.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files ('-': stdin; *.gz)")
     add_pattern_argument(s)
     add_special_token_argument(s)
-    s.add_argument("--hex", action="store_true", help="each piece's bytes in hex instead of a JSON string")
+    add_option(s, "--hex", "each piece's bytes in hex instead of a JSON string")
     s.add_argument("--offsets", action="store_true", help="each line [byte offset in its file, piece]")
-    s.add_argument("-o", "--out", metavar="FILE", help="write here (atomically) instead of stdout")
-    s.add_argument(
-        "--errors",
-        choices=("strict", "replace", "ignore"),
-        default="strict",
-        help="invalid UTF-8 handling (default strict: fail)",
-    )
-    s.add_argument("--workers", type=positive_int, default=1, help="processes (default 1: this one)")
-    s.add_argument(
-        "--chunk-size",
-        type=size,
-        default=CHUNK_SIZE,
-        metavar="BYTES",
-        help="bytes per work unit (default 1M)",
-    )
-    return s
+    add_option(s, "--out", "write here (atomically) instead of stdout", metavar="FILE")
+    add_errors_argument(s)
+    add_option(s, "--workers", "processes (default 1: this one)", default=1)
+    add_option(s, "--chunk-size", "bytes per work unit (default 1M)", default=CHUNK_SIZE)
 
 
 def workers_for_the_work(asked, total, chunk_size, inputs):

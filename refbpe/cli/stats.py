@@ -4,29 +4,30 @@ import json
 import sys
 
 from ..analysis.stats import format_table, format_top_tokens, stats_of
-from ..corpus.encode import EncodeRun
 from .common import (
     CliError,
     add_encoding_arguments,
+    add_option,
     check_inputs,
-    check_output_file,
-    make_progress,
+    check_report_output,
+    encoding_run,
     write_report,
 )
 from .model_argument import add_model_options, load_tokenizer
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 
-def register(sub):
-    s = sub.add_parser(
-        "stats",
-        help="bytes per token, per-document ratios, vocab use and frequent tokens of models on a corpus",
-        description="Encode CORPUS... with each model and print bytes, documents, tokens, bytes per token "
-        "(overall; per document: mean, median, p99), the share of the vocab used, the most frequent tokens "
-        "and the throughput, one table row per model. 'refbpe stats MODEL CORPUS...' or "
-        "'refbpe stats --model A --model B CORPUS...'. Documents: the stretches between special tokens.",
-    )
+HELP = "bytes per token, per-document ratios, vocab use and frequent tokens of models on a corpus"
+DESCRIPTION = (
+    "Encode CORPUS... with each model and print bytes, documents, tokens, bytes per token "
+    "(overall; per document: mean, median, p99), the share of the vocab used, the most frequent tokens "
+    "and the throughput, one table row per model. 'refbpe stats MODEL CORPUS...' or "
+    "'refbpe stats --model A --model B CORPUS...'. Documents: the stretches between special tokens."
+)
+
+
+def add_arguments(s):
     s.add_argument(
         "args", metavar="MODEL|CORPUS", nargs="+", help="MODEL then CORPUS..., or CORPUS... with --model"
     )
@@ -35,9 +36,8 @@ def register(sub):
     )
     add_model_options(s)
     s.add_argument("--top", type=int, default=10, metavar="N", help="how many frequent tokens (default 10)")
-    s.add_argument("--json", action="store_true", help="the figures as JSON on stdout")
+    add_option(s, "--json", "the figures as JSON on stdout")
     add_encoding_arguments(s)
-    return s
 
 
 def run(args):
@@ -48,23 +48,13 @@ def run(args):
             raise CliError("give MODEL and at least one CORPUS file (or --model MODEL ... CORPUS...)")
         models, corpus = [corpus[0]], corpus[1:]
     check_inputs(corpus)
-    if args.report:
-        check_output_file(args.report, "--report")
+    check_report_output(args)
     if args.top < 0:
         raise CliError("--top must be 0 or more, got %d" % args.top)
     tokenizers = [load_tokenizer(m, args.format, args.special_token, args.pattern) for m in models]
     rows = []
     for name, tok in zip(models, tokenizers):
-        progress = make_progress(args)
-        progress.start()
-        run = EncodeRun(
-            tok,
-            corpus,
-            workers=args.workers,
-            chunk_size=args.chunk_size,
-            errors=args.errors,
-            progress=lambda done, total, p=progress, n=name: p.bytes(done, total, "stats %s" % n),
-        )
+        run, progress = encoding_run(args, tok, corpus, "stats %s" % name)
         s = stats_of(run, top=args.top)
         progress.finish()
         rows.append((name, s))

@@ -29,22 +29,23 @@ from ..loader import read_model
 from .common import (
     CliError,
     add_counting_arguments,
+    add_option,
     add_special_token_argument,
     check_inputs,
     check_output_dir,
     check_output_file,
+    check_report_output,
     check_special_tokens,
     counting_error,
     counting_options,
     executor_context,
     make_progress,
-    positive_int,
     write_report,
 )
 from .pypy_gc import TRAIN_GC_SETTINGS, TRAIN_RESTART_FROM, restart_with_small_nursery
 from .train_settings import add_settings_arguments, settings_from_args
 
-__all__ = ["register", "run", "stdlib_sources"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run", "stdlib_sources"]
 
 # What each --format writes into the output directory.
 WRITTEN = {
@@ -55,17 +56,16 @@ WRITTEN = {
 }
 
 
-def register(sub):
-    t = sub.add_parser(
-        "train",
-        help="train a BPE tokenizer on text files (or on word-count files)",
-        description="Train byte-level BPE and write DIR/vocab.json, DIR/merges.txt (GPT-2 format) "
-        "and DIR/refbpe.json (special tokens). The input is CORPUS files, or with --counts the "
-        "word-count files written by 'refbpe count' (added up; the same output as training on the corpus).",
-    )
-    t.add_argument(
-        "corpus", nargs="*", metavar="CORPUS", help="UTF-8 text files; '-' is stdin, *.gz is decompressed"
-    )
+HELP = "train a BPE tokenizer on text files (or on word-count files)"
+DESCRIPTION = (
+    "Train byte-level BPE and write DIR/vocab.json, DIR/merges.txt (GPT-2 format) "
+    "and DIR/refbpe.json (special tokens). The input is CORPUS files, or with --counts the "
+    "word-count files written by 'refbpe count' (added up; the same output as training on the corpus)."
+)
+
+
+def add_arguments(t):
+    add_option(t, "corpus", "UTF-8 text files; '-' is stdin, *.gz is decompressed", nargs="*")
     t.add_argument(
         "--counts",
         nargs="+",
@@ -78,11 +78,9 @@ def register(sub):
         action="store_true",
         help="train on this interpreter's standard-library sources (a sample that needs no download)",
     )
-    t.add_argument(
-        "--vocab-size", type=positive_int, required=True, help="256 bytes + merges + special tokens"
-    )
+    add_option(t, "--vocab-size", "256 bytes + merges + special tokens", required=True)
     add_special_token_argument(t)
-    t.add_argument("-o", "--out", required=True, metavar="DIR", help="output directory (created if missing)")
+    add_option(t, "--out", "output directory (created if missing)", required=True, metavar="DIR")
     t.add_argument(
         "--format",
         choices=FORMATS,
@@ -93,28 +91,21 @@ def register(sub):
         "json DIR/tokenizer.hex.json",
     )
     add_settings_arguments(t)
-    t.add_argument(
+    add_option(
+        t,
         "--extend",
-        metavar="MODEL",
-        help="continue training MODEL (any format refbpe reads): its merges are applied to this corpus "
+        "continue training MODEL (any format refbpe reads): its merges are applied to this corpus "
         "in their order, then training goes on to --vocab-size; its tokens and special tokens keep "
         "their ids (docs/extend.md)",
     )
-    t.add_argument(
-        "--inherit-merges",
-        type=int,
-        default=None,
-        metavar="K",
-        help="with --extend: keep only the first K merges of MODEL (default: all)",
-    )
-    t.add_argument(
+    add_option(t, "--inherit-merges", "with --extend: keep only the first K merges of MODEL (default: all)")
+    add_option(
+        t,
         "--trace",
-        metavar="FILE.jsonl",
-        help="write one JSON object per merge (step, pair as hex, id, count, ties, runner-up count): "
+        "write one JSON object per merge (step, pair as hex, id, count, ties, runner-up count): "
         "the format 'verify --trace' compares",
     )
     add_counting_arguments(t)
-    return t
 
 
 def _parent(args):
@@ -209,8 +200,7 @@ def run(args):
     profile, parent, specials = settings.profile, settings.parent, list(settings.special_tokens)
     fmt = args.format or PEER_FORMATS.get(profile.name, ("gpt2",))[0]
     check_output_dir(args.out)
-    if args.report:
-        check_output_file(args.report, "--report")
+    check_report_output(args)
     trace = None
     if args.trace:
         if parent is not None:

@@ -30,6 +30,7 @@ from .common import (
     CliError,
     add_allowed_special_argument,
     add_counting_arguments,
+    add_option,
     add_special_token_argument,
     check_inputs,
     check_output_file,
@@ -42,29 +43,25 @@ from .reference import SMALL_CORPUS, their_model
 from .reference import word_counts as reference_counts
 from .train_settings import add_settings_arguments, profile_counting, refuse_settings, settings_from_args
 
-__all__ = ["register", "run"]
+__all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
 EXIT_IDENTICAL, EXIT_DIFFERENT = 0, 1
 
 
-def register(sub):
-    v = sub.add_parser(
-        "verify",
-        help="compare another implementation's merges (or token ids) with the reference and explain the "
-        "first divergence",
-        description="Train the reference on CORPUS (or read word-count files) and compare with the tokenizer "
-        "at --against; or, with --encode, compare their token ids for a text. Exit 0 identical, 1 different, "
-        "2 bad input.",
-    )
-    v.add_argument(
-        "corpus",
-        nargs="*",
-        metavar="CORPUS",
-        help="UTF-8 text files, or word-count files (*.counts.tsv[.gz])",
-    )
-    v.add_argument(
-        "--vocab-size", type=positive_int, default=None, help="256 bytes + merges + special tokens"
-    )
+HELP = (
+    "compare another implementation's merges (or token ids) with the reference and explain the "
+    "first divergence"
+)
+DESCRIPTION = (
+    "Train the reference on CORPUS (or read word-count files) and compare with the tokenizer "
+    "at --against; or, with --encode, compare their token ids for a text. Exit 0 identical, 1 different, "
+    "2 bad input."
+)
+
+
+def add_arguments(v):
+    add_option(v, "corpus", "UTF-8 text files, or word-count files (*.counts.tsv[.gz])", nargs="*")
+    add_option(v, "--vocab-size", "256 bytes + merges + special tokens")
     add_special_token_argument(v)
     v.add_argument(
         "--against",
@@ -77,7 +74,7 @@ def register(sub):
         default="auto",
         help="the format of the model at --against (default: detect)",
     )
-    v.add_argument("--json", action="store_true", help="print one JSON object")
+    add_option(v, "--json", "print one JSON object")
     v.add_argument(
         "--counts",
         nargs="*",
@@ -108,19 +105,13 @@ def register(sub):
         help="... against their ids (.npy, a JSON list or whitespace-separated integers)",
     )
     add_allowed_special_argument(v, "with --encode")
-    v.add_argument(
+    add_option(
+        v,
         "--extend",
-        metavar="MODEL",
-        help="their model extends MODEL: the reference replays MODEL's merges first, then trains "
+        "their model extends MODEL: the reference replays MODEL's merges first, then trains "
         "(as 'train --extend'; docs/extend.md)",
     )
-    v.add_argument(
-        "--inherit-merges",
-        type=int,
-        default=None,
-        metavar="K",
-        help="with --extend: only the first K merges of MODEL are inherited",
-    )
+    add_option(v, "--inherit-merges", "with --extend: only the first K merges of MODEL are inherited")
     v.add_argument(
         "--no-hypotheses",
         action="store_true",
@@ -134,10 +125,10 @@ def register(sub):
         help="hold the corpus text for the reading variants and the first-counted tie rule only up to "
         "this size (default 16 MiB)",
     )
-    v.add_argument(
+    add_option(
+        v,
         "--trace",
-        metavar="FILE.jsonl",
-        help="compare their training trace (the format of 'train --trace') with the reference's, step by "
+        "compare their training trace (the format of 'train --trace') with the reference's, step by "
         "step: the first step whose count or pair differs, and the words that hold the pair",
     )
     v.add_argument(
@@ -146,10 +137,9 @@ def register(sub):
         help="compare their pre-tokenizer's pieces of CORPUS (the format of 'refbpe split': one JSON string "
         "per line) with the pattern's: the first differing piece, the alternative and the code point",
     )
-    v.add_argument("--hex", action="store_true", help="with --split: their pieces are hex (as 'split --hex')")
+    add_option(v, "--hex", "with --split: their pieces are hex (as 'split --hex')")
     add_settings_arguments(v)
     add_counting_arguments(v, workers_help="processes for counting (default: 1 below 16 MB, else CPU count)")
-    return v
 
 
 def _parent(args):

@@ -155,37 +155,30 @@ class _CheckTables(StepTables):
         self.later = later
 
     def collect_into(self, check, a, b, z):
-        counts, where, shift, plain, later = check.counts, check.where, check.shift, check.plain, self.later
-        left_count, left_at = self.left_count, self.left_at
+        """The new pairs of this step (each (x, z), then each (z, y)) entered in ``check``."""
+        shift, left_count, left_at = check.shift, self.left_count, self.left_at
         for x in self.left_touched:
-            c = left_count[x]
-            q = ((b if x == z else x) << shift) | a
-            counts[q] = (
-                counts.get(q, 0) - c
-            )  # a pair left untabled goes negative (``candidates.count_candidate_pairs``)
-            p = (x << shift) | z
-            counts[p] = c
-            if p in later:
-                where[p] = left_at[x]
+            q, p = ((b if x == z else x) << shift) | a, (x << shift) | z
+            self._enter(check, q, p, left_count[x], left_at[x])
             left_at[x] = None
-            bucket = plain.get(c)
-            if bucket is None:
-                check._add(c, p)
-            else:
-                bucket.append(p)
         right_count, right_at = self.right_count, self.right_at
         for y in self.right_touched:
-            c = right_count[y]
-            q = (b << shift) | y
-            counts[q] = counts.get(q, 0) - c
-            p = (z << shift) | y
-            counts[p] = c
-            if p in later:
-                where[p] = right_at[y]
+            q, p = (b << shift) | y, (z << shift) | y
+            self._enter(check, q, p, right_count[y], right_at[y])
             right_at[y] = None
-            bucket = plain.get(c)
-            if bucket is None:
-                check._add(c, p)
-            else:
-                bucket.append(p)
         del self.left_touched[:], self.right_touched[:]
+
+    def _enter(self, check, q, p, c, slots):
+        """New pair ``p``, of count ``c`` at ``slots``, in ``check``'s tables and buckets; the
+        pair ``q`` it replaces loses ``c``.  (No loop: PyPy's JIT inlines it into the two above.)"""
+        counts = check.counts
+        # A pair left untabled goes negative (``candidates.count_candidate_pairs``).
+        counts[q] = counts.get(q, 0) - c
+        counts[p] = c
+        if p in self.later:
+            check.where[p] = slots
+        bucket = check.plain.get(c)
+        if bucket is None:
+            check._add(c, p)
+        else:
+            bucket.append(p)

@@ -92,38 +92,34 @@ class TracedTables(StepTables):
         reach ``level`` less how many leave it, the merged pair left out (two
         comparisons per entry)."""
         fresh = []
-        level, merged, change = self.level, (a << shift) | b, 0
+        merged, change = (a << shift) | b, 0
         for x in self.left_touched:
-            c = self.left_count[x]
-            q = ((b if x == z else x) << shift) | a
-            old = counts[q]
-            if old == level and q != merged:
-                change -= 1
-            counts[q] = old - c
-            p = (x << shift) | z
-            counts[p] = c
-            if c == level:
-                change += 1
-            where[p] = self.left_at[x]
-            fresh.append((p, c))
+            q, p = ((b if x == z else x) << shift) | a, (x << shift) | z
+            change += self._enter(counts, where, fresh, q, p, self.left_count[x], self.left_at[x], merged)
             self.left_at[x] = None
         for y in self.right_touched:
-            c = self.right_count[y]
-            q = (b << shift) | y
-            old = counts[q]
-            if old == level and q != merged:
-                change -= 1
-            counts[q] = old - c
-            p = (z << shift) | y
-            counts[p] = c
-            if c == level:
-                change += 1
-            where[p] = self.right_at[y]
-            fresh.append((p, c))
+            q, p = (b << shift) | y, (z << shift) | y
+            change += self._enter(counts, where, fresh, q, p, self.right_count[y], self.right_at[y], merged)
             self.right_at[y] = None
         del self.left_touched[:], self.right_touched[:]
         self.changes.append(change)
         return fresh
+
+    def _enter(self, counts, where, fresh, q, p, c, slots, merged):
+        """New pair ``p``, of count ``c`` at ``slots``, entered; the pair ``q`` it replaces
+        loses ``c``.  Returns the change in how many pairs have ``level``'s count, the
+        ``merged`` pair left out.  (No loop: PyPy's JIT inlines it into ``collect``.)"""
+        level, change = self.level, 0
+        old = counts[q]
+        if old == level and q != merged:
+            change -= 1
+        counts[q] = old - c
+        counts[p] = c
+        if c == level:
+            change += 1
+        where[p] = slots
+        fresh.append((p, c))
+        return change
 
     def collect_pushing(self, counts, where, a, b, z, shift, heap, floor, make_entry):
         push_fresh(heap, self.collect(counts, where, a, b, z, shift), floor, make_entry)

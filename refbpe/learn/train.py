@@ -102,10 +102,7 @@ def train_from_counts(
     >>> merges
     [(b's', b't'), (b'e', b'st'), (b'o', b'w'), (b'l', b'ow'), (b'w', b'est'), (b'n', b'e')]
     """
-    settings = _resolved(
-        profile, vocab_size, special_tokens, pattern, unicode, cut, add_prefix_space, min_frequency,
-        initial_alphabet, extend, inherit_merges,
-    )  # fmt: skip
+    settings = _resolved(locals())
     return train_counts(settings, word_counts, progress=progress, report=report, trace=trace)
 
 
@@ -122,24 +119,17 @@ def train_counts(
     return _train_counted(word_counts, _with_vocab_size(settings), progress, report, trace)
 
 
-def _resolved(
-    profile, vocab_size, special_tokens, pattern, unicode, cut, add_prefix_space, min_frequency,
-    initial_alphabet, extend, inherit_merges,
-):  # fmt: skip
-    """The trainers' keywords as one ``TrainSettings`` (``settings.resolve``, which checks them)."""
-    return resolve(
-        profile,
-        vocab_size=vocab_size,
-        special_tokens=special_tokens,
-        pattern=pattern,
-        unicode=unicode,
-        cut=cut,
-        add_prefix_space=add_prefix_space,
-        min_frequency=min_frequency,
-        initial_alphabet=initial_alphabet,
-        extend=extend,
-        inherit_merges=inherit_merges,
-    )
+# The trainers' keywords that make their ``TrainSettings``: ``settings.resolve``'s, by name.
+_SETTINGS_KEYWORDS = (
+    "profile", "vocab_size", "special_tokens", "pattern", "unicode", "cut", "add_prefix_space",
+    "min_frequency", "initial_alphabet", "extend", "inherit_merges",
+)  # fmt: skip
+
+
+def _resolved(keywords):
+    """A public trainer's keywords (its ``locals()``) as one ``TrainSettings``
+    (``settings.resolve``, which checks them)."""
+    return resolve(**{name: keywords[name] for name in _SETTINGS_KEYWORDS})
 
 
 def _with_vocab_size(settings):
@@ -229,10 +219,7 @@ def train_bpe(
     >>> merges, vocab[259]
     ([(b'o', b'w'), (b'l', b'ow'), (b'low', b'e')], b'<|endoftext|>')
     """
-    settings = _resolved(
-        profile, vocab_size, special_tokens, pattern, unicode, cut, add_prefix_space, min_frequency,
-        initial_alphabet, extend, inherit_merges,
-    )  # fmt: skip
+    settings = _resolved(locals())
     sources = input_path if isinstance(input_path, (list, tuple)) else [input_path]
     return train_corpus(
         settings, sources, workers=workers, chunk_size=chunk_size, errors=errors, executor=executor,
@@ -361,10 +348,7 @@ def train_from_texts(
     """
     if cut is None:
         cut = "items" if get_profile(profile).name == "hf" else "documents"
-    settings = _resolved(
-        profile, vocab_size, special_tokens, pattern, unicode, cut, add_prefix_space, min_frequency,
-        initial_alphabet, extend, inherit_merges,
-    )  # fmt: skip
+    settings = _resolved(locals())
     return train_texts(settings, texts, progress=progress, report=report, trace=trace)
 
 
@@ -589,10 +573,7 @@ def train_from_count_files(
     >>> merges
     [(b's', b't'), (b'e', b'st'), (b'o', b'w'), (b'l', b'ow'), (b'w', b'est'), (b'n', b'e')]
     """
-    settings = _resolved(
-        profile, vocab_size, special_tokens, pattern, unicode, cut, add_prefix_space, min_frequency,
-        initial_alphabet, extend, inherit_merges,
-    )  # fmt: skip
+    settings = _resolved(locals())
     return train_count_files(settings, paths, progress=progress, report=report, trace=trace)
 
 

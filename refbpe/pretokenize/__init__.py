@@ -22,6 +22,7 @@ interpreter:
     ``_unicode_versions``                         older versions, as differences from it
     ``_unicode_properties``                       general categories, ``\\w`` and case partners (regexes)
     ``_gen_unicode_table``, ``_gen_unicode_properties``   their generators (``regex``, ``unicodedata2``)
+    ``table_text``     how the generated tables write their tuples, and read them back
 """
 
 from .patterns import Pattern, get_pattern, pattern_names

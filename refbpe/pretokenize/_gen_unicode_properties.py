@@ -23,7 +23,8 @@ other code point has a case partner).  About 10 s on CPython.
 import os
 import sys
 
-from ._gen_unicode_table import group_table, regex_unicode_version, runs
+from ._gen_unicode_table import generated_header, group_table, regex_unicode_version, runs
+from .table_text import text_rows
 
 GENERAL_CATEGORIES = (
     "Cn", "Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pc", "Pd", "Ps",
@@ -61,13 +62,6 @@ def case_partners():
     return out
 
 
-def _rows(items, per_row):
-    rows = []
-    for i in range(0, len(items), per_row):
-        rows.append("    " + " ".join(items[i : i + per_row]))
-    return rows
-
-
 def render(version, regex_version, gc_runs, word_runs, partners):
     lines = [
         '"""General categories, ``\\\\w`` and case partners for ``Pattern.from_regex``: GENERATED.',
@@ -76,21 +70,18 @@ def render(version, regex_version, gc_runs, word_runs, partners):
         "GC_RUNS lists (first code point, index in GENERAL_CATEGORIES) of each maximal run;",
         "WORD_RUNS (first code point, 1 if ``\\\\w`` else 0); a run lasts until the next start.",
         "CASE_PARTNERS: (c, the other code points ``(?i)c`` matches...), as ``regex`` folds case.",
+        "Each tuple is written as its numbers in hex joined by ':' (FIRST:INDEX, C:D:E).",
         '"""',
-        "",
-        "UNICODE_VERSION = %r" % version,
-        "GENERATED_WITH_REGEX = %r" % regex_version,
-        "",
-        "GENERAL_CATEGORIES = (",
     ]
-    lines += _rows(["%r," % gc for gc in GENERAL_CATEGORIES], 10)
-    lines += [")", "", "GC_RUNS = ("]
-    lines += _rows(["(0x%X, %d)," % r for r in gc_runs], 6)
-    lines += [")", "", "WORD_RUNS = ("]
-    lines += _rows(["(0x%X, %d)," % r for r in word_runs], 6)
-    lines += [")", "", "CASE_PARTNERS = ("]
-    lines += _rows(["(%s)," % ", ".join("0x%X" % cp for cp in group) for group in partners], 3)
-    lines.append(")")
+    lines += generated_header("groups, pairs", version, regex_version)
+    lines.append("GENERAL_CATEGORIES = (")
+    lines += [
+        "    " + " ".join("%r," % gc for gc in GENERAL_CATEGORIES[i : i + 10])
+        for i in range(0, len(GENERAL_CATEGORIES), 10)
+    ]
+    lines += [")", "", "GC_RUNS = pairs("] + text_rows(gc_runs, "    ")
+    lines += [")", "", "WORD_RUNS = pairs("] + text_rows(word_runs, "    ")
+    lines += [")", "", "CASE_PARTNERS = groups("] + text_rows(partners, "    ") + [")"]
     return "\n".join(lines) + "\n"
 
 

@@ -46,6 +46,8 @@ import importlib.util
 import os
 import sys
 
+from .table_text import text_rows
+
 OTHER, LETTER, NUMBER, SPACE = 0, 1, 2, 3
 
 # A character first assigned in each Unicode version (checked against the
@@ -130,35 +132,28 @@ def render_categories(version, regex_version, run_list, variants):
         '"""Code point classes for the GPT-4 / GPT-4o pre-tokenizers: GENERATED, do not edit.',
         "",
         "Regenerate with ``python -m refbpe.pretokenize._gen_unicode_table`` (CPython + regex).",
-        "RUNS lists (first code point, class) of each maximal run; a run lasts until",
-        "the next start.  Classes: 0 other, 1 \\\\p{Ll}, 2 \\\\p{Lu} or \\\\p{Lt}, 3 \\\\p{Lm} or",
-        "\\\\p{Lo}, 4 \\\\p{M}, 5 \\\\p{N}, 6 whitespace (\\\\s), as the ``regex`` module defines",
-        "them.  CASE_VARIANTS: the code points ``(?i)x`` matches, for each contraction letter.",
+        "RUNS lists (first code point, class) of each maximal run, written FIRST:CLASS in hex;",
+        "a run lasts until the next start.  Classes: 0 other, 1 \\\\p{Ll}, 2 \\\\p{Lu} or \\\\p{Lt},",
+        "3 \\\\p{Lm} or \\\\p{Lo}, 4 \\\\p{M}, 5 \\\\p{N}, 6 whitespace (\\\\s), as the ``regex``",
+        "module defines them.  CASE_VARIANTS: the code points ``(?i)x`` matches, for each",
+        "contraction letter.",
         '"""',
-        "",
-        "UNICODE_VERSION = %r" % version,
-        "GENERATED_WITH_REGEX = %r" % regex_version,
-        "",
-        "CASE_VARIANTS = {",
     ]
+    lines += generated_header("pairs", version, regex_version)
+    lines.append("CASE_VARIANTS = {")
     for letter in CONTRACTION_LETTERS:
         lines.append("    %r: (%s)," % (letter, ", ".join("0x%X" % cp for cp in variants[letter])))
-    lines += ["}", "", "RUNS = ("]
-    lines += _run_rows(run_list)
-    lines.append(")")
+    lines += ["}", "", "RUNS = pairs("] + text_rows(run_list, "    ") + [")"]
     return "\n".join(lines) + "\n"
 
 
-def _run_rows(run_list):
-    rows, row = [], []
-    for start, cls in run_list:
-        row.append("(0x%X, %d)," % (start, cls))
-        if len(row) == 6:
-            rows.append("    " + " ".join(row))
-            row = []
-    if row:
-        rows.append("    " + " ".join(row))
-    return rows
+def generated_header(reader, version, regex_version=None):
+    """The lines of a generated module after its docstring: the import of its table
+    reader (``table_text``) and its versions."""
+    lines = ["", "from .table_text import %s" % reader, ""]
+    if regex_version is None:
+        return lines + ["LATEST = %r" % version, ""]
+    return lines + ["UNICODE_VERSION = %r" % version, "GENERATED_WITH_REGEX = %r" % regex_version, ""]
 
 
 def runs(table):
@@ -177,18 +172,13 @@ def render(version, regex_version, run_list):
         '"""Code point classes for the GPT-2 pre-tokenizer: GENERATED, do not edit.',
         "",
         "Regenerate with ``python -m refbpe.pretokenize._gen_unicode_table`` (CPython + regex).",
-        "RUNS lists (first code point, class) of each maximal run; a run lasts until",
-        "the next start.  Classes: 0 other, 1 letter (\\\\p{L}), 2 number (\\\\p{N}),",
-        "3 whitespace (\\\\s), as the ``regex`` module defines them.",
+        "RUNS lists (first code point, class) of each maximal run, written FIRST:CLASS in hex;",
+        "a run lasts until the next start.  Classes: 0 other, 1 letter (\\\\p{L}), 2 number",
+        "(\\\\p{N}), 3 whitespace (\\\\s), as the ``regex`` module defines them.",
         '"""',
-        "",
-        "UNICODE_VERSION = %r" % version,
-        "GENERATED_WITH_REGEX = %r" % regex_version,
-        "",
-        "RUNS = (",
     ]
-    lines.extend(_run_rows(run_list))
-    lines.append(")")
+    lines += generated_header("pairs", version, regex_version)
+    lines += ["RUNS = pairs("] + text_rows(run_list, "    ") + [")"]
     return "\n".join(lines) + "\n"
 
 
@@ -257,24 +247,14 @@ def render_versions(latest_version, deltas):
         "Regenerate with ``python -m refbpe.pretokenize._gen_unicode_table --ucd DIR ...``",
         "(one unpacked ``unicodedata2`` wheel per version).  DELTAS[version] lists",
         "(first, last, class) for the runs where that version's class (the classes of",
-        "``_unicode_categories``) differs from the latest table's, LATEST.",
+        "``_unicode_categories``) differs from the latest table's, LATEST; written",
+        "FIRST:LAST:CLASS in hex.",
         '"""',
-        "",
-        "LATEST = %r" % latest_version,
-        "",
-        "DELTAS = {",
     ]
+    lines += generated_header("triples", latest_version)
+    lines.append("DELTAS = {")
     for version in sorted(deltas, key=_version_key):
-        lines.append("    %r: (" % version)
-        row = []
-        for first, last, cls in deltas[version]:
-            row.append("(0x%X, 0x%X, %d)," % (first, last, cls))
-            if len(row) == 4:
-                lines.append("        " + " ".join(row))
-                row = []
-        if row:
-            lines.append("        " + " ".join(row))
-        lines.append("    ),")
+        lines += ["    %r: triples(" % version] + text_rows(deltas[version], "        ") + ["    ),"]
     lines.append("}")
     return "\n".join(lines) + "\n"
 
