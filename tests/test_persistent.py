@@ -42,17 +42,20 @@ def _search(target, tmp_path, classes=CLASSES, max_examples=6, timeout=10.0, **o
 
 def _case_run(target, tmp_path, texts, timeout=10.0):
     """The verdict of each text in turn (None: no finding), and the pid that answered each
-    (None: killed).  The process is started first, by a case of its own: the first request's
-    timeout includes the start, which takes over a second on a busy machine."""
+    (None: killed).  The process is started by a case of its own, first and after each kill:
+    a request's timeout includes the start, which takes seconds on a busy machine."""
     verdicts, pids = [], []
-    for k, text in enumerate(["warm up"] + list(texts)):
+    for k, text in enumerate(texts):
+        if target._proc is None:
+            warm = tmp_path / ("warm%d" % k)
+            warm.mkdir()
+            warm_up = {"text": "warm up", "special_tokens": []}
+            assert Trial(target, timeout=60.0).run(warm_up, str(warm)) is None
         d = tmp_path / str(k)
         d.mkdir()
-        trial = Trial(target, timeout=60.0 if k == 0 else timeout)
-        verdicts.append(trial.run({"text": text, "special_tokens": []}, str(d)))
+        verdicts.append(Trial(target, timeout=timeout).run({"text": text, "special_tokens": []}, str(d)))
         pids.append(target._proc.pid if target._proc is not None else None)
-    assert verdicts[0] is None
-    return verdicts[1:], pids[1:]
+    return verdicts, pids
 
 
 class InProcess(Target):
