@@ -51,6 +51,10 @@ __all__ = [
     "flag_table",
     "U",
     "L",
+    "LETTER",
+    "NUMBER",
+    "SPACE",
+    "NOT_OTHER",
 ]
 
 O200K_ALTERNATIVES = [
@@ -67,7 +71,7 @@ O200K_PATTERN = "|".join(O200K_ALTERNATIVES)
 U, L, LETTER, NUMBER, SPACE = 1, 2, 4, 8, 16
 # _unicode_categories classes: other, Ll, Lu/Lt, Lm/Lo, M, N, \s.
 _FLAGS = (0, L | LETTER, U | LETTER, U | L | LETTER, U | L, NUMBER, SPACE)
-_NOT_OTHER = SPACE | LETTER | NUMBER  # rule 4's [^\s\p{L}\p{N}] has none of these
+NOT_OTHER = SPACE | LETTER | NUMBER  # rule 4's [^\s\p{L}\p{N}] has none of these
 
 
 _FLAG_TABLES = {}
@@ -185,18 +189,18 @@ def _scan(data, after_word, table):
             append(j)
             i = j
             continue
-        if not f & _NOT_OTHER or (b == _SPACE and j < n and _is_other_at(data, j, table)):
-            if f & _NOT_OTHER:
+        if not f & NOT_OTHER or (b == _SPACE and j < n and _is_other_at(data, j, table)):
+            if f & NOT_OTHER:
                 j = _char_end(data, j)
             while j < n:
                 b = data[j]
                 if b < 0x80:
-                    if table[b] & _NOT_OTHER:
+                    if table[b] & NOT_OTHER:
                         break
                     j += 1
                 else:
                     cp, w = _decode_at(data, j, b)
-                    if table[cp] & _NOT_OTHER:
+                    if table[cp] & NOT_OTHER:
                         break
                     j += w
             while j < n and (data[j] == _LF or data[j] == _CR or data[j] == _SLASH):
@@ -235,9 +239,9 @@ def _scan(data, after_word, table):
 def _is_other_at(data, j, table):
     b = data[j]
     if b < 0x80:
-        return not table[b] & _NOT_OTHER
+        return not table[b] & NOT_OTHER
     cp, _ = _decode_at(data, j, b)
-    return not table[cp] & _NOT_OTHER
+    return not table[cp] & NOT_OTHER
 
 
 def _char_end(data, j):

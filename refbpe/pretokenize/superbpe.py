@@ -38,7 +38,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from .gpt2 import decode_at
-from .o200k import FLAGS_OF, piece_ends_without_contractions
+from .o200k import FLAGS_OF, LETTER, NOT_OTHER, NUMBER, SPACE, piece_ends_without_contractions
 
 __all__ = ["STAGE1_PATTERN", "STAGE2_PATTERN", "stage1_piece_ends", "stage2_piece_ends"]
 
@@ -49,9 +49,6 @@ STAGE1_PATTERN = (
 )
 STAGE2_PATTERN = r"\p{N}{1,3}| ?[^\s\p{L}\p{N}]{2,}[\r\n/]*| +(?!\S)"
 
-# o200k's flags (``o200k._FLAGS``): \p{L} is 4, \p{N} 8, \s 16.
-_LETTER, _NUMBER, _SPACE = 4, 8, 16
-_NOT_OTHER = _LETTER | _NUMBER | _SPACE
 _TAIL = (0x0A, 0x0D, 0x2F)  # \n \r /
 
 
@@ -75,7 +72,7 @@ def stage2_piece_ends(data: bytes) -> List[int]:
     last = i = 0
     while i < n:
         f, w = _flags_at(data, i)
-        if f & _LETTER:  # a letter starts no match
+        if f & LETTER:  # a letter starts no match
             i += w
             continue
         e = _match_at(data, i, n, f, w)
@@ -101,11 +98,11 @@ def _flags_at(data, i):
 
 def _match_at(data, i, n, f, w) -> Optional[int]:
     """The end of R2's match starting at ``i`` (its flags ``f``, width ``w``), or None."""
-    if f & _NUMBER:
+    if f & NUMBER:
         j, count = i + w, 1
         while count < 3 and j < n:
             g, v = _flags_at(data, j)
-            if not g & _NUMBER:
+            if not g & NUMBER:
                 break
             j += v
             count += 1
@@ -117,10 +114,10 @@ def _match_at(data, i, n, f, w) -> Optional[int]:
         j = i + 1
         while j < n and data[j] == 0x20:
             j += 1
-        if j == n or _flags_at(data, j)[0] & _SPACE:
+        if j == n or _flags_at(data, j)[0] & SPACE:
             return j
         return j - 1 if j - 1 > i else None
-    if not f & _NOT_OTHER:
+    if not f & NOT_OTHER:
         j, count = _other_run(data, i, n)
         if count >= 2:
             return _tail(data, j, n)
@@ -132,7 +129,7 @@ def _other_run(data, j, n):
     count = 0
     while j < n:
         g, v = _flags_at(data, j)
-        if g & _NOT_OTHER:
+        if g & NOT_OTHER:
             break
         j += v
         count += 1
