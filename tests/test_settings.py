@@ -252,8 +252,8 @@ def test_certify_counts_and_sizes_as_train_did(options, tmp_path, capsys):
     [
         (["certify", "m", "c.txt", "--min-frequency", "2"], "certify does not take --min-frequency"),
         (["certify", "m", "c.txt", "--profile", "superbpe", "--transition", "5"], "certify replays one"),
-        (["verify", "c.txt", "--against", "m", "--vocab-size", "270", "--sequences", "lines"], "--sequences"),
-        (["verify", "c.txt", "--against", "m", "--no-add-prefix-space"], "verify does not take --no-add"),
+        (["verify", "c.txt", "--against", "m", "--vocab-size", "270", "--sequences", "lines"], "not 'lines'"),
+        (["verify", "c.txt", "--against", "m", "--vocab-size", "270", "--initial-alphabet", "a"], "HF opt"),
         (["fuzz", "--train", "true", "--initial-alphabet", "ab"], "fuzz does not take --initial-alphabet"),
         (["conformance", "write", "d", "--min-frequency", "3"], "conformance does not take --min-frequency"),
         (["conformance", "write", "d", "--transition", "3"], "conformance does not take --transition"),

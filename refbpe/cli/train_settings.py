@@ -31,11 +31,17 @@ from ..learn.settings import resolve
 from ..pretokenize.patterns import get_pattern, pattern_key
 from .common import CliError, add_profile_argument
 
-__all__ = ["add_settings_arguments", "settings_from_args", "refuse_settings", "profile_counting"]
+__all__ = [
+    "add_settings_arguments",
+    "settings_from_args",
+    "given_options",
+    "refuse_settings",
+    "profile_counting",
+]
 
 # The profile's options as ``add_settings_arguments`` adds them: (dest, option, value when not given).
 PROFILE_OPTIONS = (
-    ("min_frequency", "--min-frequency", 0),
+    ("min_frequency", "--min-frequency", None),
     ("add_prefix_space", "--add-prefix-space", None),
     ("sequences", "--sequences", None),
     ("initial_alphabet", "--initial-alphabet", None),
@@ -49,9 +55,10 @@ def add_settings_arguments(p):
     p.add_argument(
         "--min-frequency",
         type=int,
-        default=0,
+        default=None,
         metavar="N",
-        help="stop before the first merge whose pair occurs fewer than N times (HF's min_frequency)",
+        help="stop before the first merge whose pair occurs fewer than N times (HF's min_frequency; "
+        "default 0)",
     )
     p.add_argument(
         "--add-prefix-space",
@@ -101,6 +108,21 @@ def settings_from_args(args, load_parent=None):
         raise CliError(str(e))
 
 
+def given_options(args):
+    """The profile options typed on the command line, as ``Profile.settings``' keywords:
+    the ones verify and certify fix, leaving the others to their files or the likely
+    ones (``verify.setting_search``)."""
+    given = {}
+    for dest, _, unset in PROFILE_OPTIONS:
+        value = getattr(args, dest, unset)
+        if value != unset and dest != "transition":
+            given["cut" if dest == "sequences" else dest] = value
+    alphabet = given.get("initial_alphabet")
+    if alphabet and alphabet != "bytelevel":
+        given["initial_alphabet"] = list(alphabet)
+    return given
+
+
 def refuse_settings(args, command, why, dests=None):
     """A one-line CliError for the first profile option (of ``dests``; default all of
     ``PROFILE_OPTIONS``) given to ``command``, whose machinery cannot honour it yet (``why``)."""
@@ -141,7 +163,7 @@ def _profile(args):
 def _profile_options(args, profile):
     """``resolve``'s profile options from the command line (unset ones left to the profile),
     checked as given, then as word-count files (``--counts``) allow."""
-    options = {"min_frequency": args.min_frequency}
+    options = {"min_frequency": args.min_frequency or 0}
     for key, value in (
         ("pattern", args.pattern),
         ("cut", args.sequences),

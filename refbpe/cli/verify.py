@@ -40,7 +40,13 @@ from .common import (
 )
 from .reference import SMALL_CORPUS, their_model
 from .reference import word_counts as reference_counts
-from .train_settings import add_settings_arguments, profile_counting, refuse_settings, settings_from_args
+from .train_settings import (
+    add_settings_arguments,
+    given_options,
+    profile_counting,
+    refuse_settings,
+    settings_from_args,
+)
 
 __all__ = ["register", "run"]
 
@@ -329,10 +335,10 @@ def run(args):
             "verify holds single-stage trainers; train with --profile superbpe and compare the files"
         )
     check_special_tokens(args.special_token)
-    if not args.trace:
+    if args.encode or args.split:
         refuse_settings(
-            args, "verify", "only 'verify --trace' trains the reference with them (or compare the files "
-            "'refbpe train' writes with them)",
+            args, "verify --encode" if args.encode else "verify --split", "no training is compared, only "
+            "their %s" % ("token ids" if args.encode else "pieces"),
         )  # fmt: skip
     if args.report:
         check_output_file(args.report, "--report")
@@ -352,6 +358,7 @@ def run(args):
     theirs = their_model(args)
     if args.vocab_size is None:
         raise CliError("--vocab-size is required")
+    settings = settings_from_args(args)
     parent = _parent(args)
     if parent is not None:  # its special tokens cut the corpus too, as in 'train --extend'
         args.special_token = parent.with_specials(args.special_token or ())
@@ -374,6 +381,7 @@ def run(args):
             pattern=args.pattern,
             extend=parent,
             readings=readings,
+            min_frequency=settings.min_frequency,
         )
         if parent is None:  # the profiles' hypotheses assume training from scratch
             report = profile_verdict(
@@ -387,6 +395,7 @@ def run(args):
                 args.pattern,
                 texts,
                 readings,
+                given_options(args),
             )
     except ValueError as e:
         raise CliError(str(e))

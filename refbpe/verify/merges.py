@@ -44,6 +44,7 @@ CAUSES = (
     "merge-application",
     "min-count",
     "newline-translation",
+    "setting",
     "unknown",
 )
 _VARIANT_ORDER = {n: i for i, (n, _, _) in enumerate(VARIANTS)}
@@ -108,9 +109,11 @@ def verify_merges(
     extend=None,
     readings=None,
     given=False,
+    min_frequency=0,
 ):
     """The report (a dict) comparing ``theirs`` (a ``formats.Model``) with the
-    reference trained on ``word_counts``.
+    reference trained on ``word_counts`` (stopping before a pair of fewer than
+    ``min_frequency`` occurrences, as ``train --min-frequency``).
 
     ``extend`` (an ``extend.Parent``): the reference extends that parent
     (``refbpe.learn.extend``); a divergence is then reported without hypotheses
@@ -140,11 +143,12 @@ def verify_merges(
         texts = None
     # 1. The reference.
     wanted = vocab_size - 256 - len(special_tokens)
+    min_count = max(1, min_frequency)
     if extend is None:
-        ours = learn_merges(word_counts, wanted)
+        ours = learn_merges(word_counts, wanted, min_count=min_count)
         our_vocab = build_vocab(ours, special_tokens)
     else:
-        ours = learn_merges(word_counts, wanted, inherited=extend.merges)
+        ours = learn_merges(word_counts, wanted, min_count=min_count, inherited=extend.merges)
         our_vocab = keep_parent_ids(build_vocab(ours, special_tokens), special_tokens, extend)
     their_merges = [(bytes(a), bytes(b)) for a, b in theirs.merges]
 
@@ -197,6 +201,7 @@ def verify_merges(
             wanted=wanted,
             readings=readings,
             pattern=pattern,
+            min_count=min_count,
         )
         report["fit"] = reference.fit
         _divergence(report, k, ours, their_merges, probe, reference, others)
@@ -204,9 +209,9 @@ def verify_merges(
     # 3b. Conventions (docs/verify.md): text mode, a minimum count, when no hypothesis explains them.
     convention = None
     if reference is not None and not any(h.complete for h in [reference] + others):
-        convention = newline_translation(texts, special_tokens, pattern, wanted, their_merges) or (
-            min_count_stop(word_counts, their_merges, wanted)
-        )
+        convention = newline_translation(
+            texts, special_tokens, pattern, wanted, their_merges, min_count
+        ) or min_count_stop(word_counts, their_merges, wanted, min_count)
 
     # 4. Setup checks.
     ran_out = (k is None and len(ours) < wanted) or any(
