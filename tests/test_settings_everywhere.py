@@ -86,3 +86,47 @@ def test_verify_modes_without_training_say_why_they_take_no_setting(mode, tmp_pa
     argv = ["verify", corpus, "--against", corpus] + [str(tmp_path / a) if "." in a else a for a in mode]
     status, _, err = run_main(capsys, *argv, "--min-frequency", "2")
     assert status == 2 and err.count("\n") == 1 and "no training is compared" in err, err
+
+
+# -- certify ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("files", ["directory", "tokenizer.json alone"])
+def test_certify_raises_no_alarm_that_verify_does_not_for_the_whole_byte_alphabet(files, tmp_path, capsys):
+    """An HF model trained with the 256-byte initial alphabet (13 merges where the corpus allows
+    more): verify --profile hf says identical, and so certify --profile hf says certified,
+    with the alphabet given or not (not given: their manifest names it, or their vocab holds
+    every byte); before, certify said "stopped after merge 13 while ... still occurs"."""
+    options = ["--profile", "hf", "--initial-alphabet", "bytelevel"]
+    corpus, model = _train(capsys, tmp_path, "m", *options, fmt="hf")
+    if files != "directory":
+        model = str(tmp_path / "m" / "tokenizer.json")
+        (tmp_path / "m" / "refbpe.json").unlink()
+    common = [corpus, "--vocab-size", "270", "--special-token", EOT, "--profile", "hf"]
+    for given in ([], ["--initial-alphabet", "bytelevel"]):
+        status, out, _ = run_main(capsys, "verify", "--against", model, *common, *given)
+        assert status == 0 and out.startswith("identical to profile hf"), out
+        status, out, _ = run_main(capsys, "certify", model, *common, *given)
+        assert status == 0 and out.startswith("certified: 13 merges"), out
+    status, out, _ = run_main(capsys, "certify", model, *common, "--initial-alphabet", "")
+    assert status == 1 and "stopped after merge 13" in out, out
+
+
+def test_certify_takes_the_minimum_count(tmp_path, capsys):
+    corpus, stopped = _train(capsys, tmp_path, "stopped", "--min-frequency", "3")
+    _, full = _train(capsys, tmp_path, "full")
+    common = [corpus, "--vocab-size", "270", "--special-token", EOT, "--json"]
+
+    def certified(model, *options):
+        status, out, err = run_main(capsys, "certify", model, *common, *options)
+        report = json.loads(out)
+        assert status == (0 if report["certified"] else 1), err
+        return report
+
+    assert certified(stopped, "--min-frequency", "3")["certified"]  # the best pair left is below 3
+    early = certified(stopped)["early_stop"]
+    assert early is not None and early["count"] < 3
+    assert certified(full)["certified"]
+    report = certified(full, "--min-frequency", "3")  # a merge below 3 is not accepted
+    assert report["failures"] and {f["kind"] for f in report["failures"]} == {"below-minimum"}
+    assert all(f["count"] < 3 for f in report["failures"])

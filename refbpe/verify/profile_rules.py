@@ -61,6 +61,7 @@ __all__ = [
     "WordTables",
     "compare_with_profile",
     "candidate_settings",
+    "id_mismatch",
 ]
 
 SMALL_CORPUS = 16 << 20  # below this, counting in-process beats starting workers (as cli.verify)
@@ -479,7 +480,7 @@ def _divergence(word_counts, ours, theirs, k, result):
     )
 
 
-def _id_mismatch(vocab, theirs, special_tokens):
+def id_mismatch(vocab, theirs, special_tokens):
     """(id, ours, theirs) of the first id outside the special tokens that differs, or None."""
     if not theirs.carries_ids:
         return None
@@ -492,6 +493,9 @@ def _id_mismatch(vocab, theirs, special_tokens):
         if mine.get(i) != other.get(i):
             return i, _shown(vocab.get(i)), _shown(theirs.vocab.get(i))
     return None
+
+
+_id_mismatch = id_mismatch
 
 
 def _shown(token):

@@ -22,7 +22,7 @@ minimum count.
 
 from .conventions import min_count_stop
 
-__all__ = ["OPTIONS", "as_options", "given_from", "setting_text", "option_text", "variations"]
+__all__ = ["OPTIONS", "setting_text", "option_text", "variations"]
 
 # Profile.settings' keywords that a user sets, and the recorded key of each.
 OPTIONS = (
