@@ -262,9 +262,14 @@ def test_certify_counts_and_sizes_as_train_did(options, tmp_path, capsys):
         (["certify", "m", "c.txt", "--profile", "superbpe", "--transition", "5"], "certify replays one"),
         (["verify", "c.txt", "--against", "m", "--vocab-size", "270", "--sequences", "lines"], "not 'lines'"),
         (["verify", "c.txt", "--against", "m", "--vocab-size", "270", "--initial-alphabet", "a"], "HF opt"),
-        (["fuzz", "--train", "true", "--initial-alphabet", "ab"], "fuzz does not take --initial-alphabet"),
-        (["conformance", "write", "d", "--min-frequency", "3"], "conformance does not take --min-frequency"),
-        (["conformance", "write", "d", "--transition", "3"], "conformance does not take --transition"),
+        (["fuzz", "--train", "true", "--initial-alphabet", "ab"], "HF option"),
+        (["fuzz", "--split", "true", "--min-frequency", "2"], "fuzz --split does not take --min-frequency"),
+        (["fuzz", "--train", "true", "--profile", "superbpe", "--transition", "3"], "single-stage"),
+        (
+            ["conformance", "write", "d", "--transition", "3"],
+            "--transition is an option of --profile superbpe",
+        ),
+        (["conformance", "write", "d", "--profile", "superbpe", "--transition", "3"], "single-stage"),
     ],
 )
 def test_a_tool_that_cannot_honour_a_setting_refuses_it_in_one_line(argv, message, tmp_path, capsys):

@@ -7,10 +7,11 @@ No reference training: their merges are replayed over the reference counts
 import json
 import sys
 
+from ..corpus.countfile import is_counts_path
+from ..corpus.io import can_reread
 from ..learn.profiles import settings_pattern
 from ..verify.certify import certify_settings, render_certificate
 from ..verify.profile_rules import candidate_settings
-from ..verify.ties import ORDER_FREE
 from .common import (
     CliError,
     add_counting_arguments,
@@ -19,7 +20,7 @@ from .common import (
     positive_int,
 )
 from .reference import their_model, word_counts
-from .train_settings import add_settings_arguments, given_options, settings_from_args
+from .train_settings import add_settings_arguments, check_text_order, given_options, settings_from_args
 
 __all__ = ["register", "run"]
 
@@ -47,13 +48,6 @@ def register(sub):
     c.add_argument(
         "--format", default="auto", help="the format of MODEL (default: detect; as verify's --format)"
     )
-    c.add_argument(
-        "--tie-rule",
-        choices=ORDER_FREE,
-        default=None,
-        help="the tie rule to hold them to (default: the --profile's: cs336 greatest-bytes, rustbpe "
-        "smallest-ids-refbpe-layout, hf smallest-ids)",
-    )
     c.add_argument("--limit", type=positive_int, default=20, help="failing steps listed at most (default 20)")
     c.add_argument("--json", action="store_true", help="print one JSON object")
     add_settings_arguments(c)
@@ -68,6 +62,11 @@ def run(args):
     if args.profile == "superbpe":
         raise CliError("certify replays one stage's counts; --profile superbpe trains two (docs/superbpe.md)")
     settings = settings_from_args(args)
+    texts = None
+    if settings.tie_rule == "first-counted":
+        counted = args.counts or any(is_counts_path(s) or not can_reread(s) for s in args.corpus)
+        check_text_order(settings, "certify", not counted)
+        texts = _read_texts(args.corpus)
     report = None
     tables = {}
     for recorded in _held_to(args, settings, theirs):
@@ -77,7 +76,7 @@ def run(args):
         specials = settings.special_tokens
         try:
             result = certify_settings(
-                tables[key], theirs, recorded, args.vocab_size, specials, args.tie_rule, args.limit
+                tables[key], theirs, recorded, args.vocab_size, specials, args.tie_rule, args.limit, texts
             )
         except ValueError as e:
             raise CliError(str(e))
@@ -93,13 +92,28 @@ def run(args):
 
 
 def _held_to(args, settings, theirs):
-    """The settings their merges are held to, as ``verify`` holds them: the options given,
-    then (under a profile other than cs336) what their files name or the likely ones
-    (``profile_rules.candidate_settings``); certified under one of them is certified."""
-    if settings.profile.name == "cs336":
+    """The settings their merges are held to, as ``verify`` holds them: without ``--profile``,
+    the CS336 reference's with the options given; with it, the options given, then what
+    their files name or the likely ones (``profile_rules.candidate_settings``); certified
+    under one of them is certified."""
+    if args.profile is None:
         return [settings.recorded()]
     candidates = candidate_settings(settings.profile.name, theirs, args.pattern, given_options(args))
     return candidates or [settings.recorded()]
+
+
+def _read_texts(sources):
+    """The corpus text, which ``--tie-rule first-counted`` reads in order, or a CliError."""
+    texts = []
+    for source in sources:
+        with open(source, "rb") as f:
+            try:
+                texts.append(f.read().decode("utf-8"))
+            except UnicodeDecodeError as e:
+                raise CliError(
+                    "%s: --tie-rule first-counted reads the corpus as UTF-8 text (%s)" % (source, e)
+                )
+    return texts
 
 
 def _counting(recorded):

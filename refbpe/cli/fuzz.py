@@ -28,7 +28,7 @@ from .common import (
     positive_float,
     positive_int,
 )
-from .train_settings import add_settings_arguments, refuse_settings
+from .train_settings import add_settings_arguments, check_text_order, refuse_settings, settings_from_args
 
 __all__ = ["register", "run"]
 
@@ -212,18 +212,30 @@ def _allowed(args, tok):
         raise CliError(str(e))
 
 
+def _settings(args, mode):
+    """The recorded settings the reference trains with (train mode), checked as ``train`` checks them."""
+    if mode != "train":
+        if args.profile:
+            raise CliError("--profile is for --train and --train-py")
+        refuse_settings(args, "fuzz --%s" % mode, "no training is compared")
+        return None
+    if args.profile == "superbpe":
+        raise CliError("fuzz judges single-stage trainers, as verify does; --profile superbpe trains two")
+    settings = settings_from_args(args)
+    check_text_order(settings, "fuzz", not args.counts)
+    return settings.recorded()
+
+
 def run(args):
     if not available():
         raise CliError(MISSING)
-    refuse_settings(args, "fuzz", "its targets get only the input, the vocab size and the special tokens")
     try:
         target = _target(args)
         target.check_starts()
     except TargetError as e:
         raise CliError(str(e))
     classes = _classes(args, target.mode)
-    if args.profile and target.mode != "train":
-        raise CliError("--profile is for --train and --train-py")
+    recorded = _settings(args, target.mode)
     if target.mode == "encode" and not args.encoding:
         raise CliError(_NEEDS_ENCODING)
     if args.special_tokens is not None and target.mode != "encode":
@@ -242,7 +254,7 @@ def run(args):
             model, path, tok = _encode_setup(args, workdir)
             allowed = _allowed(args, tok)
             settings["special_tokens"] = args.special_tokens
-        trial = Trial(target, args.profile, args.pattern, args.timeout, model, path, tok)
+        trial = Trial(target, args.profile, args.pattern, args.timeout, model, path, tok, settings=recorded)
         trial.allowed_special, trial.encoding = allowed, args.encoding
         try:
             finding, runs = search_for_failure(

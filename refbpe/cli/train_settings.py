@@ -2,7 +2,8 @@
 turns them into a ``TrainSettings`` (``refbpe.learn.settings``).
 
 ``add_settings_arguments`` adds ``--profile`` and its options (``--min-frequency``,
-``--add-prefix-space``, ``--sequences``, ``--initial-alphabet``, ``--transition``);
+``--add-prefix-space``, ``--sequences``, ``--initial-alphabet``, ``--tie-rule``,
+``--transition``);
 the split pattern and ``--unicode`` come with the counting options
 (``common.add_counting_arguments``).  ``settings_from_args`` checks them in a
 fixed order, so the first error names what the user typed, as one line
@@ -28,6 +29,7 @@ import argparse
 from ..corpus.countfile import read_counts_pattern
 from ..learn.profiles import SuperBPEProfile, get_profile
 from ..learn.settings import resolve
+from ..learn.tie_rules import TEXT_ORDER, TIE_RULE_NAMES
 from ..pretokenize.patterns import get_pattern, pattern_key
 from .common import CliError, add_profile_argument
 
@@ -35,6 +37,7 @@ __all__ = [
     "add_settings_arguments",
     "settings_from_args",
     "given_options",
+    "check_text_order",
     "refuse_settings",
     "profile_counting",
 ]
@@ -46,6 +49,7 @@ PROFILE_OPTIONS = (
     ("sequences", "--sequences", None),
     ("initial_alphabet", "--initial-alphabet", None),
     ("transition", "--transition", None),
+    ("tie_rule", "--tie-rule", None),
 )
 
 
@@ -83,6 +87,15 @@ def add_settings_arguments(p):
         "'bytelevel' for all 256 (ByteLevel.alphabet())",
     )
     p.add_argument(
+        "--tie-rule",
+        choices=TIE_RULE_NAMES,
+        default=None,
+        metavar="RULE",
+        help="the tie rule among pairs of the maximum count, by verify's names (default: the --profile's: "
+        "cs336 greatest-bytes, rustbpe smallest-ids-refbpe-layout, hf smallest-ids; ids in the profile's "
+        "layout): %s; first-counted needs the text, so train does not take it" % ", ".join(TIE_RULE_NAMES),
+    )
+    p.add_argument(
         "--transition",
         type=int,
         default=None,
@@ -102,7 +115,11 @@ def settings_from_args(args, load_parent=None):
     parent = load_parent(args) if load_parent is not None else None
     try:
         return resolve(
-            profile, vocab_size=args.vocab_size, special_tokens=args.special_token, extend=parent, **options
+            profile,
+            vocab_size=getattr(args, "vocab_size", None),
+            special_tokens=getattr(args, "special_token", None) or (),
+            extend=parent,
+            **options,
         )
     except ValueError as e:
         raise CliError(str(e))
@@ -121,6 +138,27 @@ def given_options(args):
     if alphabet and alphabet != "bytelevel":
         given["initial_alphabet"] = list(alphabet)
     return given
+
+
+def check_text_order(settings, command, text=True):
+    """A one-line CliError when ``command`` cannot hold ``settings``' tie rule
+    ``first-counted``: ``train`` never (the engine has no text order), the others
+    only under cs336's counting (GPT-2's pieces of the documents) and with the text
+    at hand (``text``: not word counts)."""
+    if settings.tie_rule != TEXT_ORDER:
+        return
+    if command == "train":
+        raise CliError(
+            "train does not take --tie-rule first-counted: the merge engine counts pre-tokens without "
+            "their order in the text (verify, certify and fuzz replay it over the text)"
+        )
+    if settings.profile.name != "cs336" or settings.pattern_key != "gpt2":
+        raise CliError(
+            "--tie-rule first-counted is replayed on GPT-2's pieces of the text in order: --profile cs336 "
+            "and --pattern gpt2 only"
+        )
+    if not text:
+        raise CliError("--tie-rule first-counted reads the text in order: give CORPUS files, not word counts")
 
 
 def refuse_settings(args, command, why, dests=None):
@@ -169,6 +207,7 @@ def _profile_options(args, profile):
         ("cut", args.sequences),
         ("add_prefix_space", args.add_prefix_space),
         ("initial_alphabet", args.initial_alphabet),
+        ("tie_rule", args.tie_rule),
     ):
         if value is not None:
             options[key] = value
@@ -179,7 +218,7 @@ def _profile_options(args, profile):
     except ValueError as e:
         raise CliError(str(e))
     counts = getattr(args, "counts", None)
-    if counts:
+    if isinstance(counts, list) and counts:  # word-count files (fuzz's --counts is a mode, not files)
         if args.sequences or args.add_prefix_space:
             raise CliError(
                 "--sequences and --add-prefix-space shape counting; word-count files are counted already"

@@ -11,6 +11,7 @@ import stat
 import sys
 
 from .._util.reading import bounded_lines, open_binary
+from ..corpus.countfile import is_counts_path
 from ..corpus.idfile import read_ids
 from ..corpus.io import InputError, can_reread
 from ..corpus.pretokens import iter_segments
@@ -42,6 +43,7 @@ from .reference import SMALL_CORPUS, their_model
 from .reference import word_counts as reference_counts
 from .train_settings import (
     add_settings_arguments,
+    check_text_order,
     given_options,
     profile_counting,
     refuse_settings,
@@ -183,6 +185,18 @@ def _emit(args, report, rendered=False):
         status = "identical" if report["identical"] else "DIFFERENT"
         sys.stdout.write("%s\n%s\n" % (status, report["explanation"]))
     return EXIT_IDENTICAL if report["identical"] else EXIT_DIFFERENT
+
+
+def _read_texts(sources):
+    """The corpus text (``--tie-rule first-counted`` trains over it in order), or a CliError."""
+    texts = []
+    try:
+        for source in sources:
+            with open(source, "rb") as f:
+                texts.append(f.read().decode("utf-8"))
+        return texts
+    except UnicodeDecodeError as e:
+        raise CliError("--tie-rule first-counted reads the corpus as UTF-8 text: %s" % e)
 
 
 def _their_setup(args, theirs):
@@ -359,11 +373,17 @@ def run(args):
     if args.vocab_size is None:
         raise CliError("--vocab-size is required")
     settings = settings_from_args(args)
+    text = args.counts is None and all(can_reread(s) and not is_counts_path(s) for s in args.corpus)
+    check_text_order(settings, "verify", text)
     parent = _parent(args)
+    if parent is not None and settings.tie_rule == "first-counted":
+        raise CliError("--tie-rule first-counted: with --extend, inherited merges are not the rule's")
     if parent is not None:  # its special tokens cut the corpus too, as in 'train --extend'
         args.special_token = parent.with_specials(args.special_token or ())
     figures = {}
     word_counts, texts, absent = reference_counts(args, figures)
+    if texts is None and settings.tie_rule == "first-counted":
+        texts = _read_texts(args.corpus)
     setup = _their_setup(args, theirs)
     setup["absent"] = absent
     readings = Readings(texts, args.special_token) if texts is not None else None
@@ -382,6 +402,7 @@ def run(args):
             extend=parent,
             readings=readings,
             min_frequency=settings.min_frequency,
+            tie_rule=settings.tie_rule,
         )
         if parent is None:  # the profiles' hypotheses assume training from scratch
             report = profile_verdict(

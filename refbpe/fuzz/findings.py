@@ -27,7 +27,9 @@ import tempfile
 
 from .._util.atomic import atomic_write
 from ..formats import write_model
+from ..learn.profiles import get_profile
 from ..pretokenize.patterns import get_pattern
+from ..verify.setting_search import OPTIONS, as_options, option_argv, setting_text
 from .target import REFBPE_ROOT
 from .trial import INPUT_NAMES, OUTPUT_NAMES, reference_output
 
@@ -75,12 +77,13 @@ def render_finding(finding, trial, settings):
     if trial.mode == "train":
         tokens = case.get("special_tokens") or []
         lines.append(
-            "vocab size %d, special tokens %s, profile %s, pattern %s"
+            "vocab size %d, special tokens %s, profile %s, pattern %s%s"
             % (
                 case["vocab_size"],
                 json.dumps(tokens, ensure_ascii=False) if tokens else "none",
                 trial.profile or "cs336",
                 get_pattern(trial.pattern).name,
+                "".join(", " + setting_text(o, v) for o, v in _options_shown(trial)),
             )
         )
     if finding.flaky:
@@ -124,7 +127,10 @@ def finding_json(finding, trial, runs, out_dir, settings):
         if trial.mode == "train":
             item["vocab_size"] = case["vocab_size"]
             item["special_tokens"] = case["special_tokens"]
+            item["setting"] = (v.report or {}).get("setting")
         result["finding"] = item
+    if trial.mode == "train":
+        result["settings"] = trial.recorded()
     return result
 
 
@@ -181,7 +187,32 @@ def _verify_command(trial, case, values, settings):
         cmd += ["--profile", trial.profile]
     if trial.pattern:
         cmd += ["--pattern", trial.pattern]
-    return cmd
+    return cmd + _setting_options(trial)
+
+
+def _options_shown(trial):
+    """(option, value) of the settings the reference trains with that are not the profile's
+    defaults: the ones the report's head names."""
+    defaults = as_options(get_profile(trial.profile).settings(pattern=trial.pattern))
+    ours = as_options(trial.recorded())
+    return [(o, ours[o]) for o, _ in OPTIONS if o in ours and ours[o] != defaults.get(o)]
+
+
+def _setting_options(trial):
+    """verify's options for every setting the reference trained with: all of them under a
+    profile whose settings verify otherwise reads from their files or tries (so that it
+    holds them to these, as fuzz did); under cs336, those given."""
+    ours = as_options(trial.recorded())
+    if trial.profile in (None, "cs336"):
+        shown = [o for o, _ in _options_shown(trial)]
+        ours = {o: v for o, v in ours.items() if o in shown}
+    else:
+        ours.setdefault("tie_rule", get_profile(trial.profile).tie_rule)
+    out = []
+    for option, _ in OPTIONS:
+        if option in ours:
+            out += option_argv(option, ours[option])
+    return out
 
 
 def _sh(args):

@@ -22,11 +22,15 @@ import os
 from .._util.atomic import atomic_write
 from ..corpus.countfile import write_counts
 from ..corpus.sequences import count_texts
-from ..learn.profiles import ProfileLimit
+from ..formats.model import build_vocab
+from ..learn.profiles import ProfileLimit, get_profile
+from ..learn.tie_rules import TEXT_ORDER
 from ..learn.train import train_bpe, train_from_counts
 from ..pretokenize.patterns import get_pattern
 from ..verify.encoding import encode_allowing
 from ..verify.judge import judge_encoding, judge_split, judge_training, split_segments
+from ..verify.setting_search import as_options
+from ..verify.ties import train_first_counted
 from .target import fault_of, read_output
 
 __all__ = [
@@ -73,7 +77,9 @@ class Trial(object):
     settings: ``profile``, ``pattern``, ``timeout``; for encode, ``model`` (a
     ``formats.Model``), ``model_path`` (written for them), ``tokenizer``,
     ``allowed_special`` (the special tokens matched, tiktoken's sense; None: all of
-    the model's) and ``encoding`` ({encoding}: a named encoding, else the model's path)."""
+    the model's) and ``encoding`` ({encoding}: a named encoding, else the model's path);
+    for training, ``settings`` (the recorded settings, ``Profile.settings``, of
+    ``profile``; None: its defaults): the reference is ``train`` under exactly them."""
 
     def __init__(
         self,
@@ -86,11 +92,19 @@ class Trial(object):
         tokenizer=None,
         allowed_special=None,
         encoding=None,
+        settings=None,
     ):
         self.target, self.mode = target, target.mode
         self.profile, self.pattern, self.timeout = profile, pattern, timeout
         self.model, self.model_path, self.tokenizer = model, model_path, tokenizer
         self.allowed_special, self.encoding = allowed_special, encoding
+        self.settings = settings
+
+    def recorded(self):
+        """The recorded settings the reference trains with (``settings``, else the profile's defaults)."""
+        if self.settings is not None:
+            return self.settings
+        return get_profile(self.profile).settings(pattern=self.pattern)
 
     def values(self, case, directory):
         path = write_case_input(case, directory)
@@ -149,6 +163,7 @@ class Trial(object):
             sources=[path],
             profile=self.profile,
             pattern=self.pattern,
+            settings=self.settings,
         )
 
 
@@ -162,7 +177,14 @@ def reference_output(trial, case, path):
         for _, data in split_segments(case["text"], case.get("special_tokens", ())):
             from_pattern.extend(get_pattern(trial.pattern).pretokenize(data))
         return from_pattern
-    options = {"profile": trial.profile, "pattern": trial.pattern}
+    options = dict(as_options(trial.recorded()), profile=trial.profile)
+    if options.get("tie_rule") == TEXT_ORDER:  # the engine has no text order: a replay over the text
+        counts = count_texts([case["text"]], "documents", case["special_tokens"], trial.pattern)
+        wanted = case["vocab_size"] - 256 - len(case["special_tokens"])
+        merges = train_first_counted(
+            counts, [case["text"]], case["special_tokens"], wanted, options["min_frequency"]
+        )
+        return build_vocab(merges, case["special_tokens"]), merges
     if "counts" in case:
         return train_from_counts(case["counts"], case["vocab_size"], case["special_tokens"], **options)
     return train_bpe(path, case["vocab_size"], case["special_tokens"], **options)

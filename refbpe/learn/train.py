@@ -85,6 +85,7 @@ def train_from_counts(
     trace: Optional[List[Tuple[int, int, int]]] = None,
     extend: Union[Model, Parent, None] = None,
     inherit_merges: Optional[int] = None,
+    tie_rule: Optional[str] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """(vocab, merges) from ``{pre-token bytes: count}``.
 
@@ -104,7 +105,7 @@ def train_from_counts(
     """
     settings = _resolved(
         profile, vocab_size, special_tokens, pattern, unicode, cut, add_prefix_space, min_frequency,
-        initial_alphabet, extend, inherit_merges,
+        initial_alphabet, extend, inherit_merges, tie_rule,
     )  # fmt: skip
     return train_counts(settings, word_counts, progress=progress, report=report, trace=trace)
 
@@ -124,7 +125,7 @@ def train_counts(
 
 def _resolved(
     profile, vocab_size, special_tokens, pattern, unicode, cut, add_prefix_space, min_frequency,
-    initial_alphabet, extend, inherit_merges,
+    initial_alphabet, extend, inherit_merges, tie_rule,
 ):  # fmt: skip
     """The trainers' keywords as one ``TrainSettings`` (``settings.resolve``, which checks them)."""
     return resolve(
@@ -139,6 +140,7 @@ def _resolved(
         initial_alphabet=initial_alphabet,
         extend=extend,
         inherit_merges=inherit_merges,
+        tie_rule=tie_rule,
     )
 
 
@@ -198,6 +200,7 @@ def train_bpe(
     trace: Optional[List[Tuple[int, int, int]]] = None,
     extend: Union[Model, Parent, None] = None,
     inherit_merges: Optional[int] = None,
+    tie_rule: Optional[str] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """The CS336 adapter: ``(vocab {id: bytes}, merges [(bytes, bytes)])``.
 
@@ -214,7 +217,8 @@ def train_bpe(
     profile's, docs/unicode.md).  ``profile``
     (``cs336``, ``rustbpe`` or ``hf``) and its options (``cut``,
     ``add_prefix_space``, ``min_frequency``, ``initial_alphabet``, and
-    ``pattern``; ``refbpe.learn.profiles``) reproduce another trainer;
+    ``pattern``; ``refbpe.learn.profiles``) reproduce another trainer, and ``tie_rule`` (a name of
+    ``refbpe.learn.tie_rules``) replaces its tie rule;
     ``report["profile"]`` then records the settings.
 
     Cost: counting O(input bytes), split over ``workers`` processes, in memory
@@ -231,7 +235,7 @@ def train_bpe(
     """
     settings = _resolved(
         profile, vocab_size, special_tokens, pattern, unicode, cut, add_prefix_space, min_frequency,
-        initial_alphabet, extend, inherit_merges,
+        initial_alphabet, extend, inherit_merges, tie_rule,
     )  # fmt: skip
     sources = input_path if isinstance(input_path, (list, tuple)) else [input_path]
     return train_corpus(
@@ -347,6 +351,7 @@ def train_from_texts(
     trace: Optional[List[Tuple[int, int, int]]] = None,
     extend: Union[Model, Parent, None] = None,
     inherit_merges: Optional[int] = None,
+    tie_rule: Optional[str] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """(vocab, merges) for ``texts`` (strs), each one sequence, as a peer's
     ``train_from_iterator`` takes them: the default cut is ``items`` (the
@@ -363,7 +368,7 @@ def train_from_texts(
         cut = "items" if get_profile(profile).name == "hf" else "documents"
     settings = _resolved(
         profile, vocab_size, special_tokens, pattern, unicode, cut, add_prefix_space, min_frequency,
-        initial_alphabet, extend, inherit_merges,
+        initial_alphabet, extend, inherit_merges, tie_rule,
     )  # fmt: skip
     return train_texts(settings, texts, progress=progress, report=report, trace=trace)
 
@@ -572,6 +577,7 @@ def train_from_count_files(
     trace: Optional[List[Tuple[int, int, int]]] = None,
     extend: Union[Model, Parent, None] = None,
     inherit_merges: Optional[int] = None,
+    tie_rule: Optional[str] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """``(vocab, merges)`` from word-count files (``corpus.countfile``), added up.
 
@@ -591,7 +597,7 @@ def train_from_count_files(
     """
     settings = _resolved(
         profile, vocab_size, special_tokens, pattern, unicode, cut, add_prefix_space, min_frequency,
-        initial_alphabet, extend, inherit_merges,
+        initial_alphabet, extend, inherit_merges, tie_rule,
     )  # fmt: skip
     return train_count_files(settings, paths, progress=progress, report=report, trace=trace)
 

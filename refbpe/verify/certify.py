@@ -41,7 +41,7 @@ from ..learn.profiles import ProfileLimit, get_profile
 from .display import pair_json, show_pair
 from .profile_rules import id_mismatch
 from .replay import SHIFT, PairReplay
-from .ties import ORDER_FREE, RULE_TEXT
+from .ties import ORDER_FREE, RULE_TEXT, FirstCounted
 
 __all__ = ["certify", "certify_settings", "PROFILE_TIE_RULES", "render_certificate"]
 
@@ -146,12 +146,33 @@ class _ReplayState(object):
                 heapq.heappush(self.heap, self.entry(c, self.key(p), p))
 
 
+class _TextOrderState(_ReplayState):
+    """``_ReplayState`` under ``first-counted``: the tied pair met first in ``texts``."""
+
+    def __init__(self, word_counts, merges, texts, special_tokens):
+        self.replay = PairReplay(word_counts)
+        self.merges = merges
+        self.first = FirstCounted(texts, special_tokens, self.replay)
+
+    def choice(self):
+        m = self.replay.best()
+        return self.first.choose(self.replay.tied_keys(m)) if m > 0 else None
+
+    def apply(self, k):
+        self.replay.apply(tuple(self.merges[k]))
+
+
 _ENGINE_RULES = ("greatest-bytes", "smallest-ids-refbpe-layout", "smallest-ids")
 
 
-def _state(word_counts, merges, rule, their_ids):
+def _state(word_counts, merges, rule, their_ids, texts=None, special_tokens=()):
     """The engine's state (``merge_check.MergeCheck``) when it can hold the rule and the
-    merges, else the replay's (any merge list, any order-free rule)."""
+    merges, else the replay's (any merge list, any order-free rule; ``first-counted``
+    over ``texts``, whose GPT-2 pieces ``word_counts`` count)."""
+    if rule == "first-counted":
+        if texts is None:
+            raise ValueError("tie rule first-counted reads the corpus text in order: give CORPUS files")
+        return _TextOrderState(word_counts, merges, texts, special_tokens)
     if rule in _ENGINE_RULES and MergeCheck.valid(merges) and (rule != "smallest-ids" or their_ids):
         if rule == "greatest-bytes":
             tie = "bytes"
@@ -167,7 +188,15 @@ def _state(word_counts, merges, rule, their_ids):
 
 
 def certify(
-    word_counts, merges, tie_rule="greatest-bytes", their_ids=None, merges_wanted=None, limit=20, min_count=1
+    word_counts,
+    merges,
+    tie_rule="greatest-bytes",
+    their_ids=None,
+    merges_wanted=None,
+    limit=20,
+    min_count=1,
+    texts=None,
+    special_tokens=(),
 ):
     """Check ``merges`` step by step against ``word_counts``; the report (a dict).
 
@@ -177,11 +206,12 @@ def certify(
     failures listed (``failing`` counts them all).  ``min_count`` (HF's
     ``min_frequency``): a merge of a pair that occurs fewer times fails
     (``below-minimum``), and stopping while the best pair left does is no
-    early stop.
+    early stop.  ``tie_rule`` may be ``first-counted`` given the ``texts`` (cut
+    at ``special_tokens``) whose GPT-2 pieces ``word_counts`` count.
     """
     merges = [tuple(m) for m in merges]
     min_count = max(1, min_count)
-    state = _state(word_counts, merges, tie_rule, their_ids)
+    state = _state(word_counts, merges, tie_rule, their_ids, texts, special_tokens)
     failures, failing = [], 0
     for step in range(len(merges)):
         best = state.choice()
@@ -214,7 +244,7 @@ def certify(
 
 
 def certify_settings(
-    word_counts, theirs, settings, vocab_size=None, special_tokens=(), tie_rule=None, limit=20
+    word_counts, theirs, settings, vocab_size=None, special_tokens=(), tie_rule=None, limit=20, texts=None
 ):
     """``certify`` of ``theirs`` (a ``formats.Model``) under a run's recorded ``settings``
     (``Profile.settings``: its minimum count, tie rule unless ``tie_rule``, and the
@@ -230,7 +260,9 @@ def certify_settings(
     rule = tie_rule or settings.get("tie_rule") or profile.tie_rule
     their_ids = theirs.id_of() if theirs.carries_ids else None
     merges = [(bytes(a), bytes(b)) for a, b in theirs.merges]
-    report = certify(word_counts, merges, rule, their_ids, wanted, limit, settings["min_frequency"])
+    report = certify(
+        word_counts, merges, rule, their_ids, wanted, limit, settings["min_frequency"], texts, special_tokens
+    )
     report["settings"] = settings
     if profile.name != "cs336" and theirs.carries_ids:
         try:

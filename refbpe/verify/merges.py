@@ -22,6 +22,7 @@ makes the text from it, so the text carries every conclusion the JSON holds.
 
 from ..learn.extend import keep_parent_ids
 from ..learn.merge import learn_merges
+from ..learn.tie_rules import TEXT_ORDER, engine_tie
 from ..learn.train import build_vocab, check_training_args
 from ..pretokenize.patterns import get_pattern
 from .conventions import id_layout, min_count_stop, newline_translation
@@ -31,7 +32,7 @@ from .overlays import VARIANT_CAUSE, VARIANTS
 from .readings import versioned
 from .render import render_text
 from .setup_checks import SETUP_CODES, setup_warnings, warning
-from .ties import TIE_RULES, rule_choices
+from .ties import TIE_RULES, rule_choices, train_first_counted
 
 __all__ = ["verify_merges", "CAUSES"]
 
@@ -110,10 +111,13 @@ def verify_merges(
     readings=None,
     given=False,
     min_frequency=0,
+    tie_rule=None,
 ):
     """The report (a dict) comparing ``theirs`` (a ``formats.Model``) with the
     reference trained on ``word_counts`` (stopping before a pair of fewer than
-    ``min_frequency`` occurrences, as ``train --min-frequency``).
+    ``min_frequency`` occurrences, as ``train --min-frequency``; breaking ties by
+    ``tie_rule``, ``learn.tie_rules``' names, default CS336's: ``first-counted``
+    needs ``texts``, counted with GPT-2's pattern, and no ``extend``).
 
     ``extend`` (an ``extend.Parent``): the reference extends that parent
     (``refbpe.learn.extend``); a divergence is then reported without hypotheses
@@ -141,14 +145,24 @@ def verify_merges(
     setup = dict(setup or {})
     if not versioned(get_pattern(pattern)):
         texts = None
+    if tie_rule == TEXT_ORDER and get_pattern(pattern).key != "gpt2":
+        raise ValueError("tie rule first-counted reads GPT-2's pieces: not under pattern %s" % pattern)
     # 1. The reference.
     wanted = vocab_size - 256 - len(special_tokens)
     min_count = max(1, min_frequency)
-    if extend is None:
-        ours = learn_merges(word_counts, wanted, min_count=min_count)
+    rule = tie_rule or "greatest-bytes"
+    if rule == TEXT_ORDER:
+        if texts is None or extend is not None:
+            raise ValueError("tie rule first-counted reads the corpus text in order (and no --extend)")
+        ours = train_first_counted(word_counts, texts, special_tokens, wanted, min_count)
+        our_vocab = build_vocab(ours, special_tokens)
+    elif extend is None:
+        ours = learn_merges(word_counts, wanted, tie=engine_tie(rule), min_count=min_count)
         our_vocab = build_vocab(ours, special_tokens)
     else:
-        ours = learn_merges(word_counts, wanted, min_count=min_count, inherited=extend.merges)
+        ours = learn_merges(
+            word_counts, wanted, tie=engine_tie(rule), min_count=min_count, inherited=extend.merges
+        )
         our_vocab = keep_parent_ids(build_vocab(ours, special_tokens), special_tokens, extend)
     their_merges = [(bytes(a), bytes(b)) for a, b in theirs.merges]
 

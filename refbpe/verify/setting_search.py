@@ -20,9 +20,10 @@ Cost: O(settings); ``variations`` adds one replay of their merges for the
 minimum count.
 """
 
+from ..formats.bytemap import bytes_to_unicode
 from .conventions import min_count_stop
 
-__all__ = ["OPTIONS", "setting_text", "option_text", "variations"]
+__all__ = ["OPTIONS", "as_options", "given_from", "setting_text", "option_text", "option_argv", "variations"]
 
 # Profile.settings' keywords that a user sets, and the recorded key of each.
 OPTIONS = (
@@ -32,6 +33,7 @@ OPTIONS = (
     ("cut", "sequences"),
     ("tie_rule", "tie_rule"),
 )
+_BYTE_TO_CHAR = bytes_to_unicode()
 _FLAGS = {
     "min_frequency": "--min-frequency",
     "initial_alphabet": "--initial-alphabet",
@@ -50,8 +52,10 @@ def as_options(recorded):
 
 
 def given_from(recorded):
-    """Every option of ``recorded`` as given: the settings a ``fuzz`` run holds them to."""
-    return {k: v for k, v in as_options(recorded).items() if k not in ("pattern", "unicode")}
+    """Every option of ``recorded`` as given (its pattern and Unicode version too, and the
+    tie rule: None, the profile's own, when it records none): the settings a ``fuzz`` run
+    holds them to."""
+    return dict(as_options(recorded), tie_rule=recorded.get("tie_rule"))
 
 
 def _alphabet_text(value):
@@ -84,6 +88,18 @@ def option_text(option, value):
             text = "CHARS"
         return "--initial-alphabet %s" % ("''" if text == "none" else text)
     return "%s %s" % (_FLAGS[option], value)
+
+
+def option_argv(option, value):
+    """The command-line arguments that give one setting exactly (``train``'s, ``verify``'s):
+    ``["--initial-alphabet", ""]`` for no initial alphabet, its characters for some bytes."""
+    if option == "add_prefix_space":
+        return ["--add-prefix-space" if value else "--no-add-prefix-space"]
+    if option == "initial_alphabet":
+        value = sorted(set(value or ()))
+        text = "bytelevel" if len(value) == 256 else "".join(_BYTE_TO_CHAR[b] for b in value)
+        return ["--initial-alphabet", text]
+    return [_FLAGS[option], str(value)]
 
 
 def variations(profile, settings, given, table, their_merges, wanted):
