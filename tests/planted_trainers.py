@@ -534,6 +534,43 @@ def train_hf(input_path, vocab_size, special_tokens):
     return planted_hf(text, vocab_size, list(special_tokens), whole_alphabet=False)
 
 
+def planted_extend(text, vocab_size, specials, base_path, ignore_base=False):
+    """The naive trainer continuing the model at ``base_path`` (``train --extend``): its
+    special tokens first, its merges replayed in order (each makes its token, occurring
+    or not), then the greatest-bytes rule; ``ignore_base``: trains from the bytes instead."""
+    base = read_model(base_path)
+    specials = list(base.special_tokens) + [t for t in specials if t not in base.special_tokens]
+    words = Counter()
+    for piece, n in READERS["reference"](text, specials).items():
+        words[tuple(bytes([b]) for b in piece)] += n
+    merges = [] if ignore_base else [(bytes(a), bytes(b)) for a, b in base.merges]
+    for pair in merges:
+        words = Counter({merge_word(w, pair, pair[0] + pair[1]): n for w, n in words.items()})
+    while len(merges) < vocab_size - 256 - len(specials):
+        pairs = {p: c for p, c in _count_all(words).items() if c > 0}
+        if not pairs:
+            break
+        best = max(pairs, key=lambda p: (pairs[p], p))
+        merges.append(best)
+        new = Counter()
+        for word, n in words.items():
+            new[merge_word(word, best, best[0] + best[1])] += n
+        words = new
+    return layout_vocab("refbpe", merges, specials), merges
+
+
+def train_extending(input_path, vocab_size, special_tokens, base_path):
+    """``fuzz --extend``'s function: extends the model at ``base_path``, as ``train --extend``."""
+    with open(input_path, encoding="utf-8", newline="") as f:
+        return planted_extend(f.read(), vocab_size, list(special_tokens), base_path)
+
+
+def train_ignoring_base(input_path, vocab_size, special_tokens, base_path):
+    """A trainer asked to extend a model that trains from the bytes instead."""
+    with open(input_path, encoding="utf-8", newline="") as f:
+        return planted_extend(f.read(), vocab_size, list(special_tokens), base_path, ignore_base=True)
+
+
 def split_digits_as_letters(text):
     """The planted pre-tokenizer as ``--split-py`` calls it: str -> [str]."""
     return [p.decode("utf-8", "surrogatepass") for p in planted_split(text)]

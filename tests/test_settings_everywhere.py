@@ -422,3 +422,43 @@ def test_verify_certify_and_the_judge_agree_under_every_setting(capsys, case):
         if changed:
             verdicts = _verdicts(capsys, d, profile, options, theirs, corpus, text, vocab_size)
             assert verdicts == (False, False, False), (options, other)
+
+
+# -- fuzz --extend: their trainer continues a base model; the reference is train --extend ----------
+
+
+@pytest.mark.slow
+def test_fuzz_extend_holds_their_trainer_to_train_extend(tmp_path, capsys, monkeypatch):
+    base_text = tmp_path / "base.txt"
+    base_text.write_text("the cat sat on the mat" + EOT + "low lower lowest newest", encoding="utf-8")
+    base = str(tmp_path / "base")
+    argv = ["train", base_text, "--vocab-size", "275", "--special-token", EOT, "-o", base, "--quiet"]
+    assert run_main(capsys, *argv)[0] == 0
+    status, _, out = _fuzz(capsys, tmp_path, monkeypatch, "train_extending", "--extend", base)
+    assert status == 0 and "no difference" in out, out
+    status, directory, out = _fuzz(capsys, tmp_path, monkeypatch, "train_ignoring_base", "--extend", base)
+    assert status == 1, out
+    result = _finding(directory)["finding"]
+    assert result["base"] == base and result["vocab_size"] > 275  # the parent's tokens and the case's
+    repro = (directory / "repro.sh").read_text()
+    assert "--extend " + base in repro, repro
+    r = subprocess.run(["sh", str(directory / "repro.sh")], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert r.returncode == 1, r.stdout + r.stderr
+    # expected/ is train --extend's answer: verify --extend finds it identical
+    expected = [str(directory / "expected" / name) for name in os.listdir(str(directory / "expected"))][0]
+    argv = ["verify", directory / "input.txt", "--vocab-size", result["vocab_size"], "--against", expected]
+    status, out, _ = run_main(capsys, *argv, "--extend", base)
+    assert status == 0 and "identical: " in out, out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--train", "true {input} {vocab_size} {out}"], "put {base} in the command"),
+        (["--train", "true {input} {vocab_size} {base} {out}", "--profile", "hf"], "cs336"),
+        (["--split", "true {input} {out}"], "--extend is for --train and --train-py"),
+    ],
+)
+def test_fuzz_extend_says_in_one_line_what_it_cannot_take(argv, message, tmp_path, capsys):
+    status, _, err = run_main(capsys, "fuzz", *argv, "--extend", tmp_path / "base", "--out", tmp_path / "f")
+    assert status == 2 and err.count("\n") == 1 and message in err, err

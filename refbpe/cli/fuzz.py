@@ -17,6 +17,7 @@ from ..encodings.registry import KNOWN_ENCODINGS, ranks_path
 from ..formats import FORMATS, write_model
 from ..fuzz import Target, TargetError, Trial, search_for_failure, write_findings
 from ..fuzz.persistent import PersistentTarget
+from ..learn.extend import load_parent
 from ..loader import read_model
 from ..specials import allowed_specials
 from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, MISSING, available
@@ -84,6 +85,12 @@ def register(sub):
         action="store_true",
         help="train mode: give them word-count files ({counts}) "
         "with counts near 2^31, 2^32 and 2^63 instead of text",
+    )
+    f.add_argument(
+        "--extend",
+        metavar="MODEL",
+        help="train mode: their trainer extends MODEL ({base} in the command; a --train-py function gets "
+        "its path fourth): the reference is 'train --extend MODEL' (docs/extend.md)",
     )
     f.add_argument(
         "--format",
@@ -226,6 +233,25 @@ def _settings(args, mode):
     return settings.recorded()
 
 
+def _base(args, target, recorded):
+    """(the ``extend.Parent`` of ``--extend MODEL``, MODEL's absolute path), or None."""
+    if args.extend is None:
+        return None
+    if target.mode != "train":
+        raise CliError("--extend is for --train and --train-py")
+    if recorded["profile"] != "cs336" or recorded.get("tie_rule") == "first-counted":
+        raise CliError("--extend is judged as 'verify --extend' judges it: under cs336's own rules only")
+    if target.command is not None and not isinstance(target, PersistentTarget):
+        if not any("{base}" in a for a in target.template):
+            raise CliError(
+                "--extend: put {base} in the command, where their trainer reads the model it extends"
+            )
+    try:
+        return load_parent(read_model(args.extend)), os.path.abspath(args.extend)
+    except (OSError, ValueError) as e:
+        raise CliError("--extend: %s" % e)
+
+
 def run(args):
     if not available():
         raise CliError(MISSING)
@@ -236,6 +262,7 @@ def run(args):
         raise CliError(str(e))
     classes = _classes(args, target.mode)
     recorded = _settings(args, target.mode)
+    base = _base(args, target, recorded)
     if target.mode == "encode" and not args.encoding:
         raise CliError(_NEEDS_ENCODING)
     if args.special_tokens is not None and target.mode != "encode":
@@ -256,6 +283,8 @@ def run(args):
             settings["special_tokens"] = args.special_tokens
         trial = Trial(target, args.profile, args.pattern, args.timeout, model, path, tok, settings=recorded)
         trial.allowed_special, trial.encoding = allowed, args.encoding
+        if base is not None:
+            trial.extend, trial.base_path = base
         try:
             finding, runs = search_for_failure(
                 trial,

@@ -79,13 +79,15 @@ def render_finding(finding, trial, settings):
         lines.append(
             "vocab size %d, special tokens %s, profile %s, pattern %s%s"
             % (
-                case["vocab_size"],
+                trial.vocab_size(case),
                 json.dumps(tokens, ensure_ascii=False) if tokens else "none",
                 trial.profile or "cs336",
                 get_pattern(trial.pattern).name,
                 "".join(", " + setting_text(o, v) for o, v in _options_shown(trial)),
             )
         )
+        if trial.base_path:
+            lines.append("extending %s (%d merges)" % (trial.base_path, len(trial.extend.merges)))
     if finding.flaky:
         lines.append(
             "NOT DETERMINISTIC: the same input gave another result on another run (ties broken by hash "
@@ -125,8 +127,9 @@ def finding_json(finding, trial, runs, out_dir, settings):
             item["input"] = case["text"]
             item["input_bytes"] = len(case["text"].encode("utf-8", "surrogatepass"))
         if trial.mode == "train":
-            item["vocab_size"] = case["vocab_size"]
+            item["vocab_size"] = trial.vocab_size(case)
             item["special_tokens"] = case["special_tokens"]
+            item["base"] = trial.base_path
             item["setting"] = (v.report or {}).get("setting")
         result["finding"] = item
     if trial.mode == "train":
@@ -152,7 +155,7 @@ def _write_expected(trial, case, input_path, directory, theirs_format):
             fmt,
             vocab,
             merges,
-            case["special_tokens"],
+            trial.special_tokens(case),
             pattern=trial.pattern,
         )
     elif trial.mode == "encode":
@@ -178,7 +181,9 @@ def _verify_command(trial, case, values, settings):
             + (["--pattern", trial.pattern] if trial.pattern else [])
         )
     cmd = py + (["--counts", values["input"]] if "counts" in case else [values["input"]])
-    cmd += ["--vocab-size", str(case["vocab_size"]), "--against", values["out"]]
+    cmd += ["--vocab-size", str(trial.vocab_size(case)), "--against", values["out"]]
+    if trial.base_path:
+        cmd += ["--extend", trial.base_path]
     for t in case["special_tokens"]:
         cmd += ["--special-token", t]
     if trial.target.fmt != "auto":

@@ -42,12 +42,14 @@ def judge_training(
     profile=None,
     pattern=None,
     settings=None,
+    extend=None,
 ):
     """The report comparing ``theirs`` (a ``formats.Model``) with the reference
     trained on ``word_counts`` (counted with ``pattern``) under ``profile``, with
     exactly the recorded ``settings`` (``Profile.settings``; None: the profile's
     defaults) as ``train`` takes them: their trainer is held to every one (a
-    setting that reproduces them otherwise is named, ``setting_search``)."""
+    setting that reproduces them otherwise is named, ``setting_search``).  ``extend``
+    (an ``extend.Parent``, cs336 only): the reference extends it, as ``train --extend``."""
     special_tokens = list(special_tokens)
     if settings is None:
         settings = get_profile(profile).settings(pattern=pattern)
@@ -63,6 +65,7 @@ def judge_training(
         given=True,
         min_frequency=settings["min_frequency"],
         tie_rule=settings.get("tie_rule"),
+        extend=extend,
     )
     if profile not in (None, "cs336"):
         report = profile_verdict(
@@ -78,6 +81,8 @@ def judge_training(
             readings,
             given_from(settings),
         )
+        return report
+    if extend is not None:  # certify replays from the bytes: inherited merges are no rule's choice
         return report
     if not report["identical"] and report["cause"] not in ("min-count", "newline-translation"):
         wanted = vocab_size - 256 - len(special_tokens)
