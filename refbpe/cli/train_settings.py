@@ -16,10 +16,14 @@ fixed order, so the first error names what the user typed, as one line
     3. the parent model (``--extend``, read by the caller's ``load_parent``);
     4. ``--vocab-size`` against the special tokens (``settings.resolve``).
 
-Every command that trains, checks or replays takes the same group; one whose
-machinery cannot honour an option yet refuses it by name (``refuse_settings``),
-so that a setting is never silently ignored.  ``profile_counting`` gives the
-options that count a corpus as the settings' trainer does (verify, certify).
+Every command that trains, checks or replays takes the same group and honours
+it (train, verify, certify, fuzz, conformance); a mode where an option cannot
+apply (one that compares no training) refuses it by name (``refuse_settings``),
+so that a setting is never silently ignored, and ``check_text_order`` says where
+the tie rule ``first-counted`` cannot be held.  ``given_options`` gives the
+options typed, which verify and certify fix (the others come from their files);
+``profile_counting`` gives the options that count a corpus as the settings'
+trainer does (verify, certify).
 
 Cost: O(options), plus reading the parent model and a count file's first line.
 """
@@ -84,7 +88,7 @@ def add_settings_arguments(p):
         default=None,
         metavar="CHARS",
         help="--profile hf: characters always in the vocab (byte-level mapped, as HF's initial_alphabet); "
-        "'bytelevel' for all 256 (ByteLevel.alphabet())",
+        "'bytelevel' for all 256 (ByteLevel.alphabet()), '' for none",
     )
     p.add_argument(
         "--tie-rule",

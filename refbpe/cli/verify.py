@@ -328,6 +328,8 @@ def _run_trace(args):
     except ValueError as e:
         raise CliError(str(e))
     settings = settings_from_args(args)
+    if settings.tie_rule == "first-counted":
+        raise CliError("verify --trace trains the reference with the merge engine: not under first-counted")
     counts, _, _ = reference_counts(args, {}, profile_counting(settings))
     engine = []
     try:
