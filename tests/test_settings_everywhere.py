@@ -462,3 +462,20 @@ def test_fuzz_extend_holds_their_trainer_to_train_extend(tmp_path, capsys, monke
 def test_fuzz_extend_says_in_one_line_what_it_cannot_take(argv, message, tmp_path, capsys):
     status, _, err = run_main(capsys, "fuzz", *argv, "--extend", tmp_path / "base", "--out", tmp_path / "f")
     assert status == 2 and err.count("\n") == 1 and message in err, err
+
+
+def test_the_profile_search_holds_the_other_profiles_to_the_tie_rule_given(tmp_path, capsys):
+    """Without --profile, a profile reproduces their model only under the rule given: verify's
+    replay proves an HF model HF's own (smallest-ids) without training it, but not under another."""
+    corpus = tmp_path / "ties.txt"
+    corpus.write_text(TIE_TEXT, encoding="utf-8")
+    common = [corpus, "--vocab-size", "300", "--special-token", EOT]
+    hf = ["--profile", "hf", "--no-add-prefix-space"]  # its merges all at the maximum reference count
+    assert run_main(capsys, "train", *common, *hf, "-o", tmp_path / "m", "--quiet")[0] == 0
+    model = tmp_path / "m"
+    status, out, _ = run_main(capsys, "verify", *common, "--against", model, "--json")
+    assert status == 1 and json.loads(out)["reproduced_by_profile"] == "hf"
+    status, out, _ = run_main(
+        capsys, "verify", *common, "--against", model, "--json", "--tie-rule", "greatest-ids"
+    )
+    assert status == 1 and json.loads(out)["reproduced_by_profile"] is None

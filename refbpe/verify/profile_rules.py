@@ -239,7 +239,7 @@ class SettingChecks(object):
         training stops where they stop: at the merges it is asked for, or, with
         fewer, where the hypothesis ran out of pairs.  Then at every step the
         training takes the pair they took, by induction on the steps."""
-        rule = PROFILE_RULE.get(name)
+        rule = settings.get("tie_rule") or PROFILE_RULE.get(name)  # the rule the setting trains by
         if rule is None or not self.plain or settings["min_frequency"] > 1 or not self.theirs.carries_ids:
             return False
         table = self.tables.get(settings)
