@@ -22,7 +22,9 @@ import sys
 from collections import Counter
 
 from refbpe.corpus.countfile import is_counts_path, read_counts
+from refbpe.corpus.sequences import count_texts
 from refbpe.formats import read_model, write_model
+from refbpe.formats.bytemap import bytes_to_unicode
 from refbpe.naive import merge_word
 from refbpe.pretokenize.gpt2 import NUMBER, char_class
 from refbpe.pretokenize.patterns import get_pattern
@@ -423,6 +425,7 @@ FUZZ_BUGS = {
         ("digits", "unicode", "random", "multi-document"),
     ),
     "smallest-bytes": (dict(rule="smallest-bytes"), None),
+    "greatest-ids": (dict(rule="greatest-ids"), None),  # ids in refbpe's layout, as CS336's
     "first-counted": (dict(rule="first-counted"), None),
     "specials-as-text": (dict(reader="specials-as-text"), None),
     "lines": (dict(reader="lines"), None),
@@ -475,6 +478,97 @@ def train_min_count_2(input_path, vocab_size, special_tokens):
         text = f.read()
     merges = planted_train(text, vocab_size, list(special_tokens), min_count=2)
     return layout_vocab("refbpe", merges, special_tokens), merges
+
+
+# HF's ByteLevel regex on its Oniguruma's Unicode tables (``profiles.HFProfile``)
+HF_PATTERN = "gpt2@16.0.0"
+_BYTE_TO_CHAR = bytes_to_unicode()
+
+
+def planted_hf(text, vocab_size, specials, whole_alphabet=True, min_count=1):
+    """HF's BpeTrainer (over the documents, ``ByteLevel(add_prefix_space=True)``), naively:
+    ids are the special tokens, then the alphabet by the code point of each byte's
+    byte-level character, then one per merge; ``vocab_size`` counts all three; ties go to
+    the smallest (left id, right id).  ``whole_alphabet``: every byte is in the alphabet
+    (``initial_alphabet=ByteLevel.alphabet()``), else the bytes that occur.  Returns
+    (vocab {id: bytes}, merges)."""
+    counts = count_texts([text], "documents", list(specials), HF_PATTERN, add_prefix_space=True)
+    words = Counter({tuple(bytes([b]) for b in w): n for w, n in counts.items()})
+    present = set(range(256)) if whole_alphabet else {b for w in counts for b in w}
+    ids = {}
+    for t in specials:
+        ids.setdefault(t.encode("utf-8"), len(ids))
+    for b in sorted(present, key=lambda b: _BYTE_TO_CHAR[b]):
+        ids.setdefault(bytes([b]), len(ids))
+    merges = []
+    while len(ids) < vocab_size:
+        pairs = Counter({p: c for p, c in _count_all(words).items() if c > 0})
+        if not pairs or max(pairs.values()) < min_count:
+            break
+        top = max(pairs.values())
+        best = min((p for p in pairs if pairs[p] == top), key=lambda p: (ids[p[0]], ids[p[1]]))
+        merges.append(best)
+        merged = best[0] + best[1]
+        if merged in ids:
+            break  # HF would reuse the id; refbpe's profile refuses the case (``ProfileLimit``)
+        ids[merged] = len(ids)
+        new = Counter()
+        for word, n in words.items():
+            new[merge_word(word, best, merged)] += n
+        words = new
+    return {i: b for b, i in ids.items()}, merges
+
+
+def train_hf_whole_alphabet(input_path, vocab_size, special_tokens):
+    """An HF trainer with ``initial_alphabet=ByteLevel.alphabet()``: all 256 bytes in its
+    vocab and its vocab size, whatever occurs (``train --profile hf --initial-alphabet bytelevel``)."""
+    with open(input_path, encoding="utf-8", newline="") as f:
+        text = f.read()
+    return planted_hf(text, vocab_size, list(special_tokens))
+
+
+def train_hf(input_path, vocab_size, special_tokens):
+    """HF's trainer with the alphabet of the bytes that occur (``train --profile hf``)."""
+    with open(input_path, encoding="utf-8", newline="") as f:
+        text = f.read()
+    return planted_hf(text, vocab_size, list(special_tokens), whole_alphabet=False)
+
+
+def planted_extend(text, vocab_size, specials, base_path, ignore_base=False):
+    """The naive trainer continuing the model at ``base_path`` (``train --extend``): its
+    special tokens first, its merges replayed in order (each makes its token, occurring
+    or not), then the greatest-bytes rule; ``ignore_base``: trains from the bytes instead."""
+    base = read_model(base_path)
+    specials = list(base.special_tokens) + [t for t in specials if t not in base.special_tokens]
+    words = Counter()
+    for piece, n in READERS["reference"](text, specials).items():
+        words[tuple(bytes([b]) for b in piece)] += n
+    merges = [] if ignore_base else [(bytes(a), bytes(b)) for a, b in base.merges]
+    for pair in merges:
+        words = Counter({merge_word(w, pair, pair[0] + pair[1]): n for w, n in words.items()})
+    while len(merges) < vocab_size - 256 - len(specials):
+        pairs = {p: c for p, c in _count_all(words).items() if c > 0}
+        if not pairs:
+            break
+        best = max(pairs, key=lambda p: (pairs[p], p))
+        merges.append(best)
+        new = Counter()
+        for word, n in words.items():
+            new[merge_word(word, best, best[0] + best[1])] += n
+        words = new
+    return layout_vocab("refbpe", merges, specials), merges
+
+
+def train_extending(input_path, vocab_size, special_tokens, base_path):
+    """``fuzz --extend``'s function: extends the model at ``base_path``, as ``train --extend``."""
+    with open(input_path, encoding="utf-8", newline="") as f:
+        return planted_extend(f.read(), vocab_size, list(special_tokens), base_path)
+
+
+def train_ignoring_base(input_path, vocab_size, special_tokens, base_path):
+    """A trainer asked to extend a model that trains from the bytes instead."""
+    with open(input_path, encoding="utf-8", newline="") as f:
+        return planted_extend(f.read(), vocab_size, list(special_tokens), base_path, ignore_base=True)
 
 
 def split_digits_as_letters(text):

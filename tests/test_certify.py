@@ -62,6 +62,26 @@ def test_refbpe_output_is_certified_under_its_profile(counts, extra, profile):
     assert report["failing"] == 0 and report["early_stop"] is None
 
 
+@settings(max_examples=examples(60), deadline=None)
+@given(word_counts, st.integers(0, 30), st.integers(2, 5))
+def test_a_minimum_count_is_held_both_ways(counts, extra, minimum):
+    """Stopping where the best pair left occurs fewer than ``min_count`` times is no early stop;
+    a merge of such a pair fails, at exactly the steps a recount finds below the minimum."""
+    wanted = 300 + extra - 256
+    stopped = train_from_counts(counts, 300 + extra, min_frequency=minimum)[1]
+    report = certify(counts, stopped, merges_wanted=wanted, min_count=minimum)
+    assert report["certified"], render_certificate(report)
+    full = train_from_counts(counts, 300 + extra)[1]
+    assert certify(counts, full, merges_wanted=wanted)["certified"]
+    report = certify(counts, full, merges_wanted=wanted, min_count=minimum, limit=len(full))
+    below = [k for k, (c, _, _) in enumerate(naive_trace(counts, full)) if c < minimum]
+    assert failing_steps(report) == below and report["certified"] == (not below)
+    assert all(f["kind"] == "below-minimum" for f in report["failures"])
+    if len(stopped) < len(full):
+        early = certify(counts, stopped, merges_wanted=wanted)  # no minimum: stopped early
+        assert not early["certified"] and early["early_stop"]["count"] < minimum
+
+
 # -- certify lists exactly the steps a brute-force recount lists ---------------------
 
 
@@ -328,7 +348,7 @@ def test_certify_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     code, out, err = run_main(capsys, "certify", str(tmp_path / "nothing"), cs336_path("corpus.en"))
     assert code == 2 and err.count("\n") == 1 and "refbpe: error:" in err
     assert not os.path.exists(str(tmp_path / "nothing"))
-    code, _, err = run_main(capsys, "certify", "m", "c.txt", "--tie-rule", "first-counted")
+    code, _, err = run_main(capsys, "certify", "m", "c.txt", "--tie-rule", "fewest-bytes")
     assert code == 2 and "--tie-rule" in err
 
 

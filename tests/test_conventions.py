@@ -225,3 +225,38 @@ def test_a_wrapped_counter_is_not_a_minimum_count():
     theirs = Model(layout_vocab("refbpe", [], [EOT]), [], [EOT], "json", True, "theirs")
     r = verify_merges(counts, 300, [EOT], theirs)
     assert r["cause"] != "min-count" and r["convention"] is None
+
+
+# -- planted conventions through the fuzz command line: found without their setting, not with it --
+
+# (their CS336-signature trainer, the fuzz options, their setting's options, its cause, its setting)
+PLANTED_SETTINGS = [
+    ("train_min_count_2", [], ["--min-frequency", "2"], "min-count", "min_frequency=2"),
+    (
+        "train_hf_whole_alphabet",
+        ["--profile", "hf"],
+        ["--initial-alphabet", "bytelevel"],
+        "setting",
+        "initial_alphabet=bytelevel",
+    ),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("function, options, setting, cause, named", PLANTED_SETTINGS, ids=lambda x: str(x))
+def test_fuzz_finds_a_planted_convention_only_without_its_setting(
+    function, options, setting, cause, named, capsys, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(TESTS)
+    argv = ["fuzz", "--train-py", "planted_trainers:" + function, "--db", "none", "--persistent"]
+    argv += ["--classes", "ties", "--max-examples", "4", "--budget", "30"] + options
+    status, out, err = run_main(capsys, *argv, "--out", tmp_path / "with", *setting)
+    assert status == 0 and out.startswith("ties") and "4 examples, no difference" in out, out + err
+    status, out, err = run_main(capsys, *argv, "--out", tmp_path / "without")
+    assert status == 1, out + err
+    with open(str(tmp_path / "without" / "finding.json"), encoding="utf-8") as f:
+        finding = json.load(f)["finding"]
+    assert (finding["cause"], finding["setting"]) == (cause, named), finding["report"]
+    assert setting[0] in finding["report"].splitlines()[0]  # the option that reproduces them
+    r = subprocess.run(["sh", str(tmp_path / "without" / "repro.sh")], stdout=subprocess.PIPE)
+    assert r.returncode == 1 and r.stdout.startswith(cause.encode() + b": DIFFERENT"), r.stdout

@@ -250,26 +250,39 @@ def test_verify_trace_trains_the_reference_with_trains_options(options, tmp_path
     assert code == 1 and text.startswith("DIFFERENT")
 
 
-@pytest.mark.parametrize("options", SHARED[:3], ids=lambda o: o[0])
+# The same option with its other value (given, it wins over the setting their manifest names).
+OTHER = {
+    "--no-add-prefix-space": ["--add-prefix-space"],
+    "--sequences": ["--sequences", "documents"],
+    "--initial-alphabet": ["--initial-alphabet", ""],
+    "--min-frequency": ["--min-frequency", "0"],
+}
+
+
+@pytest.mark.parametrize("options", SHARED, ids=lambda o: o[0])
 def test_certify_counts_and_sizes_as_train_did(options, tmp_path, capsys):
     corpus, model, _ = _train(capsys, tmp_path, "m", "--profile", "hf", *options)
     certify = ["certify", model, corpus, "--vocab-size", "270", "--special-token", EOT, "--profile", "hf"]
     code, text, _ = run_main(capsys, *certify, *options)
     assert code == 0 and text.startswith("certified"), text
-    code, text, _ = run_main(capsys, *certify)
+    code, text, _ = run_main(capsys, *certify, *OTHER[options[0]])
     assert code == 1 and text.startswith("NOT certified"), text
 
 
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["certify", "m", "c.txt", "--min-frequency", "2"], "certify does not take --min-frequency"),
         (["certify", "m", "c.txt", "--profile", "superbpe", "--transition", "5"], "certify replays one"),
-        (["verify", "c.txt", "--against", "m", "--vocab-size", "270", "--sequences", "lines"], "--sequences"),
-        (["verify", "c.txt", "--against", "m", "--no-add-prefix-space"], "verify does not take --no-add"),
-        (["fuzz", "--train", "true", "--initial-alphabet", "ab"], "fuzz does not take --initial-alphabet"),
-        (["conformance", "write", "d", "--min-frequency", "3"], "conformance does not take --min-frequency"),
-        (["conformance", "write", "d", "--transition", "3"], "conformance does not take --transition"),
+        (["verify", "c.txt", "--against", "m", "--vocab-size", "270", "--sequences", "lines"], "not 'lines'"),
+        (["verify", "c.txt", "--against", "m", "--vocab-size", "270", "--initial-alphabet", "a"], "HF opt"),
+        (["fuzz", "--train", "true", "--initial-alphabet", "ab"], "HF option"),
+        (["fuzz", "--split", "true", "--min-frequency", "2"], "fuzz --split does not take --min-frequency"),
+        (["fuzz", "--train", "true", "--profile", "superbpe", "--transition", "3"], "single-stage"),
+        (
+            ["conformance", "write", "d", "--transition", "3"],
+            "--transition is an option of --profile superbpe",
+        ),
+        (["conformance", "write", "d", "--profile", "superbpe", "--transition", "3"], "single-stage"),
     ],
 )
 def test_a_tool_that_cannot_honour_a_setting_refuses_it_in_one_line(argv, message, tmp_path, capsys):

@@ -7,8 +7,11 @@ No reference training: their merges are replayed over the reference counts
 import json
 import sys
 
-from ..verify.certify import certify, render_certificate
-from ..verify.ties import ORDER_FREE
+from ..corpus.countfile import is_counts_path
+from ..corpus.io import can_reread
+from ..learn.profiles import settings_pattern
+from ..verify.certify import certify_settings, render_certificate
+from ..verify.profile_rules import candidate_settings
 from .common import (
     CliError,
     add_counting_arguments,
@@ -18,7 +21,7 @@ from .common import (
     positive_int,
 )
 from .reference import their_model, word_counts
-from .train_settings import add_settings_arguments, profile_counting, refuse_settings, settings_from_args
+from .train_settings import add_settings_arguments, check_text_order, given_options, settings_from_args
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
@@ -46,13 +49,6 @@ def add_arguments(c):
     c.add_argument(
         "--format", default="auto", help="the format of MODEL (default: detect; as verify's --format)"
     )
-    c.add_argument(
-        "--tie-rule",
-        choices=ORDER_FREE,
-        default=None,
-        help="the tie rule to hold them to (default: the --profile's: cs336 greatest-bytes, rustbpe "
-        "smallest-ids-refbpe-layout, hf smallest-ids)",
-    )
     c.add_argument("--limit", type=positive_int, default=20, help="failing steps listed at most (default 20)")
     add_option(c, "--json", "print one JSON object")
     add_settings_arguments(c)
@@ -65,22 +61,66 @@ def run(args):
     theirs = their_model(args)
     if args.profile == "superbpe":
         raise CliError("certify replays one stage's counts; --profile superbpe trains two (docs/superbpe.md)")
-    refuse_settings(args, "certify", "its steps are held to the maximum count only", ["min_frequency"])
     settings = settings_from_args(args)
-    counts, _, _ = word_counts(args, {}, profile_counting(settings))
-    wanted = None
-    if args.vocab_size is not None:
-        wanted = settings.profile.merges_wanted(
-            counts, args.vocab_size, list(settings.special_tokens), settings.recorded()
-        )
-    rule = args.tie_rule or settings.tie_rule
-    their_ids = theirs.id_of() if theirs.carries_ids else None
-    try:
-        report = certify(counts, theirs.merges, rule, their_ids, wanted, args.limit)
-    except ValueError as e:
-        raise CliError(str(e))
+    texts = None
+    if settings.tie_rule == "first-counted":
+        counted = args.counts or any(is_counts_path(s) or not can_reread(s) for s in args.corpus)
+        check_text_order(settings, "certify", not counted)
+        texts = _read_texts(args.corpus)
+    report = None
+    tables = {}
+    for recorded in _held_to(args, settings, theirs):
+        key = (settings_pattern(recorded), recorded["sequences"], recorded["add_prefix_space"])
+        if key not in tables:
+            tables[key] = word_counts(args, {}, _counting(recorded))[0]
+        specials = settings.special_tokens
+        try:
+            result = certify_settings(
+                tables[key], theirs, recorded, args.vocab_size, specials, args.tie_rule, args.limit, texts
+            )
+        except ValueError as e:
+            raise CliError(str(e))
+        if report is None or (result["certified"] and not report["certified"]):
+            report = result
+        if report["certified"]:
+            break
     if args.json:
         sys.stdout.write(json.dumps(report, sort_keys=True) + "\n")
     else:
         sys.stdout.write(render_certificate(report) + "\n")
     return EXIT_CERTIFIED if report["certified"] else EXIT_NOT_CERTIFIED
+
+
+def _held_to(args, settings, theirs):
+    """The settings their merges are held to, as ``verify`` holds them: without ``--profile``,
+    the CS336 reference's with the options given; with it, the options given, then what
+    their files name or the likely ones (``profile_rules.candidate_settings``); certified
+    under one of them is certified."""
+    if args.profile is None:
+        return [settings.recorded()]
+    candidates = candidate_settings(settings.profile.name, theirs, args.pattern, given_options(args))
+    return candidates or [settings.recorded()]
+
+
+def _read_texts(sources):
+    """The corpus text, which ``--tie-rule first-counted`` reads in order, or a CliError."""
+    texts = []
+    for source in sources:
+        with open(source, "rb") as f:
+            try:
+                texts.append(f.read().decode("utf-8"))
+            except UnicodeDecodeError as e:
+                raise CliError(
+                    "%s: --tie-rule first-counted reads the corpus as UTF-8 text (%s)" % (source, e)
+                )
+    return texts
+
+
+def _counting(recorded):
+    """``train.count_with_profile``'s options for recorded settings (``profile_counting``'s)."""
+    return {
+        "profile": recorded["profile"],
+        "pattern": settings_pattern(recorded),
+        "cut": recorded["sequences"],
+        "add_prefix_space": recorded["add_prefix_space"],
+    }

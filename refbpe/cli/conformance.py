@@ -5,7 +5,10 @@ docs/ci.md) in a new directory; ``check`` replays the cases of one
 kind against their command and prints PASS or FAIL per case, with verify's
 report for each failure.  A trainer reads text, or word counts with
 ``--counts`` (or ``{counts}`` in its command): only the cases of its input
-run, and the summary says how many others were skipped and why.  Exit status:
+run, and the summary says how many others were skipped and why.  The training
+settings (``--profile`` and its options, ``train``'s) are given to ``write``,
+which trains the answers with them and records them in the pack; ``check``
+holds their trainer to the pack's (an option given to ``check`` must agree).  Exit status:
 0 every case passes, 1 a case fails, 2 bad options, a pack altered or
 incomplete, or a command that cannot start.
 """
@@ -14,8 +17,9 @@ import sys
 import tempfile
 
 from ..fuzz import Target, TargetError
-from ..fuzz.pack import PackError, check_pack, write_pack
+from ..fuzz.pack import PackError, check_pack, pack_settings, write_pack
 from ..fuzz.persistent import PersistentTarget
+from ..verify.setting_search import as_options
 from .common import (
     CliError,
     add_allowed_special_argument,
@@ -23,7 +27,7 @@ from .common import (
     add_pattern_argument,
     check_output_dir,
 )
-from .train_settings import add_settings_arguments, refuse_settings
+from .train_settings import add_settings_arguments, given_options, settings_from_args
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
@@ -93,8 +97,9 @@ def _target(args):
 
 def _write(args):
     check_output_dir(args.directory, "conformance write")
+    settings = _settings(args)
     try:
-        manifest = write_pack(args.directory, args.profile, args.pattern, args.seed, args.cs336)
+        manifest = write_pack(args.directory, args.profile, args.pattern, args.seed, args.cs336, settings)
     except PackError as e:
         raise CliError(str(e))
     except OSError as e:
@@ -116,7 +121,42 @@ def _write(args):
     return 0
 
 
+def _settings(args):
+    """The recorded settings of the command line, checked as ``train`` checks them (SuperBPE's
+    two stages are not a pack's: its cases are judged as verify judges, one stage)."""
+    if args.profile == "superbpe":
+        raise CliError("conformance packs hold single-stage trainers, as verify does; --profile superbpe "
+                       "trains two")  # fmt: skip
+    settings = settings_from_args(args)
+    if settings.tie_rule == "first-counted":
+        raise CliError("conformance packs do not take --tie-rule first-counted: their word-count cases have "
+                       "no text order, and the answers are trained by the merge engine")  # fmt: skip
+    return settings.recorded()
+
+
+def _same_settings(args):
+    """The pack's settings are the ones it was written with: options given to check must agree."""
+    given = dict(given_options(args))
+    if args.profile is not None:
+        given["profile"] = args.profile
+    if not given:
+        return
+    try:
+        recorded = pack_settings(args.directory)
+    except PackError as e:
+        raise CliError(str(e))
+    ours = dict(as_options(recorded), profile=recorded["profile"])
+    mine = dict(as_options(_settings(args)), profile=args.profile or "cs336")
+    for key in given:
+        if mine.get(key) != ours.get(key):
+            raise CliError(
+                "%s holds answers trained with %s=%s (the settings are the pack's, given to 'conformance "
+                "write'); check takes no other" % (args.directory, key, ours.get(key))
+            )
+
+
 def _check(args):
+    _same_settings(args)
     try:
         target = _target(args)
         target.check_starts()
@@ -181,7 +221,6 @@ def _skip_notes(skipped):
 
 
 def run(args):
-    refuse_settings(args, "conformance", "a pack records only the profile and the pattern of its cases")
     if args.action == "write":
         return _write(args)
     return _check(args)

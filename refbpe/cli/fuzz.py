@@ -17,6 +17,7 @@ from ..encodings.registry import KNOWN_ENCODINGS, ranks_path
 from ..formats import FORMATS, write_model
 from ..fuzz import Target, TargetError, Trial, search_for_failure, write_findings
 from ..fuzz.persistent import PersistentTarget
+from ..learn.extend import load_parent
 from ..loader import read_model
 from ..specials import allowed_specials
 from ..testing.strategies import CLASSES, COUNT_CLASSES, ENCODE_CLASSES, MISSING, available
@@ -29,7 +30,7 @@ from .common import (
     positive_float,
     positive_int,
 )
-from .train_settings import add_settings_arguments, refuse_settings
+from .train_settings import add_settings_arguments, check_text_order, refuse_settings, settings_from_args
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
@@ -86,6 +87,12 @@ def add_arguments(f):
         action="store_true",
         help="train mode: give them word-count files ({counts}) "
         "with counts near 2^31, 2^32 and 2^63 instead of text",
+    )
+    f.add_argument(
+        "--extend",
+        metavar="MODEL",
+        help="train mode: their trainer extends MODEL ({base} in the command; a --train-py function gets "
+        "its path fourth): the reference is 'train --extend MODEL' (docs/extend.md)",
     )
     f.add_argument(
         "--format",
@@ -207,18 +214,50 @@ def _allowed(args, tok):
         raise CliError(str(e))
 
 
+def _settings(args, mode):
+    """The recorded settings the reference trains with (train mode), checked as ``train`` checks them."""
+    if mode != "train":
+        if args.profile:
+            raise CliError("--profile is for --train and --train-py")
+        refuse_settings(args, "fuzz --%s" % mode, "no training is compared")
+        return None
+    if args.profile == "superbpe":
+        raise CliError("fuzz judges single-stage trainers, as verify does; --profile superbpe trains two")
+    settings = settings_from_args(args)
+    check_text_order(settings, "fuzz", not args.counts)
+    return settings.recorded()
+
+
+def _base(args, target, recorded):
+    """(the ``extend.Parent`` of ``--extend MODEL``, MODEL's absolute path), or None."""
+    if args.extend is None:
+        return None
+    if target.mode != "train":
+        raise CliError("--extend is for --train and --train-py")
+    if recorded["profile"] != "cs336" or recorded.get("tie_rule") == "first-counted":
+        raise CliError("--extend is judged as 'verify --extend' judges it: under cs336's own rules only")
+    if target.command is not None and not isinstance(target, PersistentTarget):
+        if not any("{base}" in a for a in target.template):
+            raise CliError(
+                "--extend: put {base} in the command, where their trainer reads the model it extends"
+            )
+    try:
+        return load_parent(read_model(args.extend)), os.path.abspath(args.extend)
+    except (OSError, ValueError) as e:
+        raise CliError("--extend: %s" % e)
+
+
 def run(args):
     if not available():
         raise CliError(MISSING)
-    refuse_settings(args, "fuzz", "its targets get only the input, the vocab size and the special tokens")
     try:
         target = _target(args)
         target.check_starts()
     except TargetError as e:
         raise CliError(str(e))
     classes = _classes(args, target.mode)
-    if args.profile and target.mode != "train":
-        raise CliError("--profile is for --train and --train-py")
+    recorded = _settings(args, target.mode)
+    base = _base(args, target, recorded)
     if target.mode == "encode" and not args.encoding:
         raise CliError(_NEEDS_ENCODING)
     if args.special_tokens is not None and target.mode != "encode":
@@ -237,8 +276,10 @@ def run(args):
             model, path, tok = _encode_setup(args, workdir)
             allowed = _allowed(args, tok)
             settings["special_tokens"] = args.special_tokens
-        trial = Trial(target, args.profile, args.pattern, args.timeout, model, path, tok)
+        trial = Trial(target, args.profile, args.pattern, args.timeout, model, path, tok, settings=recorded)
         trial.allowed_special, trial.encoding = allowed, args.encoding
+        if base is not None:
+            trial.extend, trial.base_path = base
         try:
             finding, runs = search_for_failure(
                 trial,

@@ -128,7 +128,7 @@ TRAIN_RESTART_FROM = 16 << 20
 # arguments) and ``-h``/``--help``.
 TRAIN_VALUE_OPTIONS = frozenset(
     "--vocab-size --special-token -o --out --format --profile --min-frequency --sequences "
-    "--initial-alphabet --transition --extend --inherit-merges --trace --pattern-regex --pattern "
+    "--initial-alphabet --tie-rule --transition --extend --inherit-merges --trace --pattern-regex --pattern "
     "--unicode --workers --chunk-size --errors --executor --executor-data --report".split()
 )
 TRAIN_FLAGS = frozenset("--add-prefix-space --no-add-prefix-space --progress --quiet".split())
@@ -143,8 +143,8 @@ ENCODE_FLAGS = frozenset("--json --progress --quiet".split())
 VERIFY_VALUE_OPTIONS = frozenset(
     "--against --chunk-size --encode --errors --executor --executor-data --extend --format --ids "
     "--inherit-merges --initial-alphabet --max-hypothesis-bytes --min-frequency --pattern --pattern-regex "
-    "--profile --report --sequences --special-token --split --trace --transition --unicode --vocab-size "
-    "--workers".split()
+    "--profile --report --sequences --special-token --split --tie-rule --trace --transition --unicode "
+    "--vocab-size --workers".split()
 )
 VERIFY_FLAGS = frozenset(
     "--add-prefix-space --exact-ids --hex --ignore-ids --json --no-add-prefix-space --no-hypotheses "

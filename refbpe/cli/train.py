@@ -43,7 +43,7 @@ from .common import (
     write_report,
 )
 from .pypy_gc import TRAIN_GC_SETTINGS, TRAIN_RESTART_FROM, restart_with_small_nursery
-from .train_settings import add_settings_arguments, settings_from_args
+from .train_settings import add_settings_arguments, check_text_order, settings_from_args
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run", "stdlib_sources"]
 
@@ -197,6 +197,7 @@ def run(args):
     if args.counts and args.pattern is None:
         args.pattern = _recorded_pattern(args.counts)
     settings = settings_from_args(args, _parent)
+    check_text_order(settings, "train")
     profile, parent, specials = settings.profile, settings.parent, list(settings.special_tokens)
     fmt = args.format or PEER_FORMATS.get(profile.name, ("gpt2",))[0]
     check_output_dir(args.out)

@@ -2,7 +2,8 @@
 turns them into a ``TrainSettings`` (``refbpe.learn.settings``).
 
 ``add_settings_arguments`` adds ``--profile`` and its options (``--min-frequency``,
-``--add-prefix-space``, ``--sequences``, ``--initial-alphabet``, ``--transition``);
+``--add-prefix-space``, ``--sequences``, ``--initial-alphabet``, ``--tie-rule``,
+``--transition``);
 the split pattern and ``--unicode`` come with the counting options
 (``common.add_counting_arguments``).  ``settings_from_args`` checks them in a
 fixed order, so the first error names what the user typed, as one line
@@ -15,10 +16,14 @@ fixed order, so the first error names what the user typed, as one line
     3. the parent model (``--extend``, read by the caller's ``load_parent``);
     4. ``--vocab-size`` against the special tokens (``settings.resolve``).
 
-Every command that trains, checks or replays takes the same group; one whose
-machinery cannot honour an option yet refuses it by name (``refuse_settings``),
-so that a setting is never silently ignored.  ``profile_counting`` gives the
-options that count a corpus as the settings' trainer does (verify, certify).
+Every command that trains, checks or replays takes the same group and honours
+it (train, verify, certify, fuzz, conformance); a mode where an option cannot
+apply (one that compares no training) refuses it by name (``refuse_settings``),
+so that a setting is never silently ignored, and ``check_text_order`` says where
+the tie rule ``first-counted`` cannot be held.  ``given_options`` gives the
+options typed, which verify and certify fix (the others come from their files);
+``profile_counting`` gives the options that count a corpus as the settings'
+trainer does (verify, certify).
 
 Cost: O(options), plus reading the parent model and a count file's first line.
 """
@@ -28,18 +33,27 @@ import argparse
 from ..corpus.countfile import read_counts_pattern
 from ..learn.profiles import SuperBPEProfile, get_profile
 from ..learn.settings import resolve
+from ..learn.tie_rules import TEXT_ORDER, TIE_RULE_NAMES
 from ..pretokenize.patterns import get_pattern, pattern_key
 from .common import CliError, add_profile_argument
 
-__all__ = ["add_settings_arguments", "settings_from_args", "refuse_settings", "profile_counting"]
+__all__ = [
+    "add_settings_arguments",
+    "settings_from_args",
+    "given_options",
+    "check_text_order",
+    "refuse_settings",
+    "profile_counting",
+]
 
 # The profile's options as ``add_settings_arguments`` adds them: (dest, option, value when not given).
 PROFILE_OPTIONS = (
-    ("min_frequency", "--min-frequency", 0),
+    ("min_frequency", "--min-frequency", None),
     ("add_prefix_space", "--add-prefix-space", None),
     ("sequences", "--sequences", None),
     ("initial_alphabet", "--initial-alphabet", None),
     ("transition", "--transition", None),
+    ("tie_rule", "--tie-rule", None),
 )
 
 
@@ -49,9 +63,10 @@ def add_settings_arguments(p):
     p.add_argument(
         "--min-frequency",
         type=int,
-        default=0,
+        default=None,
         metavar="N",
-        help="stop before the first merge whose pair occurs fewer than N times (HF's min_frequency)",
+        help="stop before the first merge whose pair occurs fewer than N times (HF's min_frequency; "
+        "default 0)",
     )
     p.add_argument(
         "--add-prefix-space",
@@ -73,7 +88,16 @@ def add_settings_arguments(p):
         default=None,
         metavar="CHARS",
         help="--profile hf: characters always in the vocab (byte-level mapped, as HF's initial_alphabet); "
-        "'bytelevel' for all 256 (ByteLevel.alphabet())",
+        "'bytelevel' for all 256 (ByteLevel.alphabet()), '' for none",
+    )
+    p.add_argument(
+        "--tie-rule",
+        choices=TIE_RULE_NAMES,
+        default=None,
+        metavar="RULE",
+        help="the tie rule among pairs of the maximum count, by verify's names (default: the --profile's: "
+        "cs336 greatest-bytes, rustbpe smallest-ids-refbpe-layout, hf smallest-ids; ids in the profile's "
+        "layout): %s; first-counted needs the text, so train does not take it" % ", ".join(TIE_RULE_NAMES),
     )
     p.add_argument(
         "--transition",
@@ -95,10 +119,50 @@ def settings_from_args(args, load_parent=None):
     parent = load_parent(args) if load_parent is not None else None
     try:
         return resolve(
-            profile, vocab_size=args.vocab_size, special_tokens=args.special_token, extend=parent, **options
+            profile,
+            vocab_size=getattr(args, "vocab_size", None),
+            special_tokens=getattr(args, "special_token", None) or (),
+            extend=parent,
+            **options,
         )
     except ValueError as e:
         raise CliError(str(e))
+
+
+def given_options(args):
+    """The profile options typed on the command line, as ``Profile.settings``' keywords:
+    the ones verify and certify fix, leaving the others to their files or the likely
+    ones (``verify.setting_search``)."""
+    given = {}
+    for dest, _, unset in PROFILE_OPTIONS:
+        value = getattr(args, dest, unset)
+        if value != unset and dest != "transition":
+            given["cut" if dest == "sequences" else dest] = value
+    alphabet = given.get("initial_alphabet")
+    if alphabet and alphabet != "bytelevel":
+        given["initial_alphabet"] = list(alphabet)
+    return given
+
+
+def check_text_order(settings, command, text=True):
+    """A one-line CliError when ``command`` cannot hold ``settings``' tie rule
+    ``first-counted``: ``train`` never (the engine has no text order), the others
+    only under cs336's counting (GPT-2's pieces of the documents) and with the text
+    at hand (``text``: not word counts)."""
+    if settings.tie_rule != TEXT_ORDER:
+        return
+    if command == "train":
+        raise CliError(
+            "train does not take --tie-rule first-counted: the merge engine counts pre-tokens without "
+            "their order in the text (verify, certify and fuzz replay it over the text)"
+        )
+    if settings.profile.name != "cs336" or settings.pattern_key != "gpt2":
+        raise CliError(
+            "--tie-rule first-counted is replayed on GPT-2's pieces of the text in order: --profile cs336 "
+            "and --pattern gpt2 only"
+        )
+    if not text:
+        raise CliError("--tie-rule first-counted reads the text in order: give CORPUS files, not word counts")
 
 
 def refuse_settings(args, command, why, dests=None):
@@ -141,12 +205,13 @@ def _profile(args):
 def _profile_options(args, profile):
     """``resolve``'s profile options from the command line (unset ones left to the profile),
     checked as given, then as word-count files (``--counts``) allow."""
-    options = {"min_frequency": args.min_frequency}
+    options = {"min_frequency": args.min_frequency or 0}
     for key, value in (
         ("pattern", args.pattern),
         ("cut", args.sequences),
         ("add_prefix_space", args.add_prefix_space),
         ("initial_alphabet", args.initial_alphabet),
+        ("tie_rule", args.tie_rule),
     ):
         if value is not None:
             options[key] = value
@@ -157,7 +222,7 @@ def _profile_options(args, profile):
     except ValueError as e:
         raise CliError(str(e))
     counts = getattr(args, "counts", None)
-    if counts:
+    if isinstance(counts, list) and counts:  # word-count files (fuzz's --counts is a mode, not files)
         if args.sequences or args.add_prefix_space:
             raise CliError(
                 "--sequences and --add-prefix-space shape counting; word-count files are counted already"

@@ -11,6 +11,7 @@ import stat
 import sys
 
 from .._util.reading import bounded_lines, open_binary
+from ..corpus.countfile import is_counts_path
 from ..corpus.idfile import read_ids
 from ..corpus.io import InputError, can_reread
 from ..corpus.pretokens import iter_segments
@@ -41,7 +42,14 @@ from .common import (
 )
 from .reference import SMALL_CORPUS, their_model
 from .reference import word_counts as reference_counts
-from .train_settings import add_settings_arguments, profile_counting, refuse_settings, settings_from_args
+from .train_settings import (
+    add_settings_arguments,
+    check_text_order,
+    given_options,
+    profile_counting,
+    refuse_settings,
+    settings_from_args,
+)
 
 __all__ = ["HELP", "DESCRIPTION", "add_arguments", "run"]
 
@@ -167,6 +175,18 @@ def _emit(args, report, rendered=False):
         status = "identical" if report["identical"] else "DIFFERENT"
         sys.stdout.write("%s\n%s\n" % (status, report["explanation"]))
     return EXIT_IDENTICAL if report["identical"] else EXIT_DIFFERENT
+
+
+def _read_texts(sources):
+    """The corpus text (``--tie-rule first-counted`` trains over it in order), or a CliError."""
+    texts = []
+    try:
+        for source in sources:
+            with open(source, "rb") as f:
+                texts.append(f.read().decode("utf-8"))
+        return texts
+    except UnicodeDecodeError as e:
+        raise CliError("--tie-rule first-counted reads the corpus as UTF-8 text: %s" % e)
 
 
 def _their_setup(args, theirs):
@@ -298,6 +318,8 @@ def _run_trace(args):
     except ValueError as e:
         raise CliError(str(e))
     settings = settings_from_args(args)
+    if settings.tie_rule == "first-counted":
+        raise CliError("verify --trace trains the reference with the merge engine: not under first-counted")
     counts, _, _ = reference_counts(args, {}, profile_counting(settings))
     engine = []
     try:
@@ -319,10 +341,10 @@ def run(args):
             "verify holds single-stage trainers; train with --profile superbpe and compare the files"
         )
     check_special_tokens(args.special_token)
-    if not args.trace:
+    if args.encode or args.split:
         refuse_settings(
-            args, "verify", "only 'verify --trace' trains the reference with them (or compare the files "
-            "'refbpe train' writes with them)",
+            args, "verify --encode" if args.encode else "verify --split", "no training is compared, only "
+            "their %s" % ("token ids" if args.encode else "pieces"),
         )  # fmt: skip
     if args.report:
         check_output_file(args.report, "--report")
@@ -342,11 +364,18 @@ def run(args):
     theirs = their_model(args)
     if args.vocab_size is None:
         raise CliError("--vocab-size is required")
+    settings = settings_from_args(args)
+    text = args.counts is None and all(can_reread(s) and not is_counts_path(s) for s in args.corpus)
+    check_text_order(settings, "verify", text)
     parent = _parent(args)
+    if parent is not None and settings.tie_rule == "first-counted":
+        raise CliError("--tie-rule first-counted: with --extend, inherited merges are not the rule's")
     if parent is not None:  # its special tokens cut the corpus too, as in 'train --extend'
         args.special_token = parent.with_specials(args.special_token or ())
     figures = {}
     word_counts, texts, absent = reference_counts(args, figures)
+    if texts is None and settings.tie_rule == "first-counted":
+        texts = _read_texts(args.corpus)
     setup = _their_setup(args, theirs)
     setup["absent"] = absent
     readings = Readings(texts, args.special_token) if texts is not None else None
@@ -364,6 +393,8 @@ def run(args):
             pattern=args.pattern,
             extend=parent,
             readings=readings,
+            min_frequency=settings.min_frequency,
+            tie_rule=settings.tie_rule,
         )
         if parent is None:  # the profiles' hypotheses assume training from scratch
             report = profile_verdict(
@@ -377,6 +408,7 @@ def run(args):
                 args.pattern,
                 texts,
                 readings,
+                given_options(args),
             )
     except ValueError as e:
         raise CliError(str(e))

@@ -2,10 +2,11 @@
 or answers many cases: ``python -m refbpe.fuzz.child serve MODE MODULE:FUNC``.
 
 MODE is ``train`` (``FUNC(input_path, vocab_size, special_tokens) -> (vocab, merges)``,
-CS336's signature; written as hex JSON), ``encode`` (``FUNC(model_path, text) -> ids``,
-written as a JSON list), ``split`` (``FUNC(text) -> [str]``, written one JSON
-string per line) or ``check`` (import only).  ARGS is the JSON file of the
-placeholders (``input``, ``vocab_size``, ``special_tokens``, ``out``, ``model``).
+CS336's signature, and ``base_path`` fourth under ``--extend``; written as hex JSON),
+``encode`` (``FUNC(model_path, text) -> ids``, written as a JSON list), ``split``
+(``FUNC(text) -> [str]``, written one JSON string per line) or ``check`` (import only).
+ARGS is the JSON file of the placeholders (``input``, ``vocab_size``, ``special_tokens``,
+``out``, ``model``, ``base``).
 The current directory is on ``sys.path``, as for ``python -m``.  An exception
 of theirs ends the child with a traceback on stderr and status 1, which the
 fuzzer reports as a finding.
@@ -51,7 +52,8 @@ def answer(mode, func, args):
     out = args["out"]
     if mode == "train":
         specials = list(args.get("special_tokens", []))
-        vocab, merges = func(args.get("input") or args.get("counts"), int(args["vocab_size"]), specials)
+        given = [args.get("input") or args.get("counts"), int(args["vocab_size"]), specials]
+        vocab, merges = func(*given + ([args["base"]] if args.get("base") else []))
         write_model(out, "json", dict(vocab), [(bytes(a), bytes(b)) for a, b in merges], specials)
     elif mode == "encode":
         ids = [int(i) for i in func(args["model"], _read_text(args["input"]))]

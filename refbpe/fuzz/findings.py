@@ -27,7 +27,9 @@ import tempfile
 
 from .._util.atomic import atomic_write
 from ..formats import write_model
+from ..learn.profiles import get_profile
 from ..pretokenize.patterns import get_pattern
+from ..verify.setting_search import OPTIONS, as_options, option_argv, setting_text
 from .target import REFBPE_ROOT
 from .trial import INPUT_NAMES, OUTPUT_NAMES, reference_output
 
@@ -75,14 +77,17 @@ def render_finding(finding, trial, settings):
     if trial.mode == "train":
         tokens = case.get("special_tokens") or []
         lines.append(
-            "vocab size %d, special tokens %s, profile %s, pattern %s"
+            "vocab size %d, special tokens %s, profile %s, pattern %s%s"
             % (
-                case["vocab_size"],
+                trial.vocab_size(case),
                 json.dumps(tokens, ensure_ascii=False) if tokens else "none",
                 trial.profile or "cs336",
                 get_pattern(trial.pattern).name,
+                "".join(", " + setting_text(o, v) for o, v in _options_shown(trial)),
             )
         )
+        if trial.base_path:
+            lines.append("extending %s (%d merges)" % (trial.base_path, len(trial.extend.merges)))
     if finding.flaky:
         lines.append(
             "NOT DETERMINISTIC: the same input gave another result on another run (ties broken by hash "
@@ -122,9 +127,13 @@ def finding_json(finding, trial, runs, out_dir, settings):
             item["input"] = case["text"]
             item["input_bytes"] = len(case["text"].encode("utf-8", "surrogatepass"))
         if trial.mode == "train":
-            item["vocab_size"] = case["vocab_size"]
+            item["vocab_size"] = trial.vocab_size(case)
             item["special_tokens"] = case["special_tokens"]
+            item["base"] = trial.base_path
+            item["setting"] = (v.report or {}).get("setting")
         result["finding"] = item
+    if trial.mode == "train":
+        result["settings"] = trial.recorded()
     return result
 
 
@@ -146,7 +155,7 @@ def _write_expected(trial, case, input_path, directory, theirs_format):
             fmt,
             vocab,
             merges,
-            case["special_tokens"],
+            trial.special_tokens(case),
             pattern=trial.pattern,
         )
     elif trial.mode == "encode":
@@ -172,7 +181,9 @@ def _verify_command(trial, case, values, settings):
             + (["--pattern", trial.pattern] if trial.pattern else [])
         )
     cmd = py + (["--counts", values["input"]] if "counts" in case else [values["input"]])
-    cmd += ["--vocab-size", str(case["vocab_size"]), "--against", values["out"]]
+    cmd += ["--vocab-size", str(trial.vocab_size(case)), "--against", values["out"]]
+    if trial.base_path:
+        cmd += ["--extend", trial.base_path]
     for t in case["special_tokens"]:
         cmd += ["--special-token", t]
     if trial.target.fmt != "auto":
@@ -181,7 +192,32 @@ def _verify_command(trial, case, values, settings):
         cmd += ["--profile", trial.profile]
     if trial.pattern:
         cmd += ["--pattern", trial.pattern]
-    return cmd
+    return cmd + _setting_options(trial)
+
+
+def _options_shown(trial):
+    """(option, value) of the settings the reference trains with that are not the profile's
+    defaults: the ones the report's head names."""
+    defaults = as_options(get_profile(trial.profile).settings(pattern=trial.pattern))
+    ours = as_options(trial.recorded())
+    return [(o, ours[o]) for o, _ in OPTIONS if o in ours and ours[o] != defaults.get(o)]
+
+
+def _setting_options(trial):
+    """verify's options for every setting the reference trained with: all of them under a
+    profile whose settings verify otherwise reads from their files or tries (so that it
+    holds them to these, as fuzz did); under cs336, those given."""
+    ours = as_options(trial.recorded())
+    if trial.profile in (None, "cs336"):
+        shown = [o for o, _ in _options_shown(trial)]
+        ours = {o: v for o, v in ours.items() if o in shown}
+    else:
+        ours.setdefault("tie_rule", get_profile(trial.profile).tie_rule)
+    out = []
+    for option, _ in OPTIONS:
+        if option in ours:
+            out += option_argv(option, ours[option])
+    return out
 
 
 def _sh(args):

@@ -6,14 +6,18 @@ string (the same on every interpreter and platform, no Hypothesis needed), so
 The layout (docs/ci.md, "The conformance pack")::
 
     manifest.json        {"format": "refbpe-conformance", "version": 1, "refbpe_version", "profile",
-                          "pattern", "unicode_version", "cases": [{"name", "kind", "class",
-                          "files": {name: sha256}}]}
+                          "pattern", "unicode_version", "settings", "cases": [{"name", "kind",
+                          "class", "files": {name: sha256}}]}
     <case>/params.json   {"kind": train|encode|split, "class", "vocab_size", "special_tokens",
-                          "profile", "pattern", "unicode_version"}
+                          "profile", "pattern", "unicode_version", "settings"}
     <case>/input.txt     the text (UTF-8), or input.counts.tsv (word counts, ``countfile``)
     <case>/expected.hex.json   train: the reference's vocab and merges (``formats.hexjson``)
     <case>/model.hex.json, ids.json     encode: the model and the expected ids
     <case>/pieces.json   split: the expected pieces, a JSON list of hex strings
+
+``settings`` are the training settings the answers were trained with (the recorded
+``Profile.settings`` of the profile and its options: ``train``'s); ``check_pack``
+holds their trainer to them (a pack without them: the profile's defaults).
 
 With ``--cs336 DIR`` the CS336 fixtures found there are cases too: ``corpus.en``
 (vocab 500) and ``tinystories_sample.txt`` (400) trained with ``<|endoftext|>``,
@@ -62,9 +66,10 @@ from ..testing.atoms import (
     WORDS_ANY_CASE,
 )
 from ..testing.strategies import CLASSES, EOT
+from ..verify.setting_search import as_options
 from .trial import Trial
 
-__all__ = ["PackError", "check_pack", "write_pack"]
+__all__ = ["PackError", "check_pack", "write_pack", "pack_settings"]
 
 FORMAT, VERSION = "refbpe-conformance", 1
 PER_CLASS = 16  # training cases per class: 10 classes, plus counts, encode and split cases
@@ -187,7 +192,7 @@ def _fixture_cases(directory, params, options, model, tok):
         yield "encode-cs336-%s" % name.split(".")[0].replace("_", "-"), "encode", "cs336-fixtures", files
 
 
-def _cases(seed, profile, pattern, fixtures=None):
+def _cases(seed, profile, pattern, fixtures=None, settings=None):
     """(name, kind, class, files {name: bytes}) of every case, in order."""
     rng = random.Random("refbpe-conformance-%d" % seed)
     pattern = get_pattern(pattern or get_profile(profile).default_pattern).name
@@ -197,6 +202,9 @@ def _cases(seed, profile, pattern, fixtures=None):
         "unicode_version": UNICODE_VERSION,
     }
     options = {"profile": profile, "pattern": pattern}
+    if settings is not None:
+        params["settings"] = settings
+        options = dict(as_options(settings), profile=profile)
     for cls in CLASSES:
         for k in range(PER_CLASS):
             tokens = _tokens(rng, cls)
@@ -245,15 +253,18 @@ def _cases(seed, profile, pattern, fixtures=None):
             yield case
 
 
-def write_pack(directory, profile=None, pattern=None, seed=0, fixtures=None):
+def write_pack(directory, profile=None, pattern=None, seed=0, fixtures=None, settings=None):
     """Write the pack to ``directory`` (created; it must be empty); the manifest.
-    ``fixtures``: CS336's fixture directory, whose files become cases too."""
+    ``fixtures``: CS336's fixture directory, whose files become cases too; ``settings``:
+    the recorded settings of ``profile`` to train the answers with (default its own)."""
+    if settings is None:
+        settings = get_profile(profile).settings(pattern=pattern)
     if fixtures and not os.path.isdir(fixtures):
         raise PackError("%s: not a directory" % fixtures)
     if os.path.isdir(directory) and os.listdir(directory):
         raise PackError("%s: not empty (the pack is written to a new or empty directory)" % directory)
     entries = []
-    for name, kind, cls, files in _cases(seed, profile, pattern, fixtures):
+    for name, kind, cls, files in _cases(seed, profile, pattern, fixtures, settings):
         os.makedirs(os.path.join(directory, name), exist_ok=True)
         for fname, data in sorted(files.items()):
             atomic_write(os.path.join(directory, name, fname), data)
@@ -272,11 +283,26 @@ def write_pack(directory, profile=None, pattern=None, seed=0, fixtures=None):
         "profile": profile or "cs336",
         "pattern": get_pattern(pattern or get_profile(profile).default_pattern).name,
         "unicode_version": UNICODE_VERSION,
+        "settings": settings,
         "seed": seed,
         "cases": entries,
     }
     atomic_write(os.path.join(directory, "manifest.json"), _dumps(manifest))
     return manifest
+
+
+def pack_settings(directory):
+    """The recorded settings a pack's answers were trained with (its manifest's; None when
+    it names none: the profile's defaults), without checking the pack's files."""
+    try:
+        with open(os.path.join(directory, "manifest.json"), encoding="utf-8") as f:
+            manifest = json.load(f)
+    except (OSError, ValueError) as e:
+        raise PackError("%s: cannot read the manifest (%s)" % (directory, e))
+    settings = manifest.get("settings") if isinstance(manifest, dict) else None
+    if settings is None and isinstance(manifest, dict):
+        settings = get_profile(manifest.get("profile")).settings(pattern=manifest.get("pattern"))
+    return settings
 
 
 def read_manifest(directory):
@@ -354,6 +380,7 @@ def check_pack(
             if allowed is not None:
                 case["special_tokens"] = allowed
         trial = Trial(target, profile, params["pattern"], timeout, model, path, tok, allowed)
+        trial.settings = params.get("settings", manifest.get("settings"))
         run_dir = os.path.join(workdir, entry["name"])
         os.makedirs(run_dir, exist_ok=True)
         yield entry, trial.run(case, run_dir)

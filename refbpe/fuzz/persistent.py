@@ -63,7 +63,7 @@ __all__ = ["PersistentTarget"]
 
 _READ = 65536
 _ANSWER_MAX = 1 << 20  # bytes of one answer line at most: more is a broken protocol
-_REQUEST_KEYS = ("input", "counts", "out", "vocab_size", "special_tokens", "model")
+_REQUEST_KEYS = ("input", "counts", "out", "vocab_size", "special_tokens", "model", "base")
 
 
 def request_line(values):

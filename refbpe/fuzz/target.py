@@ -15,6 +15,7 @@ A command template (``--train 'CMD ...'``) is split as a shell would
     {model}           the model refbpe wrote for them (``--encode`` mode)
     {encoding}        the encoding's name for a named one (``cl100k_base``, ...), else
                       the model's path (``--encode`` mode)
+    {base}            the model their trainer extends (``--extend``: train mode)
 
 A Python function (``--train-py MODULE:FUNC``) is called by ``refbpe.fuzz.child``
 in a fresh interpreter (this one, ``sys.executable``), so a crash or a hang of
@@ -66,7 +67,7 @@ __all__ = [
     "stop_and_exit",
 ]
 
-_PLACEHOLDER = re.compile(r"\{(input|counts|vocab_size|special_tokens|out|model|encoding)\}")
+_PLACEHOLDER = re.compile(r"\{(input|counts|vocab_size|special_tokens|out|model|encoding|base)\}")
 _EACH = "{special_token}"
 STDERR_KEPT = 4000
 REFBPE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -139,6 +140,7 @@ KNOWN_PLACEHOLDERS = (
     "out",
     "model",
     "encoding",
+    "base",
 )
 
 

@@ -22,11 +22,15 @@ import os
 from .._util.atomic import atomic_write
 from ..corpus.countfile import write_counts
 from ..corpus.sequences import count_texts
-from ..learn.profiles import ProfileLimit
+from ..formats.model import build_vocab
+from ..learn.profiles import ProfileLimit, get_profile
+from ..learn.tie_rules import TEXT_ORDER
 from ..learn.train import train_bpe, train_from_counts
 from ..pretokenize.patterns import get_pattern
 from ..verify.encoding import encode_allowing
 from ..verify.judge import judge_encoding, judge_split, judge_training, split_segments
+from ..verify.setting_search import as_options
+from ..verify.ties import train_first_counted
 from .target import fault_of, read_output
 
 __all__ = [
@@ -73,7 +77,12 @@ class Trial(object):
     settings: ``profile``, ``pattern``, ``timeout``; for encode, ``model`` (a
     ``formats.Model``), ``model_path`` (written for them), ``tokenizer``,
     ``allowed_special`` (the special tokens matched, tiktoken's sense; None: all of
-    the model's) and ``encoding`` ({encoding}: a named encoding, else the model's path)."""
+    the model's) and ``encoding`` ({encoding}: a named encoding, else the model's path);
+    for training, ``settings`` (the recorded settings, ``Profile.settings``, of
+    ``profile``; None: its defaults): the reference is ``train`` under exactly them;
+    ``extend`` (an ``extend.Parent``) and ``base_path`` ({base}): their trainer extends
+    that model, as ``train --extend`` does (each case's vocab size then counts the
+    parent's tokens too, ``vocab_size``)."""
 
     def __init__(
         self,
@@ -86,11 +95,33 @@ class Trial(object):
         tokenizer=None,
         allowed_special=None,
         encoding=None,
+        settings=None,
     ):
         self.target, self.mode = target, target.mode
         self.profile, self.pattern, self.timeout = profile, pattern, timeout
         self.model, self.model_path, self.tokenizer = model, model_path, tokenizer
         self.allowed_special, self.encoding = allowed_special, encoding
+        self.settings = settings
+        self.extend = self.base_path = None
+
+    def special_tokens(self, case):
+        """The special tokens of the result: the parent's first when extending."""
+        given = list(case.get("special_tokens", []))
+        return given if self.extend is None else self.extend.with_specials(given)
+
+    def vocab_size(self, case):
+        """The vocab size their trainer is asked for: the case's, plus the parent's merges
+        and special tokens when extending (the case's counts the merges it learns itself)."""
+        size = case.get("vocab_size", 0)
+        if self.extend is None or self.mode != "train":
+            return size
+        return size + len(self.extend.merges) + len(self.special_tokens(case)) - len(case["special_tokens"])
+
+    def recorded(self):
+        """The recorded settings the reference trains with (``settings``, else the profile's defaults)."""
+        if self.settings is not None:
+            return self.settings
+        return get_profile(self.profile).settings(pattern=self.pattern)
 
     def values(self, case, directory):
         path = write_case_input(case, directory)
@@ -98,9 +129,11 @@ class Trial(object):
             "input": path,
             "counts": path,
             "out": os.path.join(directory, OUTPUT_NAMES[self.mode]),
-            "vocab_size": case.get("vocab_size", 0),
+            "vocab_size": self.vocab_size(case),
             "special_tokens": list(case.get("special_tokens", [])),
         }
+        if self.base_path:
+            values["base"] = self.base_path
         if self.model_path:
             values["model"] = self.model_path
             values["encoding"] = self.encoding or self.model_path
@@ -138,17 +171,19 @@ class Trial(object):
         if "counts" in case:
             counts, texts = case["counts"], None
         else:
-            counts = count_texts([case["text"]], "documents", case["special_tokens"], self.pattern)
+            counts = count_texts([case["text"]], "documents", self.special_tokens(case), self.pattern)
             texts = [case["text"]]
         return judge_training(
             counts,
-            case["vocab_size"],
+            self.vocab_size(case),
             case["special_tokens"],
             theirs,
             texts=texts,
             sources=[path],
             profile=self.profile,
             pattern=self.pattern,
+            settings=self.settings,
+            extend=self.extend,
         )
 
 
@@ -162,7 +197,15 @@ def reference_output(trial, case, path):
         for _, data in split_segments(case["text"], case.get("special_tokens", ())):
             from_pattern.extend(get_pattern(trial.pattern).pretokenize(data))
         return from_pattern
-    options = {"profile": trial.profile, "pattern": trial.pattern}
+    options = dict(as_options(trial.recorded()), profile=trial.profile, extend=trial.extend)
+    vocab_size = trial.vocab_size(case)
+    if options.get("tie_rule") == TEXT_ORDER:  # the engine has no text order: a replay over the text
+        counts = count_texts([case["text"]], "documents", case["special_tokens"], trial.pattern)
+        wanted = case["vocab_size"] - 256 - len(case["special_tokens"])
+        merges = train_first_counted(
+            counts, [case["text"]], case["special_tokens"], wanted, options["min_frequency"]
+        )
+        return build_vocab(merges, case["special_tokens"]), merges
     if "counts" in case:
-        return train_from_counts(case["counts"], case["vocab_size"], case["special_tokens"], **options)
-    return train_bpe(path, case["vocab_size"], case["special_tokens"], **options)
+        return train_from_counts(case["counts"], vocab_size, case["special_tokens"], **options)
+    return train_bpe(path, vocab_size, case["special_tokens"], **options)

@@ -5,6 +5,7 @@
     ``candidates``   the engine's first counts of a table of many distinct pairs: the candidates only
     ``step``         the engine's merge step: (a, b) -> z at each listed slot, the counts updated
     ``heap``         the engine's heap of pairs: entry order (tie rules), lazy deletion, refills
+    ``tie_rules``    the tie rules a training can be held to (``--tie-rule``), by verify's names
     ``inherited``    a given merge list replayed first on the word table (extend, SuperBPE)
     ``traced``       the trace tables of ``train --trace``: count, ties and runner-up per merge
     ``merge_check``  another trainer's merges checked on the engine's state (``verify.certify``)

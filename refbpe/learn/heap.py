@@ -3,7 +3,8 @@
 An entry holds a packed pair and a count; ``a < b`` means a is merged first
 (heapq is a min-heap): the greater count, then the tie rule, each rule one
 entry class (``_Entry``: CS336's greatest bytes; ``_IdEntry``: the smallest
-ids, rustbpe's and HF's), chosen once per run by ``entry_maker``.
+ids, rustbpe's and HF's, or the greatest; ``_KeyEntry``: the other byte rules
+of ``tie_rules``), chosen once per run by ``entry_maker``.
 
 Invariant (``merge`` argues why it holds): an entry's count is an upper bound
 of its pair's current count, and every pair whose count is at least the floor
@@ -60,18 +61,61 @@ class _IdEntry(object):
         return self.tie < other.tie
 
 
+class _KeyEntry(object):
+    """A heap entry for the other byte rules (``tie_rules``): equal counts go to the
+    smallest ``key`` (a tuple of byte strings)."""
+
+    __slots__ = ("count", "key", "pair")
+
+    def __init__(self, count, key, pair):
+        self.count = count
+        self.key = key
+        self.pair = pair
+
+    def __lt__(self, other):
+        if self.count != other.count:
+            return self.count > other.count
+        return self.key < other.key
+
+
+class _GreatestKeyEntry(_KeyEntry):
+    """As ``_KeyEntry``; equal counts go to the greatest ``key``."""
+
+    __slots__ = ()
+
+    def __lt__(self, other):
+        if self.count != other.count:
+            return self.count > other.count
+        return self.key > other.key
+
+
+# tie -> (key of (left bytes, right bytes), entry class)
+_KEYED = {
+    "smallest-bytes": (lambda a, b: (a, b), _KeyEntry),
+    "greatest-concat": (lambda a, b: (a + b, a, b), _GreatestKeyEntry),
+    "smallest-concat": (lambda a, b: (a + b, a, b), _KeyEntry),
+}
+
+
 def entry_maker(tie, token_bytes, shift, mask):
     """``make(count, pair)``: the heap entry for ``tie``, chosen once per run.
 
     ``tie`` is ``"bytes"`` (CS336: the greatest ``(left bytes, right bytes)``),
     ``"ids"`` (the smallest ``(left id, right id)``, ids as here: the packed pair
-    itself) or a list ``rank`` over every id (the smallest ``(rank[left],
-    rank[right])``).
+    itself), ``"greatest-ids"`` (the greatest), a list ``rank`` over every id
+    (the smallest ``(rank[left], rank[right])``), or one of the other byte rules
+    of ``tie_rules`` (``"smallest-bytes"``, ``"greatest-concat"``,
+    ``"smallest-concat"``).
     """
     if tie == "bytes":
         return lambda c, p: _Entry(c, token_bytes[p >> shift], token_bytes[p & mask], p)
     if tie == "ids":
         return lambda c, p: _IdEntry(c, p, p)
+    if tie == "greatest-ids":
+        return lambda c, p: _IdEntry(c, -p, p)
+    if isinstance(tie, str):
+        key, entry = _KEYED[tie]
+        return lambda c, p: entry(c, key(token_bytes[p >> shift], token_bytes[p & mask]), p)
     rank = tie
     rank_shift = max(rank).bit_length()
     return lambda c, p: _IdEntry(c, (rank[p >> shift] << rank_shift) | rank[p & mask], p)

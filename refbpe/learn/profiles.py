@@ -25,7 +25,8 @@ right without overlap, counts exact) and differ only in these rules:
     Unicode version     the latest (``regex``'s)  16.0 (probed)          16.0 (probed)
 
 ``min_frequency`` (all profiles, HF's meaning) stops training before the first
-merge whose pair occurs fewer times.
+merge whose pair occurs fewer times; ``tie_rule`` (all but SuperBPE) replaces the
+profile's own tie rule by another of ``tie_rules`` (ids in the profile's layout).
 
 Why the tie rules are one engine: rustbpe's ids are refbpe's own, so its rule is
 "smallest packed pair"; HF's ids differ from refbpe's only by a fixed renumbering
@@ -48,6 +49,7 @@ from ..pretokenize.patterns import get_pattern, pattern_key
 from ..pretokenize.unicode_tables import LATEST, unicode_version
 from .extend import keep_parent_ids, load_parent
 from .merge import learn_merges, merges_possible
+from .tie_rules import check_tie_rule, engine_tie
 
 __all__ = [
     "Profile",
@@ -99,8 +101,10 @@ class Profile(object):
         min_frequency=0,
         initial_alphabet=None,
         unicode=None,
+        tie_rule=None,
     ):
-        """The full settings of a run (a dict; defaults filled in), checked."""
+        """The full settings of a run (a dict; defaults filled in), checked; ``tie_rule``
+        (``tie_rules``' names) is recorded when it is not the profile's own."""
         cut = cut or self.default_cut
         if cut not in self.cuts:
             raise ValueError(
@@ -123,7 +127,7 @@ class Profile(object):
             )
         if not isinstance(min_frequency, int) or isinstance(min_frequency, bool) or min_frequency < 0:
             raise ValueError("min_frequency must be a non-negative integer, got %r" % (min_frequency,))
-        return {
+        out = {
             "profile": self.name,
             "peer": self.peer_label(),
             "pattern": pattern,
@@ -133,6 +137,14 @@ class Profile(object):
             "min_frequency": min_frequency,
             "initial_alphabet": _alphabet_bytes(initial_alphabet),
         }
+        if tie_rule is not None and check_tie_rule(tie_rule) != self.tie_rule:
+            out["tie_rule"] = tie_rule
+        return out
+
+    def engine_tie(self, settings, ranks=None):
+        """The merge engine's tie for ``settings``' tie rule (``tie_rules.engine_tie``;
+        ``ranks``: the ids of this profile's layout when they are not refbpe's)."""
+        return engine_tie(settings.get("tie_rule") or self.tie_rule, ranks)
 
     def train_counted(
         self, word_counts, vocab_size, special_tokens, settings, progress=None, trace=None, *,
@@ -145,10 +157,16 @@ class Profile(object):
         its tokens keep their ids (``refbpe.learn.extend``)."""
         parent, special_tokens = _parent_and_specials(extend, inherit_merges, special_tokens)
         wanted = vocab_size - 256 - len(special_tokens)
+        tie = self.engine_tie(settings)
         merges = learn_merges(
-            word_counts, wanted, progress, self.tie, max(1, settings["min_frequency"]), trace,
+            word_counts,
+            wanted,
+            progress,
+            tie,
+            max(1, settings["min_frequency"]),
+            trace,
             _inherited(parent, wanted),
-        )  # fmt: skip
+        )
         vocab = self.vocab_of(merges, special_tokens, settings)
         return _with_parent_ids(vocab, special_tokens, parent), merges
 
@@ -212,7 +230,7 @@ class HFProfile(Profile):
         ids = self.layout(word_counts, special_tokens, settings["initial_alphabet"])
         base = len(ids)
         wanted = min(max(0, vocab_size - base), merges_possible(word_counts) + _parent_merges(parent))
-        ranks = _hf_ranks(ids, wanted)
+        ranks = self.engine_tie(settings, _hf_ranks(ids, wanted))
         merges = learn_merges(
             word_counts, wanted, progress, ranks, max(1, settings["min_frequency"]), trace,
             _inherited(parent, wanted),
@@ -352,8 +370,12 @@ class SuperBPEProfile(HFProfile):
 
     def settings(
         self, pattern=None, cut=None, add_prefix_space=None, min_frequency=0, initial_alphabet=None,
-        unicode=None,
+        unicode=None, tie_rule=None,
     ):  # fmt: skip
+        if tie_rule not in (None, self.tie_rule):
+            raise ValueError(
+                "profile superbpe breaks ties as HF does (smallest-ids), not by %r" % (tie_rule,)
+            )
         if pattern not in (None, self.default_pattern):
             raise ValueError("profile superbpe splits with its own two patterns, not %r" % (pattern,))
         if unicode is not None and unicode_version(unicode) != LATEST:

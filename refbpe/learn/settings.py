@@ -11,7 +11,7 @@ or replays (verify, certify, fuzz, conformance), reads the same value:
 
     1. the profile by name (``get_profile``; unknown names are a ValueError);
     2. the profile's options (``Profile.settings``: cut, prefix space, alphabet,
-       pattern, ``min_frequency``);
+       pattern, ``min_frequency``, tie rule);
     3. the parent (``extend.load_parent``: ``inherit_merges`` in range), whose
        special tokens come first;
     4. the vocab size (an int, at least the profile's minimum) and the special
@@ -45,7 +45,7 @@ class TrainSettings(object):
     ``initial_alphabet`` (a tuple of bytes as ints), ``special_tokens`` (a tuple,
     the parent's first), ``vocab_size`` (None when not fixed: a tool that picks
     its own), ``parent`` (the ``extend.Parent``, or None) and ``tie_rule`` (the
-    name ``refbpe.verify.ties`` gives the profile's rule).
+    name ``refbpe.verify.ties`` gives the rule: the profile's, or the one given).
     """
 
     __slots__ = ("profile", "special_tokens", "vocab_size", "parent", "_record")
@@ -81,7 +81,7 @@ class TrainSettings(object):
 
     @property
     def tie_rule(self) -> str:
-        return self.profile.tie_rule
+        return dict(self._record).get("tie_rule") or self.profile.tie_rule
 
     @property
     def pattern_key(self) -> str:
@@ -137,6 +137,7 @@ def resolve(
     initial_alphabet: Union[str, Iterable[str], None] = None,
     extend: Union[Model, Parent, None] = None,
     inherit_merges: Optional[int] = None,
+    tie_rule: Optional[str] = None,
 ) -> TrainSettings:
     """The checked ``TrainSettings`` of these options (the trainers' keywords, same
     meaning and defaults); ValueError (or ``extend``'s TypeError) at the first bad
@@ -150,6 +151,7 @@ def resolve(
         add_prefix_space=add_prefix_space,
         min_frequency=min_frequency,
         initial_alphabet=initial_alphabet,
+        **({"tie_rule": tie_rule} if tie_rule is not None else {}),
     )
     parent = None
     if extend is not None:

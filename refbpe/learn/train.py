@@ -85,6 +85,7 @@ def train_from_counts(
     trace: Optional[List[Tuple[int, int, int]]] = None,
     extend: Union[Model, Parent, None] = None,
     inherit_merges: Optional[int] = None,
+    tie_rule: Optional[str] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """(vocab, merges) from ``{pre-token bytes: count}``.
 
@@ -122,7 +123,7 @@ def train_counts(
 # The trainers' keywords that make their ``TrainSettings``: ``settings.resolve``'s, by name.
 _SETTINGS_KEYWORDS = (
     "profile", "vocab_size", "special_tokens", "pattern", "unicode", "cut", "add_prefix_space",
-    "min_frequency", "initial_alphabet", "extend", "inherit_merges",
+    "min_frequency", "initial_alphabet", "extend", "inherit_merges", "tie_rule",
 )  # fmt: skip
 
 
@@ -188,6 +189,7 @@ def train_bpe(
     trace: Optional[List[Tuple[int, int, int]]] = None,
     extend: Union[Model, Parent, None] = None,
     inherit_merges: Optional[int] = None,
+    tie_rule: Optional[str] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """The CS336 adapter: ``(vocab {id: bytes}, merges [(bytes, bytes)])``.
 
@@ -204,7 +206,8 @@ def train_bpe(
     profile's, docs/unicode.md).  ``profile``
     (``cs336``, ``rustbpe`` or ``hf``) and its options (``cut``,
     ``add_prefix_space``, ``min_frequency``, ``initial_alphabet``, and
-    ``pattern``; ``refbpe.learn.profiles``) reproduce another trainer;
+    ``pattern``; ``refbpe.learn.profiles``) reproduce another trainer, and ``tie_rule`` (a name of
+    ``refbpe.learn.tie_rules``) replaces its tie rule;
     ``report["profile"]`` then records the settings.
 
     Cost: counting O(input bytes), split over ``workers`` processes, in memory
@@ -334,6 +337,7 @@ def train_from_texts(
     trace: Optional[List[Tuple[int, int, int]]] = None,
     extend: Union[Model, Parent, None] = None,
     inherit_merges: Optional[int] = None,
+    tie_rule: Optional[str] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """(vocab, merges) for ``texts`` (strs), each one sequence, as a peer's
     ``train_from_iterator`` takes them: the default cut is ``items`` (the
@@ -556,6 +560,7 @@ def train_from_count_files(
     trace: Optional[List[Tuple[int, int, int]]] = None,
     extend: Union[Model, Parent, None] = None,
     inherit_merges: Optional[int] = None,
+    tie_rule: Optional[str] = None,
 ) -> Tuple[Dict[int, bytes], List[Tuple[bytes, bytes]]]:
     """``(vocab, merges)`` from word-count files (``corpus.countfile``), added up.
 

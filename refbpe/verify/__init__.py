@@ -27,6 +27,8 @@ replayed as differences), ``readings`` (how a reading variant changes the word c
 ``cutter`` (safe places to cut text), ``setup_checks``, ``render`` (the text),
 ``encoding`` (the id comparison), ``display`` (bytes shown readably),
 ``profile_rules`` (``--profile``, and which trainer profile reproduces their model),
+``setting_search`` (the settings held to: given, named by their files, likely; the one
+changed option that reproduces them),
 ``conventions`` (a minimum count, text-mode newlines, an id layout: named with their setting).
 Certificates and traces: ``certify`` checks their merge list step by step
 against the word counts without training (``refbpe certify``); ``traces``

@@ -6,7 +6,8 @@ Their merges are replayed in their order over the reference word counts
 
 1. their pair occurs (a merge of a vanished pair is the mark of a stale heap);
 2. its count is the maximum;
-3. among the pairs of that count, it is the one the tie rule picks.
+3. among the pairs of that count, it is the one the tie rule picks;
+4. its count is at least the minimum count (``min_frequency``), if any.
 
 A failing step is reported and the replay goes on with their pair, so every
 wrong step is listed, not only the first.  After the last merge, if the
@@ -36,12 +37,13 @@ runner-up are read (a scan of the counts) only for the failing steps listed.
 import heapq
 
 from ..learn.merge_check import MergeCheck
-from ..learn.profiles import get_profile
+from ..learn.profiles import ProfileLimit, get_profile
 from .display import pair_json, show_pair
+from .profile_rules import id_mismatch
 from .replay import SHIFT, PairReplay
-from .ties import ORDER_FREE, RULE_TEXT
+from .ties import ORDER_FREE, RULE_TEXT, FirstCounted
 
-__all__ = ["certify", "PROFILE_TIE_RULES", "render_certificate"]
+__all__ = ["certify", "certify_settings", "PROFILE_TIE_RULES", "render_certificate"]
 
 # The tie rule each single-stage trainer profile merges by (``Profile.tie_rule``).
 PROFILE_TIE_RULES = {name: get_profile(name).tie_rule for name in ("cs336", "rustbpe", "hf")}
@@ -144,12 +146,33 @@ class _ReplayState(object):
                 heapq.heappush(self.heap, self.entry(c, self.key(p), p))
 
 
+class _TextOrderState(_ReplayState):
+    """``_ReplayState`` under ``first-counted``: the tied pair met first in ``texts``."""
+
+    def __init__(self, word_counts, merges, texts, special_tokens):
+        self.replay = PairReplay(word_counts)
+        self.merges = merges
+        self.first = FirstCounted(texts, special_tokens, self.replay)
+
+    def choice(self):
+        m = self.replay.best()
+        return self.first.choose(self.replay.tied_keys(m)) if m > 0 else None
+
+    def apply(self, k):
+        self.replay.apply(tuple(self.merges[k]))
+
+
 _ENGINE_RULES = ("greatest-bytes", "smallest-ids-refbpe-layout", "smallest-ids")
 
 
-def _state(word_counts, merges, rule, their_ids):
+def _state(word_counts, merges, rule, their_ids, texts=None, special_tokens=()):
     """The engine's state (``merge_check.MergeCheck``) when it can hold the rule and the
-    merges, else the replay's (any merge list, any order-free rule)."""
+    merges, else the replay's (any merge list, any order-free rule; ``first-counted``
+    over ``texts``, whose GPT-2 pieces ``word_counts`` count)."""
+    if rule == "first-counted":
+        if texts is None:
+            raise ValueError("tie rule first-counted reads the corpus text in order: give CORPUS files")
+        return _TextOrderState(word_counts, merges, texts, special_tokens)
     if rule in _ENGINE_RULES and MergeCheck.valid(merges) and (rule != "smallest-ids" or their_ids):
         if rule == "greatest-bytes":
             tie = "bytes"
@@ -164,29 +187,44 @@ def _state(word_counts, merges, rule, their_ids):
     return _ReplayState(word_counts, merges, rule, their_ids)
 
 
-def certify(word_counts, merges, tie_rule="greatest-bytes", their_ids=None, merges_wanted=None, limit=20):
+def certify(
+    word_counts,
+    merges,
+    tie_rule="greatest-bytes",
+    their_ids=None,
+    merges_wanted=None,
+    limit=20,
+    min_count=1,
+    texts=None,
+    special_tokens=(),
+):
     """Check ``merges`` step by step against ``word_counts``; the report (a dict).
 
     ``tie_rule`` is one of ``ties.ORDER_FREE``; ``their_ids`` ({bytes: id})
     serves the rules on their own ids; ``merges_wanted`` (the merges their
     vocab size asked for) enables the early-stop check; ``limit`` bounds the
-    failures listed (``failing`` counts them all).
+    failures listed (``failing`` counts them all).  ``min_count`` (HF's
+    ``min_frequency``): a merge of a pair that occurs fewer times fails
+    (``below-minimum``), and stopping while the best pair left does is no
+    early stop.  ``tie_rule`` may be ``first-counted`` given the ``texts`` (cut
+    at ``special_tokens``) whose GPT-2 pieces ``word_counts`` count.
     """
     merges = [tuple(m) for m in merges]
-    state = _state(word_counts, merges, tie_rule, their_ids)
+    min_count = max(1, min_count)
+    state = _state(word_counts, merges, tie_rule, their_ids, texts, special_tokens)
     failures, failing = [], 0
     for step in range(len(merges)):
         best = state.choice()
         theirs = state.pair_of(step)
-        if best is None or theirs != best:
+        if best is None or theirs != best or state.count(best) < min_count:
             failing += 1
             if len(failures) < limit:
-                failures.append(_failure(state, step, theirs, best))
+                failures.append(_failure(state, step, theirs, best, min_count))
         state.apply(step)
     early = None
     if merges_wanted is not None and len(merges) < merges_wanted:
         best = state.choice()
-        if best is not None:
+        if best is not None and state.count(best) >= min_count:
             early = {
                 "after": len(merges),
                 "pair": pair_json(state.bytes_of(best)),
@@ -198,17 +236,55 @@ def certify(word_counts, merges, tie_rule="greatest-bytes", their_ids=None, merg
         "merges_wanted": merges_wanted,
         "words": len(word_counts),
         "tie_rule": tie_rule,
+        "min_count": min_count,
         "failing": failing,
         "failures": failures,
         "early_stop": early,
     }
 
 
-def _failure(state, step, theirs, best):
-    """The report of a failing step: their pair is absent, below the maximum, or lost the tie."""
+def certify_settings(
+    word_counts, theirs, settings, vocab_size=None, special_tokens=(), tie_rule=None, limit=20, texts=None
+):
+    """``certify`` of ``theirs`` (a ``formats.Model``) under a run's recorded ``settings``
+    (``Profile.settings``: its minimum count, tie rule unless ``tie_rule``, and the
+    merges ``vocab_size`` asks for under its layout), over ``word_counts`` counted
+    as it counts.  Under a profile other than cs336, whose ids are part of its
+    output as ``verify --profile`` compares them, their ids (where their format has
+    them) must be the layout's: ``id_mismatch`` (id, ours, theirs) otherwise."""
+    profile = get_profile(settings["profile"])
+    special_tokens = list(special_tokens)
+    wanted = None
+    if vocab_size is not None:
+        wanted = profile.merges_wanted(word_counts, vocab_size, special_tokens, settings)
+    rule = tie_rule or settings.get("tie_rule") or profile.tie_rule
+    their_ids = theirs.id_of() if theirs.carries_ids else None
+    merges = [(bytes(a), bytes(b)) for a, b in theirs.merges]
+    report = certify(
+        word_counts, merges, rule, their_ids, wanted, limit, settings["min_frequency"], texts, special_tokens
+    )
+    report["settings"] = settings
+    if profile.name != "cs336" and theirs.carries_ids:
+        try:
+            vocab = profile.vocab_of(merges, special_tokens, settings, word_counts)
+            bad = id_mismatch(vocab, theirs, special_tokens)
+        except ProfileLimit as e:
+            report["profile_limit"], bad = str(e), None
+            report["certified"] = False
+        if bad is not None:
+            report["id_mismatch"] = {"id": bad[0], "ours": bad[1], "theirs": bad[2]}
+            report["certified"] = False
+    return report
+
+
+def _failure(state, step, theirs, best, min_count=1):
+    """The report of a failing step: their pair is absent, below the maximum, lost the tie,
+    or (the rule's own choice) occurs fewer than ``min_count`` times."""
     count = 0 if theirs is None else state.count(theirs)
     maximum = 0 if best is None else state.count(best)
     kind = "absent" if count == 0 else "not-maximum" if count < maximum else "tie"
+    if kind == "tie" and theirs == best:
+        kind = "below-minimum"
     failure = {
         "step": step,
         "kind": kind,
@@ -241,6 +317,8 @@ def render_certificate(report):
         report["tie_rule"],
         RULE_TEXT[report["tie_rule"]],
     )
+    if report.get("min_count", 1) > 1:
+        head += ", minimum count %s" % format(report["min_count"], ",")
     if report["certified"]:
         return "certified: " + head
     lines = ["NOT certified: %s failing step(s) of %s" % (format(report["failing"], ","), head)]
@@ -264,6 +342,12 @@ def render_certificate(report):
                 show_pair(_unhex(f["choice"])),
                 format(f["runner_up"], ","),
             )
+        elif f["kind"] == "below-minimum":
+            text = "theirs %s occurs %s times, below the minimum count %s (min_frequency)" % (
+                theirs,
+                format(f["count"], ","),
+                format(report["min_count"], ","),
+            )
         else:
             text = "%s pairs share the maximum count %s; the rule picks %s, theirs is %s" % (
                 format(f["tied"], ","),
@@ -272,7 +356,7 @@ def render_certificate(report):
                 theirs,
             )
         lines.append("  " + where + text)
-        if f.get("tied", 0) > 1 and f["kind"] != "absent":
+        if f.get("tied", 0) > 1 and f["kind"] not in ("absent", "below-minimum"):
             shown = ", ".join(show_pair(_unhex(p)) for p in f["tied_pairs"])
             more = f["tied"] - len(f["tied_pairs"])
             lines.append(
@@ -282,6 +366,14 @@ def render_certificate(report):
     hidden = report["failing"] - len(report["failures"])
     if hidden:
         lines.append("  ... and %s more failing step(s)" % format(hidden, ","))
+    bad = report.get("id_mismatch")
+    if bad is not None:
+        lines.append(
+            "  ids: id %d is %s in profile %s's layout, %s in theirs"
+            % (bad["id"], bad["ours"], report["settings"]["profile"], bad["theirs"])
+        )
+    if report.get("profile_limit"):
+        lines.append("  " + report["profile_limit"])
     early = report["early_stop"]
     if early is not None:
         lines.append(

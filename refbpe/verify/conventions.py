@@ -3,12 +3,14 @@
 Other trainers differ from the CS336 reference by a convention rather than a
 bug; each check here proves one by reproducing their model under it:
 
-* ``min_count_stop``: early stop at a minimum count (HF's ``min_frequency``).
-  Every one of their merges has the maximum reference count, and after the
-  last one pairs are left, all below the counts they merged: a threshold T
-  with ``left < T <= lowest merged count`` stops there (not named when the
-  count left is past a 32-bit int's range: a wrapped counter is the likelier
-  cause).  Cost: one replay of their merges.
+* ``min_count_stop``: a stop at a minimum count (HF's ``min_frequency``) other
+  than the reference's.  Every one of their merges has the maximum reference
+  count, and after the last one pairs are left, all below the counts they
+  merged: a threshold T with ``left < T <= lowest merged count`` stops there
+  (not named when the count left is past a 32-bit int's range: a wrapped
+  counter is the likelier cause); or, against a reference trained with a
+  minimum count, they merge past it: no threshold (or a lower one) does.
+  Cost: one replay of their merges.
 * ``newline_translation``: the corpus read in text mode (Python's
   ``open(path)``, universal newlines: ``\\r\\n`` and ``\\r`` read as ``\\n``).
   The reference trained on the translated text gives exactly their merges.
@@ -47,11 +49,17 @@ LAYOUTS = {
 }
 
 
-def min_count_stop(word_counts, their_merges, wanted):
-    """``{"name": "min-count", "min_count": T, ...}`` when they stopped before ``wanted``
-    merges at a threshold T that explains all their merges, else None."""
-    if len(their_merges) >= wanted:
-        return None
+def min_count_stop(word_counts, their_merges, wanted, min_count=1):
+    """``{"name": "min-count", "min_count": T, ...}`` when a minimum count T other
+    than ``min_count`` (the one the reference trained with; 1: none) explains all
+    their merges and their stopping there, else None.
+
+    T explains them when every one of their merges has the maximum count and
+    at least T, and they stop where T stops a training: at ``wanted`` merges,
+    or with the best pair left below T.  The thresholds that do are a range,
+    ``min_count`` (its lowest) to ``min_count_up_to``; one that stops early
+    with pairs left is not named past a 32-bit int's range (a wrapped counter
+    is the likelier cause: refbpe certify shows which)."""
     replay = PairReplay(word_counts)
     lowest = None
     for pair in their_merges:
@@ -61,16 +69,20 @@ def min_count_stop(word_counts, their_merges, wanted):
         lowest = c if lowest is None else min(lowest, c)
         replay.apply(pair)
     left = replay.best()
-    if left <= 0:
-        return None  # no pair left: they ran out, as the reference would
-    if left >= 2**31:
+    stopped = len(their_merges) < wanted and left > 0  # pairs left: only a threshold stops there
+    lo = left + 1 if stopped else 1
+    hi = float("inf") if lowest is None else lowest
+    if lo > hi or lo <= max(1, min_count) <= hi:
+        return None  # no threshold stops there, or the reference's own does
+    if stopped and left >= 2**31:
         return None  # a counter that wraps at 2^31 or 2^32 stops there too: refbpe certify shows which
     return {
         "name": "min-count",
-        "min_count": left + 1,
+        "min_count": lo,
         "min_count_up_to": lowest,
         "left": left,
-        "setting": "min_frequency=%d" % (left + 1),
+        "setting": "min_frequency=%d" % (lo if lo > 1 else 0),
+        "option": "--min-frequency %d" % (lo if lo > 1 else 0),
     }
 
 
@@ -79,14 +91,14 @@ def translate_newlines(text):
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def newline_translation(texts, special_tokens, pattern, wanted, their_merges):
+def newline_translation(texts, special_tokens, pattern, wanted, their_merges, min_count=1):
     """``{"name": "newline-translation", ...}`` when the reference trained on ``texts``
-    read in text mode makes exactly ``their_merges``, else None."""
+    read in text mode (with ``min_count``, the reference's) makes exactly ``their_merges``, else None."""
     if texts is None or not any("\r" in t for t in texts):
         return None
     read = [translate_newlines(t) for t in texts]
     counts = count_texts(read, "documents", list(special_tokens), pattern)
-    if learn_merges(counts, wanted) != list(their_merges):
+    if learn_merges(counts, wanted, min_count=min_count) != list(their_merges):
         return None
     return {
         "name": "newline-translation",

@@ -72,7 +72,7 @@ def _check(h, j, pair, key, ctx):
     src = h.source
     m, tied = src.top()
     c = src.count_key(key) if key is not None else 0
-    if m <= 0 or c != m:
+    if m < ctx.min_count or c != m:
         top = tied
         h.failure = {
             "step": j,
@@ -152,6 +152,7 @@ def replay_hypotheses(
     pattern=None,
     fuse=True,
     park=True,
+    min_count=1,
 ):
     """Replay ``their_merges``; returns (reference Hypothesis, [variant Hypotheses],
     the probe at ``probe = (k, our pair k)``: counts at the first divergence).
@@ -175,7 +176,9 @@ def replay_hypotheses(
     differences for later users (the profiles' word tables).
 
     A hypothesis is ``complete`` when it explains every one of their merges
-    and their stopping there: ``wanted`` merges made, or no pair left.
+    and their stopping there: ``wanted`` merges made, or no pair left (of at
+    least ``min_count``, the reference's minimum count: a pair below it
+    explains no merge).
     ``pattern`` is the split the word counts were counted with (None: GPT-2's):
     ``texts`` are re-read by GPT-2's scanner for the first-counted rule, so it is
     tried only under GPT-2's pattern on the latest table (``make_overlays`` says
@@ -183,6 +186,7 @@ def replay_hypotheses(
     """
     ctx = _Context()
     ctx.their_ids, ctx.ref_ids = their_ids, ref_ids
+    ctx.min_count = min_count = max(1, min_count)
     n = len(their_merges)
     k, our_pair = probe if probe is not None else (None, None)
     # Fused: the reference counts are known to fail at k, so pass 2 checks them from the start.
@@ -245,14 +249,14 @@ def replay_hypotheses(
             h.source.refresh(changed)
     if counting:
         reference.fit = n
-        reference.exhausted = ref.best() == 0
+        reference.exhausted = ref.best() < min_count
     if stop is not None:
         _complete(reference, n, wanted)
         reference.complete = False  # no tie rule is left, or (fused) the counts failed
     reference.source = None
     for h in live:
         h.fit = n
-        h.exhausted = h.source.best() == 0
+        h.exhausted = h.source.best() < min_count
     for h in others:
         _complete(h, n, wanted)
     return reference, others, probed
@@ -272,7 +276,7 @@ def _pass_one(ctx, reference, their_merges, k, our_pair, variants):
             return j + 1, probed
         ref.apply(pair)
     reference.fit = len(their_merges)
-    reference.exhausted = ref.best() == 0
+    reference.exhausted = ref.best() < ctx.min_count
     return None, probed
 
 

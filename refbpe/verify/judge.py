@@ -18,6 +18,7 @@ Cost: one reference training (or encoding, or scan) of the input, and for a
 difference the replay of verify's hypotheses: meant for small inputs.
 """
 
+from ..learn.profiles import get_profile
 from ..pretokenize.patterns import get_pattern
 from ..specials import special_pattern, split_specials
 from .certify import PROFILE_TIE_RULES, certify, render_certificate
@@ -26,16 +27,32 @@ from .merges import verify_merges
 from .pieces import compare_split, render_split_comparison
 from .profile_rules import profile_verdict
 from .readings import Readings
+from .setting_search import given_from
 
 __all__ = ["judge_encoding", "judge_split", "judge_training", "split_segments"]
 
 
 def judge_training(
-    word_counts, vocab_size, special_tokens, theirs, texts=None, sources=(), profile=None, pattern=None
+    word_counts,
+    vocab_size,
+    special_tokens,
+    theirs,
+    texts=None,
+    sources=(),
+    profile=None,
+    pattern=None,
+    settings=None,
+    extend=None,
 ):
     """The report comparing ``theirs`` (a ``formats.Model``) with the reference
-    trained on ``word_counts`` (counted with ``pattern``) under ``profile``."""
+    trained on ``word_counts`` (counted with ``pattern``) under ``profile``, with
+    exactly the recorded ``settings`` (``Profile.settings``; None: the profile's
+    defaults) as ``train`` takes them: their trainer is held to every one (a
+    setting that reproduces them otherwise is named, ``setting_search``).  ``extend``
+    (an ``extend.Parent``, cs336 only): the reference extends it, as ``train --extend``."""
     special_tokens = list(special_tokens)
+    if settings is None:
+        settings = get_profile(profile).settings(pattern=pattern)
     readings = Readings(texts, special_tokens) if texts is not None else None
     report = verify_merges(
         word_counts,
@@ -46,6 +63,9 @@ def judge_training(
         pattern=pattern,
         readings=readings,
         given=True,
+        min_frequency=settings["min_frequency"],
+        tie_rule=settings.get("tie_rule"),
+        extend=extend,
     )
     if profile not in (None, "cs336"):
         report = profile_verdict(
@@ -59,15 +79,21 @@ def judge_training(
             pattern,
             texts,
             readings,
+            given_from(settings),
         )
+        return report
+    if extend is not None:  # certify replays from the bytes: inherited merges are no rule's choice
         return report
     if not report["identical"] and report["cause"] not in ("min-count", "newline-translation"):
         wanted = vocab_size - 256 - len(special_tokens)
         cert = certify(
             word_counts,
             [(bytes(a), bytes(b)) for a, b in theirs.merges],
-            PROFILE_TIE_RULES["cs336"],
+            settings.get("tie_rule") or PROFILE_TIE_RULES["cs336"],
             merges_wanted=wanted,
+            min_count=settings["min_frequency"],
+            texts=texts,
+            special_tokens=special_tokens,
         )
         report["certificate"] = cert
         report["explanation"] += "\n\nStep by step over the word counts (refbpe certify):\n" + (

@@ -22,6 +22,7 @@ makes the text from it, so the text carries every conclusion the JSON holds.
 
 from ..learn.extend import keep_parent_ids
 from ..learn.merge import learn_merges
+from ..learn.tie_rules import TEXT_ORDER, engine_tie
 from ..learn.train import build_vocab, check_training_args
 from ..pretokenize.patterns import get_pattern
 from .conventions import id_layout, min_count_stop, newline_translation
@@ -31,7 +32,7 @@ from .overlays import VARIANT_CAUSE, VARIANTS
 from .readings import versioned
 from .render import render_text
 from .setup_checks import SETUP_CODES, setup_warnings, warning
-from .ties import TIE_RULES, rule_choices
+from .ties import TIE_RULES, rule_choices, train_first_counted
 
 __all__ = ["verify_merges", "CAUSES"]
 
@@ -44,6 +45,7 @@ CAUSES = (
     "merge-application",
     "min-count",
     "newline-translation",
+    "setting",
     "unknown",
 )
 _VARIANT_ORDER = {n: i for i, (n, _, _) in enumerate(VARIANTS)}
@@ -108,9 +110,14 @@ def verify_merges(
     extend=None,
     readings=None,
     given=False,
+    min_frequency=0,
+    tie_rule=None,
 ):
     """The report (a dict) comparing ``theirs`` (a ``formats.Model``) with the
-    reference trained on ``word_counts``.
+    reference trained on ``word_counts`` (stopping before a pair of fewer than
+    ``min_frequency`` occurrences, as ``train --min-frequency``; breaking ties by
+    ``tie_rule``, ``learn.tie_rules``' names, default CS336's: ``first-counted``
+    needs ``texts``, counted with GPT-2's pattern, and no ``extend``).
 
     ``extend`` (an ``extend.Parent``): the reference extends that parent
     (``refbpe.learn.extend``); a divergence is then reported without hypotheses
@@ -138,13 +145,24 @@ def verify_merges(
     setup = dict(setup or {})
     if not versioned(get_pattern(pattern)):
         texts = None
+    if tie_rule == TEXT_ORDER and get_pattern(pattern).key != "gpt2":
+        raise ValueError("tie rule first-counted reads GPT-2's pieces: not under pattern %s" % pattern)
     # 1. The reference.
     wanted = vocab_size - 256 - len(special_tokens)
-    if extend is None:
-        ours = learn_merges(word_counts, wanted)
+    min_count = max(1, min_frequency)
+    rule = tie_rule or "greatest-bytes"
+    if rule == TEXT_ORDER:
+        if texts is None or extend is not None:
+            raise ValueError("tie rule first-counted reads the corpus text in order (and no --extend)")
+        ours = train_first_counted(word_counts, texts, special_tokens, wanted, min_count)
+        our_vocab = build_vocab(ours, special_tokens)
+    elif extend is None:
+        ours = learn_merges(word_counts, wanted, tie=engine_tie(rule), min_count=min_count)
         our_vocab = build_vocab(ours, special_tokens)
     else:
-        ours = learn_merges(word_counts, wanted, inherited=extend.merges)
+        ours = learn_merges(
+            word_counts, wanted, tie=engine_tie(rule), min_count=min_count, inherited=extend.merges
+        )
         our_vocab = keep_parent_ids(build_vocab(ours, special_tokens), special_tokens, extend)
     their_merges = [(bytes(a), bytes(b)) for a, b in theirs.merges]
 
@@ -197,6 +215,7 @@ def verify_merges(
             wanted=wanted,
             readings=readings,
             pattern=pattern,
+            min_count=min_count,
         )
         report["fit"] = reference.fit
         _divergence(report, k, ours, their_merges, probe, reference, others)
@@ -204,9 +223,9 @@ def verify_merges(
     # 3b. Conventions (docs/verify.md): text mode, a minimum count, when no hypothesis explains them.
     convention = None
     if reference is not None and not any(h.complete for h in [reference] + others):
-        convention = newline_translation(texts, special_tokens, pattern, wanted, their_merges) or (
-            min_count_stop(word_counts, their_merges, wanted)
-        )
+        convention = newline_translation(
+            texts, special_tokens, pattern, wanted, their_merges, min_count
+        ) or min_count_stop(word_counts, their_merges, wanted, min_count)
 
     # 4. Setup checks.
     ran_out = (k is None and len(ours) < wanted) or any(

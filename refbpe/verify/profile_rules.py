@@ -51,6 +51,7 @@ from .conventions import id_layout
 from .display import pair_json, show, show_pair
 from .readings import Readings, versioned
 from .replay import PairReplay
+from .setting_search import OPTIONS, option_text, setting_text, variations
 from .setup_checks import SETUP_CODES
 
 __all__ = [
@@ -60,6 +61,7 @@ __all__ = [
     "WordTables",
     "compare_with_profile",
     "candidate_settings",
+    "id_mismatch",
 ]
 
 SMALL_CORPUS = 16 << 20  # below this, counting in-process beats starting workers (as cli.verify)
@@ -76,6 +78,7 @@ def profile_verdict(
     pattern=None,
     texts=None,
     readings=None,
+    given=None,
 ):
     """``report`` (from ``verify_merges``) settled by profiles: with ``profile``,
     replaced by the comparison under that profile; without, extended with the
@@ -83,6 +86,9 @@ def profile_verdict(
     ``word_counts`` were counted with ``pattern`` (None: gpt2) over documents;
     ``texts`` (the corpus, when at hand) spare reading ``sources`` again, and
     ``readings`` (their ``readings.Readings``, verify's) recounting their lines.
+    ``given`` ({``Profile.settings`` keyword: value}) fixes those options
+    (``candidate_settings``); with ``profile``, when no setting reproduces them,
+    one that differs in a given option and does is named (``setting_search``).
 
     Without ``profile`` only a setting that reproduces them matters, so the
     settings the cheap checks rule out (``SettingChecks``) are not trained."""
@@ -93,7 +99,7 @@ def profile_verdict(
     checks = None if profile else SettingChecks(report, theirs, special_tokens, tables)
     first, tried = None, []
     for name in names:
-        for settings in candidate_settings(name, theirs, pattern):
+        for settings in candidate_settings(name, theirs, pattern, given):
             if checks is not None and checks.ruled_out(name, settings):
                 continue
             if checks is not None and checks.proven(name, settings, vocab_size):
@@ -113,6 +119,8 @@ def profile_verdict(
     if profile is None:
         report["reproduced_by_profile"] = None
         return report
+    if first is None:
+        raise ValueError("profile %s takes none of the settings given" % profile)
     out = dict(report)
     out.update(first)
     if profile != "cs336":  # the CS336 reference's cause is not P's: P's divergence is the evidence
@@ -126,10 +134,57 @@ def profile_verdict(
         _describe(first["settings"]),
         first["explanation"],
     )
+    other = _other_setting(profile, first["settings"], theirs, vocab_size, special_tokens, tables, given)
+    if other is not None:
+        return _reproduced_by_setting(out, other)
     for settings in tried:
         version = _other_version(profile, settings, theirs, vocab_size, special_tokens, tables)
         if version is not None:
             return _reproduced_on(out, version)
+    return out
+
+
+def _other_setting(name, settings, theirs, vocab_size, special_tokens, tables, given):
+    """The comparison under profile ``name`` with one given option of ``settings``
+    changed that reproduces ``theirs`` exactly (``setting_search.variations``), with
+    ``option`` and ``value``; or None."""
+    if not given:
+        return None
+    profile = get_profile(name)
+    table = tables.get(settings)
+    wanted = None
+    if table is not None:
+        wanted = profile.merges_wanted(table, vocab_size, list(special_tokens), settings)
+    merges = [(bytes(a), bytes(b)) for a, b in theirs.merges]
+    for option, value, options in variations(profile, settings, given, table, merges, wanted):
+        other = profile.settings(**options)
+        result = compare_with_profile(name, other, theirs, vocab_size, special_tokens, tables, explain=False)
+        if result["identical"]:
+            result["option"], result["value"] = option, value
+            return result
+    return None
+
+
+def _reproduced_by_setting(out, result):
+    """``out`` (their model against profile P) concluded by ``result``: P with one
+    option changed reproduces it; cause ``min-count`` (``min_frequency``) or ``setting``."""
+    option, value, settings = result["option"], result["value"], result["settings"]
+    setting = setting_text(option, settings[dict(OPTIONS)[option]] if option != "min_frequency" else value)
+    out["cause"] = "min-count" if option == "min_frequency" else "setting"
+    out["variant"] = None
+    out["setting"] = setting
+    out["convention"] = {"name": out["cause"], "option": option_text(option, value), "setting": setting}
+    if option == "min_frequency":
+        out["convention"]["min_count"] = max(1, value)
+    out["reproduced_by_settings"] = settings
+    out["explanation"] = "%s: DIFFERENT - profile %s with %s reproduces their model exactly (%s): %s\n%s" % (
+        out["cause"],
+        result["profile"],
+        setting,
+        _describe(settings),
+        "train and verify with " + out["convention"]["option"],
+        out["explanation"],
+    )
     return out
 
 
@@ -184,7 +239,7 @@ class SettingChecks(object):
         training stops where they stop: at the merges it is asked for, or, with
         fewer, where the hypothesis ran out of pairs.  Then at every step the
         training takes the pair they took, by induction on the steps."""
-        rule = PROFILE_RULE.get(name)
+        rule = settings.get("tie_rule") or PROFILE_RULE.get(name)  # the rule the setting trains by
         if rule is None or not self.plain or settings["min_frequency"] > 1 or not self.theirs.carries_ids:
             return False
         table = self.tables.get(settings)
@@ -304,38 +359,60 @@ def _describe(settings):
     parts.append("pattern %s, Unicode %s" % (settings["pattern"], settings.get("unicode")))
     if settings["profile"] == "hf":
         parts.append("%s, add_prefix_space=%s" % (settings["sequences"], settings["add_prefix_space"]))
+    if settings.get("initial_alphabet"):
+        parts.append(setting_text("initial_alphabet", settings["initial_alphabet"]))
     if settings["min_frequency"]:
         parts.append("min_frequency %d" % settings["min_frequency"])
+    if settings.get("tie_rule"):
+        parts.append("tie rule %s" % settings["tie_rule"])
     return ", ".join(parts)
 
 
-def candidate_settings(name, theirs, pattern=None):
+def candidate_settings(name, theirs, pattern=None, given=None):
     """The settings of profile ``name`` to try against ``theirs``, most likely first
     (rustbpe: only ``pattern`` when one is given; hf: its version only, as HF
     splits with GPT-2's pattern; ``pattern`` may name only a Unicode version,
-    ``"@17.0.0"``, for the profile's own pattern)."""
+    ``"@17.0.0"``, for the profile's own pattern).  ``given`` ({``Profile.settings``
+    keyword: value}, ``setting_search``) fixes those options over what their files
+    name and the likely ones; none when the profile cannot take them."""
     profile = get_profile(name)
+    given = dict(given or {})
     named = _their_manifest_settings(theirs)
     if named and named.get("profile") == name:
-        keys = ("pattern", "add_prefix_space", "min_frequency", "initial_alphabet")
+        keys = ("pattern", "add_prefix_space", "min_frequency", "initial_alphabet", "tie_rule")
         options = {k: named[k] for k in keys if k in named}
         options["cut"] = named.get("sequences")
-        return [profile.settings(**options)]
+        return _settled(profile, [dict(options, **given)])
     if name == "rustbpe":
-        return [profile.settings(pattern=p) for p in ([pattern] if pattern else ["llama3", "gpt2"])]
-    if name == "hf":
+        tried = [{"pattern": p} for p in ([pattern] if pattern else ["llama3", "gpt2"])]
+    elif name == "hf":
         prefixes = [_their_prefix_space(theirs)]
         if prefixes[0] is None:
             prefixes = [True, False]
         alphabet = "bytelevel" if _has_every_byte(theirs) else None
         if pattern and get_pattern(pattern).name != "gpt2":
             pattern = None  # HF splits with ByteLevel's regex whatever pattern the reference counts with
-        return [
-            profile.settings(pattern=pattern, cut=cut, add_prefix_space=prefix, initial_alphabet=alphabet)
+        tried = [
+            {"pattern": pattern, "cut": cut, "add_prefix_space": prefix, "initial_alphabet": alphabet}
             for prefix in prefixes
             for cut in ("documents", "lines")
         ]
-    return [profile.settings(pattern=pattern)]
+    else:
+        tried = [{"pattern": pattern}]
+    return _settled(profile, [dict(options, **given) for options in tried])
+
+
+def _settled(profile, tried):
+    """``profile.settings`` of each of ``tried`` that it takes, without repeats, in order."""
+    out = []
+    for options in tried:
+        try:
+            settings = profile.settings(**options)
+        except ValueError:
+            continue
+        if settings not in out:
+            out.append(settings)
+    return out
 
 
 def compare_with_profile(name, settings, theirs, vocab_size, special_tokens, tables, explain=True):
@@ -403,7 +480,7 @@ def _divergence(word_counts, ours, theirs, k, result):
     )
 
 
-def _id_mismatch(vocab, theirs, special_tokens):
+def id_mismatch(vocab, theirs, special_tokens):
     """(id, ours, theirs) of the first id outside the special tokens that differs, or None."""
     if not theirs.carries_ids:
         return None
@@ -416,6 +493,9 @@ def _id_mismatch(vocab, theirs, special_tokens):
         if mine.get(i) != other.get(i):
             return i, _shown(vocab.get(i)), _shown(theirs.vocab.get(i))
     return None
+
+
+_id_mismatch = id_mismatch
 
 
 def _shown(token):

@@ -61,11 +61,19 @@ def _verdict(r):
     head = "%s: DIFFERENT - " % cause
     convention = r.get("convention")
     if cause == "min-count":
+        flag = "--min-frequency %d" % (convention["min_count"] if convention["min_count"] > 1 else 0)
+        if convention["min_count"] <= 1:  # the reference stopped at its minimum count, they go on
+            return head + (
+                "they merge past the reference's minimum count (%d merges, down to a count of %s): every one "
+                "of their merges has the maximum count, and no minimum count is theirs; reproduced by %s "
+                "(refbpe train %s)"
+                % (theirs["num_merges"], convention["min_count_up_to"], convention["setting"], flag)
+            )
         return head + (
             "they stop after %d merges with pairs left (the best occurs %d times): every one of their merges "
             "has the maximum count, and a minimum count stops there; reproduced by %s "
-            "(HF's BpeTrainer; refbpe train --min-frequency %d)"
-            % (theirs["num_merges"], convention["left"], convention["setting"], convention["min_count"])
+            "(HF's BpeTrainer; refbpe train %s)"
+            % (theirs["num_merges"], convention["left"], convention["setting"], flag)
         )
     if cause == "newline-translation":
         return (

@@ -18,13 +18,19 @@ the replay.  ``first-counted`` needs the corpus text; ``FirstCounted`` scans
 pre-tokens in text order with the replay's current segmentation, reading only
 as far as the first tied pair (the text prefix is pre-tokenized once, on
 demand, and kept as word indices).
+
+``train_first_counted`` trains under ``first-counted`` (the merge engine
+cannot: ``learn.tie_rules``), for ``--tie-rule first-counted``: a replay that
+reads the tied pairs at each step (O(pairs tied) plus the text read so far, per
+merge: meant for small inputs, as fuzz's).
 """
 
 from ..pretokenize.patterns import get_pattern
 from ..specials import special_pattern, split_specials
 from .cutter import Cutter
+from .replay import PairReplay
 
-__all__ = ["TIE_RULES", "RULE_TEXT", "ORDER_FREE", "rule_choices", "FirstCounted"]
+__all__ = ["TIE_RULES", "RULE_TEXT", "ORDER_FREE", "rule_choices", "FirstCounted", "train_first_counted"]
 
 _GPT2 = get_pattern("gpt2")  # the tie rules are replayed on GPT-2's pieces
 
@@ -128,3 +134,24 @@ class FirstCounted(object):
                 p = (ids[j] << 32) | ids[j + 1]
                 if p in tied:
                     return p
+
+
+def train_first_counted(word_counts, texts, special_tokens, wanted, min_count=1):
+    """The merges a trainer under ``first-counted`` makes: at each step, among the pairs
+    of the maximum count (at least ``min_count``), the one met first in ``texts`` (cut at
+    ``special_tokens``, GPT-2's pieces: ``word_counts`` must be their counts); at most
+    ``wanted``."""
+    replay = PairReplay(word_counts)
+    first = FirstCounted(texts, special_tokens, replay)
+    merges = []
+    while len(merges) < wanted:
+        m = replay.best()
+        if m < max(1, min_count):
+            break
+        k = first.choose(replay.tied_keys(m))
+        if k is None:
+            raise ValueError("first-counted: a tied pair is not in the text (word counts of another text?)")
+        pair = replay.pair(k)
+        merges.append(pair)
+        replay.apply(pair)
+    return merges
