@@ -9,17 +9,21 @@ change in how many pairs have the merged count.  ``records`` works the ties
 out from them backwards at the end.
 
 Invariant: the heap's (``heap``) is kept while observing: every pair at the
-floor or above has an entry, so the runner-up is exact, ties included.
+floor or above has an entry, so the runner-up is exact, ties included.  It may
+be below the floor: when the winner was the heap's last entry at the floor, the
+greatest count left is off the heap, and the refill ``observe`` makes (the one
+the next step would make) puts it on top, exactly.
 
 Cost: two comparisons per changed pair and the heap's next entry per merge,
-only when tracing; ``train --trace`` costs 1-3% more CPU than ``train`` under
-PyPy on english_medium at vocab 10,000 and 32,000 (perf/certify_cost.py); one
-pass over the counts at the end.
+only when tracing; one pass over the counts at the end.  ``train --counts
+--trace`` costs 0.96-1.01x the CPU of ``train --counts`` under PyPy on
+english_medium at vocab 10,000 (least of 5-7 rounds, a loaded machine;
+perf/certify_cost.py).
 """
 
 import heapq
 
-from .heap import push_fresh, refill
+from .heap import refill
 from .step import StepTables
 
 __all__ = ["TracedTables"]
@@ -86,15 +90,18 @@ class TracedTables(StepTables):
         self.runner_ups.append(runner_up)
         return floor
 
-    def collect(self, counts, where, a, b, z, shift):
-        """[(new pair, count)] of this step, also entered in ``counts`` and ``where``;
-        the pairs they replace lose the same counts.  ``changes`` gets how many pairs
-        reach ``level`` less how many leave it, the merged pair left out (two
-        comparisons per entry)."""
-        fresh = []
+    def collect_pushing(self, counts, where, a, b, z, shift, heap, floor, make_entry):
+        """``StepTables.collect_pushing`` (the new pairs entered in ``counts`` and
+        ``where``, the replaced ones losing the same counts, each new pair at
+        ``floor`` or above pushed as it is made), and ``changes`` gets how many
+        pairs reach ``level`` less how many leave it, the merged pair left out (two
+        comparisons per entry).  One pass, no list of new pairs: with a list and a
+        second pass for the pushes ``train --counts --trace`` took 1.07-1.11x the CPU
+        of ``train --counts`` (english_medium, 10,000, PyPy; perf/certify_cost.py)."""
         level, merged, change = self.level, (a << shift) | b, 0
+        left_count, left_at = self.left_count, self.left_at
         for x in self.left_touched:
-            c = self.left_count[x]
+            c = left_count[x]
             q = ((b if x == z else x) << shift) | a
             old = counts[q]
             if old == level and q != merged:
@@ -104,11 +111,13 @@ class TracedTables(StepTables):
             counts[p] = c
             if c == level:
                 change += 1
-            where[p] = self.left_at[x]
-            fresh.append((p, c))
-            self.left_at[x] = None
+            where[p] = left_at[x]
+            left_at[x] = None
+            if c >= floor:
+                heapq.heappush(heap, make_entry(c, p))
+        right_count, right_at = self.right_count, self.right_at
         for y in self.right_touched:
-            c = self.right_count[y]
+            c = right_count[y]
             q = (b << shift) | y
             old = counts[q]
             if old == level and q != merged:
@@ -118,15 +127,12 @@ class TracedTables(StepTables):
             counts[p] = c
             if c == level:
                 change += 1
-            where[p] = self.right_at[y]
-            fresh.append((p, c))
-            self.right_at[y] = None
+            where[p] = right_at[y]
+            right_at[y] = None
+            if c >= floor:
+                heapq.heappush(heap, make_entry(c, p))
         del self.left_touched[:], self.right_touched[:]
         self.changes.append(change)
-        return fresh
-
-    def collect_pushing(self, counts, where, a, b, z, shift, heap, floor, make_entry):
-        push_fresh(heap, self.collect(counts, where, a, b, z, shift), floor, make_entry)
 
     def records(self, counts):
         """``(count, ties, runner_up)`` per merge, ``counts`` the pairs' counts at the end."""
