@@ -6,7 +6,7 @@ verify, then again), CPU seconds (user + system, ``wait4`` rusage, by
 seconds and peak RSS (MB) of a plain ``refbpe train`` and of ``refbpe
 verify`` (its default: explanations and the profile search included) against
 models that differ in several ways, and the ratio verify / train of the
-medians, with the load average::
+medians and of the least CPU seconds of the rounds, with the load average::
 
     .venv/bin/python perf/verify_cost.py                      # english_small, vocab 1000, every model
     .venv/bin/python perf/verify_cost.py --vocab 2000 --models identical,hf --repeats 3
@@ -155,22 +155,35 @@ def main():
                         lines = [x for x in out.splitlines() if not x.startswith("warning")]
                         verdicts.setdefault(label, lines[0] if lines and label != "train" else "rc %d" % rc)
             med = {k: [_median([r[i] for r in v]) for i in range(3)] for k, v in runs.items()}
+            least = {k: min(r[0] for r in v) for k, v in runs.items()}
             print(
                 "== %s  %s  vocab %d  (medians of %d; load average %.1f-%.1f)"
                 % (name, os.path.basename(args.corpus), args.vocab, args.repeats, min(loads), max(loads))
             )
             for tree in trees:
                 tc, tw, _ = med[(tree, "train")]
+                tl = least[(tree, "train")]
                 print("-- %s" % os.path.abspath(tree))
                 print(
-                    "%-24s %8s %8s %8s %8s %8s  %s"
-                    % ("run", "cpu s", "x train", "wall s", "x train", "peak MB", "verdict")
+                    "%-24s %8s %8s %8s %8s %8s %8s %8s  %s"
+                    % (
+                        "run",
+                        "cpu s",
+                        "x train",
+                        "min cpu",
+                        "x train",
+                        "wall s",
+                        "x train",
+                        "peak MB",
+                        "verdict",
+                    )
                 )
                 for (t, label), (c, w, mb) in med.items():
                     if t == tree:
+                        lc = least[(t, label)]
                         print(
-                            "%-24s %8.2f %8.2f %8.2f %8.2f %8.1f  %s"
-                            % (label, c, c / tc, w, w / tw, mb, verdicts[label][:60])
+                            "%-24s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.1f  %s"
+                            % (label, c, c / tc, lc, lc / tl, w, w / tw, mb, verdicts[label][:60])
                         )
 
 

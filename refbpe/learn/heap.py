@@ -19,7 +19,7 @@ one pass over the counts plus O(n) for the n entries heapified.
 
 import heapq
 
-__all__ = ["entry_maker", "pop_best", "refill", "push_fresh"]
+__all__ = ["entry_maker", "pop_best", "refill"]
 
 
 class _Entry(object):
@@ -164,10 +164,3 @@ def refill(heap, counts, where, make_entry, floor=None):
     heap[:] = [make_entry(c, p) for p, c in counts.items() if c >= floor and p in where]
     heapq.heapify(heap)
     return floor
-
-
-def push_fresh(heap, fresh, floor, make_entry):
-    """Push the new pairs ``[(pair, count)]`` that reach ``floor``; the others wait for a refill."""
-    for p, c in fresh:
-        if c >= floor:
-            heapq.heappush(heap, make_entry(c, p))

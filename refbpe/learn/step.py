@@ -41,7 +41,7 @@ class StepTables(object):
     flat table over token ids replaces five dict operations per occurrence
     (one word of 20 million ``a`` under PyPy: the first merge took 1.4 s with
     dicts; the whole phase is now under 2 s, perf/merge_engine.py --long);
-    ``collect_pushing`` (``traced.TracedTables.collect`` when tracing) turns
+    ``collect_pushing`` (``traced.TracedTables``' when tracing) turns
     the entries touched into counts and slot lists and clears them.
     """
 
@@ -54,7 +54,7 @@ class StepTables(object):
     def collect_pushing(self, counts, where, a, b, z, shift, heap, floor, make_entry):
         """The new pairs of this step entered in ``counts`` and ``where``, the pairs they
         replace losing the same counts; each new pair that reaches ``floor`` is pushed on
-        ``heap`` as it is made (``heap.push_fresh``'s rule): the untraced loop's.  No list
+        ``heap`` as it is made (the others wait for a refill, ``heap.refill``): the untraced loop's.  No list
         of new pairs, no second pass over them: the merge phase of english_medium at 32,000
         took 5% less CPU (perf/compare.py --before main merge --vocab 32000)."""
         left_count, left_at = self.left_count, self.left_at

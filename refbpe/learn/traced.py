@@ -9,17 +9,21 @@ change in how many pairs have the merged count.  ``records`` works the ties
 out from them backwards at the end.
 
 Invariant: the heap's (``heap``) is kept while observing: every pair at the
-floor or above has an entry, so the runner-up is exact, ties included.
+floor or above has an entry, so the runner-up is exact, ties included.  It may
+be below the floor: when the winner was the heap's last entry at the floor, the
+greatest count left is off the heap, and the refill ``observe`` makes (the one
+the next step would make) puts it on top, exactly.
 
 Cost: two comparisons per changed pair and the heap's next entry per merge,
-only when tracing; ``train --trace`` costs 1-3% more CPU than ``train`` under
-PyPy on english_medium at vocab 10,000 and 32,000 (perf/certify_cost.py); one
-pass over the counts at the end.
+only when tracing; one pass over the counts at the end.  ``train --counts
+--trace`` costs 0.96-1.01x the CPU of ``train --counts`` under PyPy on
+english_medium at vocab 10,000 (least of 5-7 rounds, a loaded machine;
+perf/certify_cost.py).
 """
 
 import heapq
 
-from .heap import push_fresh, refill
+from .heap import refill
 from .step import StepTables
 
 __all__ = ["TracedTables"]
@@ -86,29 +90,35 @@ class TracedTables(StepTables):
         self.runner_ups.append(runner_up)
         return floor
 
-    def collect(self, counts, where, a, b, z, shift):
-        """[(new pair, count)] of this step, also entered in ``counts`` and ``where``;
-        the pairs they replace lose the same counts.  ``changes`` gets how many pairs
-        reach ``level`` less how many leave it, the merged pair left out (two
-        comparisons per entry)."""
-        fresh = []
+    def collect_pushing(self, counts, where, a, b, z, shift, heap, floor, make_entry):
+        """``StepTables.collect_pushing`` (the new pairs entered in ``counts`` and
+        ``where``, the replaced ones losing the same counts, each new pair at
+        ``floor`` or above pushed as it is made), and ``changes`` gets how many
+        pairs reach ``level`` less how many leave it, the merged pair left out (two
+        comparisons per entry).  One pass, no list of new pairs: with a list and a
+        second pass for the pushes ``train --counts --trace`` took 1.07-1.11x the CPU
+        of ``train --counts`` (english_medium, 10,000, PyPy; perf/certify_cost.py)."""
         merged, change = (a << shift) | b, 0
         for x in self.left_touched:
             q, p = ((b if x == z else x) << shift) | a, (x << shift) | z
-            change += self._enter(counts, where, fresh, q, p, self.left_count[x], self.left_at[x], merged)
+            change += self._enter(
+                counts, where, q, p, self.left_count[x], self.left_at[x], merged, heap, floor, make_entry
+            )
             self.left_at[x] = None
         for y in self.right_touched:
             q, p = (b << shift) | y, (z << shift) | y
-            change += self._enter(counts, where, fresh, q, p, self.right_count[y], self.right_at[y], merged)
+            change += self._enter(
+                counts, where, q, p, self.right_count[y], self.right_at[y], merged, heap, floor, make_entry
+            )
             self.right_at[y] = None
         del self.left_touched[:], self.right_touched[:]
         self.changes.append(change)
-        return fresh
 
-    def _enter(self, counts, where, fresh, q, p, c, slots, merged):
-        """New pair ``p``, of count ``c`` at ``slots``, entered; the pair ``q`` it replaces
-        loses ``c``.  Returns the change in how many pairs have ``level``'s count, the
-        ``merged`` pair left out.  (No loop: PyPy's JIT inlines it into ``collect``.)"""
+    def _enter(self, counts, where, q, p, c, slots, merged, heap, floor, make_entry):
+        """New pair ``p``, of count ``c`` at ``slots``, entered (and pushed when ``c`` is at
+        ``floor`` or above); the pair ``q`` it replaces loses ``c``.  Returns the change in
+        how many pairs have ``level``'s count, the ``merged`` pair left out.  (No loop:
+        PyPy's JIT inlines it into ``collect_pushing``.)"""
         level, change = self.level, 0
         old = counts[q]
         if old == level and q != merged:
@@ -118,11 +128,9 @@ class TracedTables(StepTables):
         if c == level:
             change += 1
         where[p] = slots
-        fresh.append((p, c))
+        if c >= floor:
+            heapq.heappush(heap, make_entry(c, p))
         return change
-
-    def collect_pushing(self, counts, where, a, b, z, shift, heap, floor, make_entry):
-        push_fresh(heap, self.collect(counts, where, a, b, z, shift), floor, make_entry)
 
     def records(self, counts):
         """``(count, ties, runner_up)`` per merge, ``counts`` the pairs' counts at the end."""

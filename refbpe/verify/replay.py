@@ -195,19 +195,49 @@ class PairReplay(object):
     def top(self):
         """(the maximum count, the keys of the pairs at it; none when it is 0)."""
         m = self.max_count()
-        return m, (self.tied_keys(m) if m > 0 else [])
+        return m, (self._walk_tied(m, ()) if m > 0 else [])
+
+    def _walk_tied(self, m, skip):
+        """The keys at count ``m``, not in ``skip``, in increasing order, read without
+        popping: the heap's entries whose stored count is ``m`` or more are a
+        subtree at its root, walked.  Exact, and in the order ``_pop_tied`` finds
+        them, when no entry is above ``m`` (its root is current, at ``m`` or
+        below): every pair at ``m`` has an entry at ``m`` (stored counts bound the
+        current ones from above), and a stale entry met there is below ``m`` now
+        (it is left for the pops that clean the root).  (Popping every tied entry
+        and pushing it back at each check cost PyPy a pure-Python sift per entry:
+        verify's checks on english_small's hf model 0.35 -> 0.30 CPU s, least of 6
+        cold processes alternating; perf/verify_stages.py, checks.)"""
+        heap, counts = self.heap, self.counts
+        found = []
+        n = len(heap)
+        stack = [0] if n else []
+        while stack:
+            i = stack.pop()
+            c, p = heap[i]
+            if -c < m:
+                continue
+            if counts.get(p, 0) == m and p not in skip:
+                found.append(p)
+            i = 2 * i + 1
+            if i < n:
+                stack.append(i)
+                if i + 1 < n:
+                    stack.append(i + 1)
+        found = sorted(set(found)) if len(found) > 1 else found
+        return found
 
     def top_excluding(self, skip, floor, parked=None):
         """``best_excluding(skip)``, M, and the keys ``tied_keys(max(M, floor), skip)``
         gives, in its order, from one scan of the heap instead of two.
 
-        The scan first cleans and pops, as ``best_excluding``, down to the best
-        pair not in ``skip``, then goes on as ``tied_keys``; the entries popped
-        on the way are in the order ``tied_keys`` would pop them (the heap's
-        order), so the keys come in its order.  (An overlay asks both at every
-        step, and its difference's pairs often lead the heap, popped twice: its
-        checks 1.1-1.3x faster under PyPy, 1.25x under CPython; perf/micro.py
-        overlay-top.)
+        The scan first cleans the heap's root and pops the entries of pairs in
+        ``skip`` there, as ``best_excluding``, down to the best pair not in
+        ``skip``, whose entry it leaves; then it reads the keys at M without
+        popping (``_walk_tied``), in ``tied_keys``' order.  (An overlay asks both
+        at every step, and its difference's pairs often lead the heap, popped
+        twice: its checks 1.1-1.3x faster under PyPy, 1.25x under CPython;
+        perf/micro.py overlay-top.)
 
         ``parked`` (a dict, when the caller is the heap's only reader): the
         popped entries of pairs in ``skip`` are left out of the heap and their
@@ -217,23 +247,36 @@ class PairReplay(object):
         layout, so the answers stay the same.
         """
         heap = self.heap
-        keep, best = self._pop_to_best(skip)
+        keep, best = self._skip_to_best(skip)
         m = max(best, floor)
-        found = {}
-        for c, p in keep:  # valid entries, popped first: the one not skipped has the count best
-            if -c == m and p not in skip:
-                found[p] = True
-        self._pop_tied(m, skip, keep, found)
+        found = self._walk_tied(m, skip) if m > 0 else []
         if parked is None:
             for e in keep:
                 heapq.heappush(heap, e)
         else:
             for e in keep:
-                if e[1] in skip:
-                    parked[e[1]] = True
+                parked[e[1]] = True
+        return best, found
+
+    def _skip_to_best(self, skip):
+        """``_pop_to_best``, the best entry left on the heap: ({entry: True} popped, all
+        of pairs in ``skip``, the count of the best pair not in ``skip``, 0 if none)."""
+        heap, counts = self.heap, self.counts
+        keep, best = {}, 0
+        while heap:
+            c, p = heap[0]
+            current = counts.get(p, 0)
+            if current != -c:
+                if current > 0:
+                    heapq.heapreplace(heap, (-current, p))
                 else:
-                    heapq.heappush(heap, e)
-        return best, list(found)
+                    heapq.heappop(heap)
+                continue
+            if p not in skip:
+                best = current
+                break
+            keep[heapq.heappop(heap)] = True
+        return keep, best
 
     def unpark(self, key):
         """Put pair ``key``, whose entries ``top_excluding`` parked, back on the heap."""
