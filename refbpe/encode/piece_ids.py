@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import heapq
 
+from .backtrack import Backtracker
 from .piece_cuts import PieceCuts
-from .ranks import NO_MERGE
+from .ranks import NO_MERGE, dense
 
 __all__ = ["PieceEncoder"]
 
@@ -41,6 +42,31 @@ class PieceEncoder(object):
     """The piece encoders of a ``Tokenizer`` (its base; the methods read its tables and caches)."""
 
     def _encode_piece(self, piece):
+        """Ids of one pre-token: ``_merge_piece``'s, found by ``backtrack.Backtracker`` for
+        pieces of ``_LONG_PIECE`` bytes or more (when its search stays within its budget)."""
+        if len(piece) >= _LONG_PIECE:
+            backtracker = self._backtracker
+            if backtracker is None:
+                backtracker = self._backtracker = self._make_backtracker()
+            if backtracker:
+                found = backtracker.encode(piece)
+                if found is not None:
+                    return found
+        return self._merge_piece(piece)
+
+    def _make_backtracker(self):
+        """The ``Backtracker`` of these tables, or False when the vocab lacks a byte (the
+        merging loop raises) or its ids are far apart."""
+        size = max(self.vocab, default=0) + 1
+        if None in self._byte_id or not dense(size, len(self.vocab)):
+            return False
+        id_of = self._id_of if self._rank_of is None else self._rank_of
+        tokens = self.__dict__.get("_sorted_tokens") or sorted(id_of)
+        return Backtracker(
+            self._ranks, self._shift, self._byte_id, tokens, id_of, self.vocab, size, self._merge_piece
+        )
+
+    def _merge_piece(self, piece):
         """Ids of one pre-token: lowest-ranked adjacent pair first.
 
         ``ranks[k]`` holds the merge of pair (k, k + 1); after a merge only
