@@ -28,10 +28,11 @@ three more, the search's steps per byte, and whether it gave up (``_STEPS_PER_BY
 and left the piece to the heap.  CPU seconds, best of three.
 """
 
+import os
 import random
 import sys
 
-from harness import GPT2_FILES, corpus, read_corpus, stopwatch
+from harness import GPT2_FILES, TIKTOKEN_CACHE, corpus, read_corpus, stopwatch
 
 from refbpe.encode import backtrack
 from refbpe.encode import piece_ids as tokenizer_module
@@ -144,6 +145,8 @@ def family_piece(family, n, rng):
 
 
 def load_tokenizer(name):
+    """gpt2's CS336 merge list, or a tiktoken encoding from the shared cache (offline)."""
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", TIKTOKEN_CACHE)
     return Tokenizer.from_files(*GPT2_FILES) if name == "gpt2" else Tokenizer.from_tiktoken(name)
 
 

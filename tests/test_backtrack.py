@@ -291,19 +291,35 @@ def test_a_token_ranked_below_its_parts_is_checked_by_merging():
     assert tok._backtracker._kind[tok._rank_of[b"abc"]] == backtrack._BY_MERGING
 
 
+def trained_ranks():
+    """The trained model's tokens as tiktoken's ranks (their ids): tables that need not grow."""
+    vocab = trained().vocab
+    return Tokenizer.from_ranks({t: i for i, t in vocab.items() if t != b"<|endoftext|>"})
+
+
+def test_the_tokenizer_searches_long_pieces_of_ranks_only():
+    piece = b"aaaa bbbb abab " * 20
+    ranks, merges = trained_ranks(), trained()
+    assert not ranks._ranks_grow and merges._ranks_grow
+    assert ranks._encode_piece(piece) == searched(ranks, piece) == ranks._merge_piece(piece)
+    merges._backtracker = None
+    assert merges._encode_piece(piece) == by_merge_list(merges, piece)
+    assert merges._backtracker is None  # a merge list keeps its heap
+
+
 def test_the_tokenizer_merges_a_piece_the_search_gives_up_on(monkeypatch):
-    tok = trained()
+    tok = trained_ranks()
     piece = b"aaaa bbbb abab " * 20
     monkeypatch.setattr(backtrack, "_STEPS_PER_BYTE", 0)
     monkeypatch.setattr(backtrack, "_STEPS_FLOOR", 0)
-    tok._backtracker = None
-    assert tok._encode_piece(piece) == tok._merge_piece(piece) == by_merge_list(tok, piece)
+    assert tok._encode_piece(piece) == tok._merge_piece(piece) == by_ranks(tok, piece)
     assert tok._backtracker.encode(piece) is None
 
 
 def test_a_vocab_without_every_byte_has_no_search():
-    vocab = {i: bytes([i]) for i in range(256) if i != ord("z")}
-    tok = Tokenizer(vocab, [])
-    assert tok._make_backtracker() is False
+    ranks = {bytes([i]): i for i in range(256) if i != ord("z")}
+    ranks.update({b"ab": 300, b"abc": 260})  # "abc" ranks below "ab": the tables need not grow
+    tok = Tokenizer.from_ranks(ranks)
+    assert not tok._ranks_grow and tok._make_backtracker() is False
     with pytest.raises(ValueError, match="single-byte token"):
         tok._encode_piece(b"z" * 500)
