@@ -7,7 +7,7 @@
 
 Each case times a trick against the alternative its comment compares it with, on the comment's
 input from the shared corpora (found by ``perf/harness.py``).  The trick is the library's own
-code where the comment sits on a function (``Tokenizer._encode_piece``, ``_encode_bytes``,
+code where the comment sits on a function (``Tokenizer._merge_piece``, ``_encode_bytes``,
 ``count_pretokens``); the alternative is written out here, small.
 ``merge-link-fill`` and ``merge-new-slots`` time the engine's fill and slot arrays against the
 alternatives (the variants of the whole engine are ``perf/experiments/merge_variants.py``, which
@@ -57,7 +57,7 @@ def gpt2():
 
 
 def encode_rescan(tok, piece):
-    """The alternative to _encode_piece's ranks list: look every adjacent pair up after each merge."""
+    """The alternative to _merge_piece's ranks list: look every adjacent pair up after each merge."""
     table, shift, none = tok._ranks, tok._shift, 1 << 62
     ids = [tok._byte_id[b] for b in piece]
     while len(ids) > 1:
@@ -73,14 +73,14 @@ def encode_rescan(tok, piece):
     return ids
 
 
-@case("encode-neighbours", "piece_ids.py _encode_piece, 'half the time': unique pre-tokens, GPT-2 vocab")
+@case("encode-neighbours", "piece_ids.py _merge_piece, 'half the time': unique pre-tokens, GPT-2 vocab")
 def bench_encode_neighbours(args):
     from refbpe.pretokenize.patterns import get_pattern
 
     tok = gpt2()
     for name in ("english_small", "python_code"):
         pieces = sorted(set(get_pattern("gpt2").pretokenize(corpus(name, 4 * MB))))
-        trick = ("neighbours", lambda ps=pieces: [tok._encode_piece(p) for p in ps])
+        trick = ("neighbours", lambda ps=pieces: [tok._merge_piece(p) for p in ps])
         rescan = ("rescan", lambda ps=pieces: [encode_rescan(tok, p) for p in ps])
         yield [trick, rescan], "%s 4 MB, its %d unique pieces" % (name, len(pieces))
 

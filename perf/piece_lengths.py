@@ -3,8 +3,9 @@
     .venv-pypy/bin/python perf/piece_lengths.py                  # synthetic pieces (CPython works too)
     .venv-pypy/bin/python perf/piece_lengths.py --corpus chinese # real pieces of a shared corpus
     .venv-pypy/bin/python perf/piece_lengths.py --long           # the two long-piece paths
+    .venv-pypy/bin/python perf/piece_lengths.py --backtrack      # the backtracking encoder against them
 
-Times ``Tokenizer._encode_piece`` with the threshold ``_LONG_PIECE`` set above and
+Times ``Tokenizer._merge_piece`` (the merging paths) with the threshold ``_LONG_PIECE`` set above and
 below each length (so each path runs on the same pieces), GPT-2 vocab, on three
 kinds of pieces: English words glued together, random lowercase letters, Han
 characters.  Each path is warmed up first (JIT), then timed over many distinct
@@ -15,13 +16,25 @@ so the loop stays cheaper longer: it decides the threshold).  With ``--long``, t
 two O(n log n) paths on one piece of 100K and 1M random letters: rank by rank
 (``_encode_long_piece``, used for merge lists) against one heap entry per slot
 (``_encode_long_piece_by_slot``, used for tiktoken tables).
+
+With ``--backtrack`` (``--encodings``, default gpt2's merge list, cl100k_base and
+o200k_base), the backtracking encoder (``encode/backtrack.py``) against the merging
+paths (``_merge_piece``: the loop below ``_LONG_PIECE`` bytes, the heap from there):
+first per length as above (its tables warm), then on one piece of ``--size`` bytes
+(default 100,000) of each family in ``BACKTRACK_FAMILIES`` (runs, random letters, words,
+digits, random bytes, Cyrillic, Greek, emoji): the heap, the backtracking search's first
+piece of the family on a fresh tokenizer (its tables built as it goes) and its best of
+three more, the search's steps per byte, and whether it gave up (``_STEPS_PER_BYTE``)
+and left the piece to the heap.  CPU seconds, best of three.
 """
 
+import os
 import random
 import sys
 
-from harness import GPT2_FILES, corpus, stopwatch
+from harness import GPT2_FILES, TIKTOKEN_CACHE, corpus, read_corpus, stopwatch
 
+from refbpe.encode import backtrack
 from refbpe.encode import piece_ids as tokenizer_module
 from refbpe.encode.tokenizer import Tokenizer
 from refbpe.pretokenize.gpt2 import piece_ends
@@ -51,10 +64,10 @@ def pieces(kind, length, count, rng):
 def time_path(tok, data, threshold):
     tokenizer_module._LONG_PIECE = threshold
     for d in data[:1000] * 3:
-        tok._encode_piece(d)  # warm-up
+        tok._merge_piece(d)  # warm-up
     with stopwatch() as sw:
         for d in data:
-            tok._encode_piece(d)
+            tok._merge_piece(d)
     return sw.wall / len(data) * 1e6
 
 
@@ -93,7 +106,126 @@ def long_paths(tok):
         print("%-10d %12.3f %12.3f %8.2f" % (n, best["rank"], best["slot"], best["slot"] / best["rank"]))
 
 
+BACKTRACK_LENGTHS = [16, 32, 64, 128, 192, 256, 384]
+BACKTRACK_FAMILIES = [
+    "spaces",
+    "a-run",
+    "ab-run",
+    "eq-run",
+    "letters",
+    "words",
+    "digits",
+    "ascii",
+    "bytes",
+    "cyrillic",
+    "greek",
+    "emoji",
+]
+
+
+def family_piece(family, n, rng):
+    """One piece of about ``n`` bytes of ``family`` (``BACKTRACK_FAMILIES``)."""
+    runs = {"spaces": b" ", "a-run": b"a", "ab-run": b"ab", "eq-run": b"="}
+    if family in runs:
+        return runs[family] * (n // len(runs[family]))
+    if family == "letters":
+        return bytes(rng.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(n))
+    if family == "words":
+        words = read_corpus("english_small", 1 << 18).split()
+        return b"".join(rng.choice(words) for _ in range(n // 4))[:n]
+    if family == "digits":
+        return bytes(rng.choice(b"0123456789") for _ in range(n))
+    if family == "ascii":
+        return bytes(rng.randrange(128) for _ in range(n))
+    if family == "bytes":
+        return bytes(rng.randrange(256) for _ in range(n))
+    scripts = {"cyrillic": (0x430, 0x44F, 2), "greek": (0x3B1, 0x3C9, 2), "emoji": (0x1F600, 0x1F64F, 4)}
+    first, last, width = scripts[family]
+    return "".join(chr(rng.randint(first, last)) for _ in range(n // width)).encode()
+
+
+def load_tokenizer(name):
+    """gpt2's CS336 merge list, or a tiktoken encoding from the shared cache (offline)."""
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", TIKTOKEN_CACHE)
+    return Tokenizer.from_files(*GPT2_FILES) if name == "gpt2" else Tokenizer.from_tiktoken(name)
+
+
+def cpu_best(fn, pieces):
+    """Best CPU seconds of ``fn`` over ``pieces`` (one call each), and the last result."""
+    best, out = 1e9, None
+    for piece in pieces:
+        with stopwatch() as sw:
+            out = fn(piece)
+        best = min(best, sw.cpu)
+    return best, out
+
+
+def backtrack_lengths(tok, name, rng):
+    print("%-12s %-8s %6s %10s %10s %8s" % ("encoding", "pieces", "bytes", "merge us", "bt us", "bt/merge"))
+    for kind in ("english", "letters", "han"):
+        for n in BACKTRACK_LENGTHS:
+            data = pieces(kind, n, max(500, 40000 // n), rng)
+            for d in data[:300] * 2:  # warm-up: JIT and the search's tables
+                assert tok._backtracker.encode(d) == tok._merge_piece(d)
+            merge, bt = [], []
+            for _ in range(3):
+                with stopwatch() as sw:
+                    for d in data:
+                        tok._merge_piece(d)
+                merge.append(sw.cpu)
+                with stopwatch() as sw:
+                    for d in data:
+                        tok._backtracker.encode(d)
+                bt.append(sw.cpu)
+            k = 1e6 / len(data)
+            print(
+                "%-12s %-8s %6d %10.2f %10.2f %8.2f"
+                % (name, kind, n, min(merge) * k, min(bt) * k, min(bt) / min(merge))
+            )
+
+
+def backtrack_families(name, size, rng):
+    print(
+        "%-12s %-9s %8s %8s %8s %8s %9s %s"
+        % ("encoding", "family", "heap s", "bt 1st", "bt best", "bt/heap", "steps/B", "gave up")
+    )
+    for family in BACKTRACK_FAMILIES:
+        data = [family_piece(family, size, rng) for _ in range(4)]
+        tok = load_tokenizer(name)
+        tok._backtracker = tok._make_backtracker()
+        with stopwatch() as sw:
+            first = tok._backtracker.encode(data[0])
+        heap, want = cpu_best(tok._merge_piece, data[1:])
+        best, got = cpu_best(tok._backtracker.encode, data[1:])
+        steps = tok._backtracker.steps / len(data[-1])
+        if got is None:
+            best, got = cpu_best(tok._encode_piece, data[1:])  # gave up: the search's steps and the heap
+        assert got == want and first in (None, tok._merge_piece(data[0]))
+        print(
+            "%-12s %-9s %8.3f %8.3f %8.3f %8.2f %9.1f %s"
+            % (name, family, heap, sw.cpu, best, best / heap, steps, "yes" if first is None else "no")
+        )
+
+
+def backtrack_main(argv):
+    names = ["gpt2", "cl100k_base", "o200k_base"]
+    if "--encodings" in argv:
+        names = argv[argv.index("--encodings") + 1].split(",")
+    size = int(argv[argv.index("--size") + 1]) if "--size" in argv else 100000
+    limit = backtrack._STEPS_PER_BYTE, backtrack._STEPS_FLOOR
+    print("backtracking search limit: %d steps per byte + %d" % limit)
+    for name in names:
+        rng = random.Random(12)
+        tok = load_tokenizer(name)
+        tok._backtracker = tok._make_backtracker()
+        backtrack_lengths(tok, name, rng)
+        backtrack_families(name, size, rng)
+
+
 def main():
+    if "--backtrack" in sys.argv:
+        backtrack_main(sys.argv)
+        return
     tok = Tokenizer.from_files(*GPT2_FILES)
     saved = tokenizer_module._LONG_PIECE
     if "--long" in sys.argv:

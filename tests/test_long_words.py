@@ -100,7 +100,7 @@ def test_encoder_equals_naive_on_long_pieces(text, merges):
 @example("a" * 1500)
 @example("\u4e2d\u6587" * 400)
 def test_long_piece_path_equals_loop_with_gpt2_vocab(word):
-    """Both paths of ``_encode_piece`` on the same piece, GPT-2's 50,000 merges."""
+    """Both paths of ``_merge_piece`` on the same piece, GPT-2's 50,000 merges."""
     tok = gpt2_tokenizer(())
     piece = word.encode("utf-8")[:1500]
     loop, heap = _both_paths(tok, piece)
@@ -150,9 +150,9 @@ def _both_paths(tok, piece):
     saved = tokenizer_module._LONG_PIECE
     try:
         tokenizer_module._LONG_PIECE = 1 << 30
-        loop = tok._encode_piece(piece)
+        loop = tok._merge_piece(piece)
         tokenizer_module._LONG_PIECE = 0
-        return loop, tok._encode_piece(piece)
+        return loop, tok._merge_piece(piece)
     finally:
         tokenizer_module._LONG_PIECE = saved
 

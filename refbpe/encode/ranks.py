@@ -57,7 +57,8 @@ class RankTables(object):
         get = rank_of.get
         pairs = {}
         prefixes = []  # [(token, rank)] of the tokens that begin ``token``, each beginning the next
-        for token in sorted(rank_of):
+        self._sorted_tokens = tokens = sorted(rank_of)  # kept for ``backtrack``'s trie
+        for token in tokens:
             while prefixes and not token.startswith(prefixes[-1][0]):
                 prefixes.pop()
             r = rank_of[token]

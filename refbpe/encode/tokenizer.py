@@ -142,6 +142,7 @@ class Tokenizer(RankTables, PieceEncoder, Streaming):
         self._old, self._small_old = {}, {}  # the previous generation of each
         self._parts = {}  # parts of pieces (``_encode_in_parts``) -> ids
         self._cuts = None  # ``PieceCuts`` of the vocab, built when first needed
+        self._backtracker = None  # ``backtrack.Backtracker`` of the tables, built when first needed
         self._rank_of = None  # tiktoken's {token bytes: rank}, set by from_tiktoken
 
     @classmethod
