@@ -171,10 +171,11 @@ class PairReplay(object):
             heapq.heappush(self.heap, e)
         return best
 
-    def _pop_to_best(self, skip):
+    def _pop_to_best(self, skip, pop_best=True):
         """({entry: True} popped, count): the heap's stale entries cleaned and its
         valid ones popped down to the best pair not in ``skip``, whose count is
-        returned (0 if none); the caller pushes the popped entries back."""
+        returned (0 if none), that pair's entry popped too unless ``pop_best`` is
+        false; the caller pushes the popped entries back."""
         heap, counts = self.heap, self.counts
         keep, best = {}, 0
         while heap:
@@ -186,10 +187,12 @@ class PairReplay(object):
                 else:
                     heapq.heappop(heap)
                 continue
-            keep[heapq.heappop(heap)] = True
             if p not in skip:
+                if pop_best:
+                    keep[heapq.heappop(heap)] = True
                 best = current
                 break
+            keep[heapq.heappop(heap)] = True
         return keep, best
 
     def top(self):
@@ -247,7 +250,7 @@ class PairReplay(object):
         layout, so the answers stay the same.
         """
         heap = self.heap
-        keep, best = self._skip_to_best(skip)
+        keep, best = self._pop_to_best(skip, pop_best=False)
         m = max(best, floor)
         found = self._walk_tied(m, skip) if m > 0 else []
         if parked is None:
@@ -257,26 +260,6 @@ class PairReplay(object):
             for e in keep:
                 parked[e[1]] = True
         return best, found
-
-    def _skip_to_best(self, skip):
-        """``_pop_to_best``, the best entry left on the heap: ({entry: True} popped, all
-        of pairs in ``skip``, the count of the best pair not in ``skip``, 0 if none)."""
-        heap, counts = self.heap, self.counts
-        keep, best = {}, 0
-        while heap:
-            c, p = heap[0]
-            current = counts.get(p, 0)
-            if current != -c:
-                if current > 0:
-                    heapq.heapreplace(heap, (-current, p))
-                else:
-                    heapq.heappop(heap)
-                continue
-            if p not in skip:
-                best = current
-                break
-            keep[heapq.heappop(heap)] = True
-        return keep, best
 
     def unpark(self, key):
         """Put pair ``key``, whose entries ``top_excluding`` parked, back on the heap."""
