@@ -34,7 +34,12 @@ for ``\\p{L}``, cached by pattern text and provider).  On CPython scanning is
 on PyPy, whose ``re`` is slow, the same tree is written as Python code by
 ``regex_engine`` when it can be (nanochat's pattern counts at 1.6x the time of
 the ``llama3`` scanner there, ``perf/custom_patterns.py``); the tests hold both
-engines to ``regex`` and to each other.
+engines to ``regex`` and to each other.  ``re`` backtracks exponentially on
+some repeats of groups (``(a|aa)+$`` on ``aaa...!``), which ``regex_engine``
+runs in linear time: a pattern holding one (``regex_risk``) runs on the
+generated code on CPython too, and one too large for it is refused
+(``RegexError``, naming the fix), so nothing ``re`` runs can take time
+exponential in the text.
 """
 
 from __future__ import annotations
@@ -144,9 +149,9 @@ def compile_split_regex(regex, classes=None, engine=None):
             matcher = build_matcher(tree, writer.code_points, _nullable)
         if risky and matcher is None:
             raise RegexError(
-                "the split pattern repeats a group that can match in more than one way, as (a|aa)+ or (a+)+, "
-                "and is %s, so matching it could take time exponential in the text; make the group "
-                "atomic, (?>a|aa)+, or the repeat possessive, (a|aa)++" % _NOT_GENERATED[engine == "re"]
+                "the split pattern repeats a group that can match in more than one way, as (a|aa)+ does, "
+                "and %s: re could take time exponential in the text on it; make the group atomic, "
+                "(?>a|aa)+, or the repeat possessive, (a|aa)++" % _NOT_GENERATED[engine == "re"]
             )
         cut_points = derive_cut_points(tree, writer.code_points)
         _COMPILED[key] = (classes, CompiledSplit(regex, byte_pattern, writer.groups, matcher, cut_points))
@@ -154,8 +159,8 @@ def compile_split_regex(regex, classes=None, engine=None):
 
 
 _NOT_GENERATED = {
-    False: "too large for the matcher that runs such repeats in linear time",
-    True: "asked to run on re",
+    False: "is too large for the matcher that runs such repeats in linear time",
+    True: "was asked to run on re",
 }
 
 

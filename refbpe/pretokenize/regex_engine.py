@@ -1,9 +1,11 @@
-"""A backtracking matcher for split patterns, written as Python code, for PyPy.
+"""A backtracking matcher for split patterns, written as Python code, for PyPy (and CPython).
 
 PyPy's ``re`` runs split patterns at about 2 MB/s (``perf/custom_patterns.py``),
 ten times slower than the hand-written scanners, whose loops its JIT compiles;
-this module writes a custom pattern as that kind of loop and ``exec``s it.  The
-tree of ``regex_syntax`` (classes resolved to code point sets by
+this module writes a custom pattern as that kind of loop and ``exec``s it.  It
+also runs, on both interpreters, the patterns ``re`` could backtrack on
+exponentially (``regex_risk``), since it runs repeats of groups in linear time.
+The tree of ``regex_syntax`` (classes resolved to code point sets by
 ``regex_compile``) becomes:
 
 * An atom per byte: the code points are partitioned into atoms, the classes of
@@ -17,26 +19,36 @@ tree of ``regex_syntax`` (classes resolved to code point sets by
   quantified class runs forward to its longest extent and then backs off one
   code point at a time (greedy), stops there (possessive, or greedy with
   nothing after it), or grows from its minimum (lazy); a failure falls through
-  to the next choice.  Bounded quantifiers of groups are unrolled.
+  to the next choice.  Bounded quantifiers of groups whose body has no choice
+  are unrolled (up to 16).
 * What cannot be inlined (a match ending inside two nested backtracking loops,
-  lookahead and atomic bodies other than a class) is one function per node in
-  continuation-passing style (``build``: ``f(A, d, n, p)`` returns the end of a
-  match or -1 and calls a continuation fixed when it is written), which
-  ``scan`` calls.
+  lookahead and atomic bodies other than a class, the continuation of a loop)
+  is one function per node in continuation-passing style (``build``:
+  ``f(A, d, n, p)`` returns the end of a match or -1 and calls a continuation
+  fixed when it is written), which ``scan`` calls.
+* Any other repeat of a group (unbounded, or whose body has a choice or can
+  match the empty string, or over 16) is a loop of such functions that
+  remembers its result per position (``regex_loops``, whose ``LoopWriter``
+  this generator is), or a plain loop when what follows cannot fail.
 
 Lookahead and atomic groups run their body to its first end and never re-enter
-it, anchors test the position: the semantics of ``re`` and ``regex``.
-``build_matcher`` returns None for what it does not do (a quantified group
-other than a class with more than 16 repetitions or an unbounded count, a
-nullable quantified group, more than 254 atoms); ``regex_compile`` then keeps
-``re``.  Cost: linear in the text times the backtracking the pattern asks for,
-as any backtracking engine; writing the code takes a few ms.
+it, anchors test the position, an iteration of a repeat that matches the empty
+string ends it: the semantics of ``regex``.  ``build_matcher`` returns None for
+what it does not do (more than 254 atoms, or over 5000 nodes once the repeats
+of groups are copied out); ``regex_compile`` then keeps ``re``, or refuses the
+pattern if ``re`` could backtrack on it exponentially.  Cost: linear in the
+text times the backtracking the pattern asks for, as any backtracking engine,
+except that repeats of groups never multiply it: each loop node runs at most
+once per position of a text, so a text costs O(expanded pattern x text) at
+most plus what repeats of classes back off over (``a*a*$`` is quadratic, as
+in ``regex``); writing the code takes a few ms.
 """
 
 from __future__ import annotations
 
 from .gpt2 import decode_at
-from .regex_loops import LoopWriter, cannot_fail, expanded_size
+from .regex_loops import LoopWriter, expanded_size
+from .regex_risk import cannot_fail
 from .utf8_ranges import MAX_CODE_POINT
 
 __all__ = ["build_matcher"]

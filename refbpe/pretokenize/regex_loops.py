@@ -1,31 +1,40 @@
-"""Repeats of groups in ``regex_engine``'s generated matcher: memoised loops, linear in the text.
+"""Repeats of groups in ``regex_engine``'s generated matcher: loops remembered per position.
 
 ``regex_engine`` writes a pattern as functions in continuation-passing style:
 ``f(A, d, n, T, p)`` matches its node from ``p`` and then calls the
 continuation fixed when its code was written, returning the end of the whole
 match or -1.  So the result of a function depends on the position alone (for
-a given text): it can be remembered.  A repeat of a group is written as
+a given text): it can be remembered.  A repeat of a group ``(B){lo,hi}``
+(unbounded; or whose body has a choice, ``regex_risk.has_choice``, or can
+match the empty string; or over 16; the others are unrolled) is written as
 
 * its mandatory iterations: ``lo`` copies of the body, each continuing into
   the next, the last into the optional part;
 * its optional part: one *loop node* ``L(p)`` that tries an iteration (the
   body, continuing into ``L``) and the repeat's continuation ``k(p)``, in the
   order its mode asks (greedy: iteration first; lazy: ``k`` first); a bounded
-  repeat ``{m,n}`` has ``n - m`` such nodes, the iteration of each continuing
-  into the next, the last one's into ``k``.
+  repeat has ``hi - lo`` such nodes, each iteration continuing into the next
+  node, the last one's into ``k``.
 
 Every loop node, and every mandatory copy when there are two or more and the
-body has a choice (``regex_risk.has_choice``), remembers its result per
-position in a dict of ``T`` (``T[i]``, one per node): evaluated at most once
-per position, so an attempt costs O(expanded pattern size x text) however
-the body's choices combine (``(a|aa)+$``, ``(a+)+$``, ``(a|a){0,50}``), which
-``re`` backtracks exponentially on.  The dicts live for one ``scan`` (one
-text) and survive from one attempt to the next: the result of a node at a
-position does not depend on where the attempt started (no lookbehind, no
-captures), so a later attempt reuses what an earlier one found and a failing
-tail is explored once per text, not once per attempt.  ``T[0]`` is the
-highest position remembered; an attempt starting past it empties the dicts
-(no attempt looks before its start), so they hold only what lies ahead.
+body has a choice, remembers its result per position in a dict of ``T``
+(``T[i]``, one per node): it runs at most once per position, so a text costs
+O(expanded pattern size x text) however the body's choices combine
+(``(a|aa)+$``, ``(a+)+$``, ``(a|a){0,50}$``), which ``re`` and ``regex``
+backtrack on exponentially.  An unbounded repeat of a class inside such a body
+is a loop node too (``class_loop``), else its run would be scanned again from
+every position the group reaches (``(a+)+$``: quadratic).  The dicts live for
+one ``scan`` (one text) and survive from one attempt to the next: the result
+of a node at a position does not depend on where the attempt started (no
+lookbehind, no captures), so a failing tail is explored once per text, not
+once per attempt.  ``T[0]`` is the highest position remembered; an attempt
+starting past it empties the dicts (no attempt looks before its start), so
+they hold only what lies ahead: a few entries on ordinary text.
+
+When what follows the repeat cannot fail (nothing, or only optional parts:
+``regex_risk.cannot_fail``), the first iteration that matches is the one kept, so the
+greedy part is a plain loop, no recursion and no memory (``sure_loop``): the
+usual case of a split pattern, whose repeats end their alternative.
 
 An iteration that matches the empty string ends the loop, as in ``regex``:
 its continuation is the repeat's ``k``, not the loop node.  That check needs
@@ -37,18 +46,20 @@ atomic groups of greedy ones (``regex_engine``).
 
 Recursion: each iteration is a few nested calls, so a loop over a long
 stretch would pass Python's recursion limit.  ``T[1]`` counts the loop nodes
-being evaluated; past ``levels`` a node raises ``Deep`` instead of
-recursing, and ``drive`` (which every call from ``scan`` goes through)
-evaluates that node afresh at the bottom of the stack, where its result is
-remembered, then retries the call it came from, which now finds it:
-each retry redoes at most ``levels`` unremembered levels.
+being evaluated; past ``T[2]`` (``levels``, from the body's size) a node
+raises ``Deep`` instead of recursing, and ``drive`` (which every call from
+``scan`` goes through) evaluates that node afresh at the bottom of the stack,
+where its result is remembered, then retries the call it came from, which now
+finds it: each retry redoes at most ``levels`` unremembered levels.  A scan
+started deep in the caller's stack meets ``RecursionError`` instead, and
+``drive`` halves ``T[2]``.
 """
 
 from __future__ import annotations
 
 from .regex_risk import has_choice
 
-__all__ = ["LoopWriter", "cannot_fail", "expanded_size"]
+__all__ = ["LoopWriter", "expanded_size"]
 
 # T[0]: the highest position a dict holds (-1: none); T[1]: loop nodes being evaluated, nested;
 # T[2]: how many may nest before one raises ``Deep``; then dicts ("memo") and iteration starts.
@@ -260,20 +271,6 @@ class LoopWriter(object):
         empty += ["            T[%d].clear()" % i for i, kind in enumerate(self.slots) if kind == "memo"]
         empty += ["            T[0] = -1"]
         return make, empty
-
-
-def cannot_fail(node):
-    """Whether ``node`` matches at every position (the empty string at least, unconditionally)."""
-    kind = node[0]
-    if kind == "seq":
-        return all(cannot_fail(n) for n in node[1])
-    if kind == "alt":
-        return any(cannot_fail(n) for n in node[1])
-    if kind == "repeat":
-        return node[2] == 0 or cannot_fail(node[1])
-    if kind == "atomic":
-        return cannot_fail(node[1])
-    return False  # a class, a lookahead, an anchor
 
 
 def expanded_size(node):

@@ -19,7 +19,9 @@ Refused: backreferences, lookbehind, ``\\b \\B \\G``,
 conditionals, recursion, ``\\X``, ``\\K``, ``\\N{..}``, octal escapes,
 nested sets and set operations, POSIX classes, script and binary properties,
 any flag but ``i`` and ``s`` (``u`` is accepted: it is the default), and a
-flag group anywhere but at the start.
+flag group anywhere but at the start.  Nested and ambiguous repeats (``(a+)+``,
+``(a|aa)*``) are accepted, as ``regex`` accepts them: ``regex_compile`` runs
+them in linear time (``regex_loops``), never on ``re``'s exponential backtracking.
 
 The tree (tuples, so it is cheap and comparable)::
 
