@@ -134,6 +134,14 @@ TRAIN_CASES = [
         r"refbpe train: error: argument --chunk-size: size must be positive, got '0'",
     ),
     (
+        "a pattern re may backtrack on exponentially, too large to run linearly",
+        {"ok.txt": b"hi"},
+        ["ok.txt", "--vocab-size", "300", "--pattern-regex", r"(?:a|aa){3000}|\s+|\S"],
+        r"refbpe train: error: argument --pattern-regex: the split pattern repeats a group that can match "
+        r"in more than one way, .* is too large for the matcher that runs such repeats in linear time: re "
+        r"could take time exponential in the text on it; make the group atomic, \(\?>a\|aa\)\+",
+    ),
+    (
         "no input",
         {},
         ["--vocab-size", "300"],

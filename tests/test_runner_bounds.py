@@ -165,26 +165,3 @@ def test_split_starts_no_more_processes_than_units(tmp_path):
         assert r.returncode == 0, r.stderr
         outs.append(out.read_bytes())
     assert outs[0] == outs[1] and outs[0]
-
-
-@pytest.mark.parametrize("regex", [r"(a+)+$|\s+|\S", r"(?:a*b?)*|\S", r"(x|y+)+|\S", r"((a+)?)+|\S"])
-def test_a_pattern_that_backtracks_exponentially_is_refused_in_one_line(tmp_path, regex):
-    text = tmp_path / "t.txt"
-    text.write_text("a" * 5000 + "!")
-    r = subprocess.run(
-        [sys.executable, "-m", "refbpe", "split", str(text), "--pattern-regex", regex],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert r.returncode == 2
-    assert r.stderr.count("\n") == 1 and "exponential" in r.stderr
-
-
-@pytest.mark.parametrize("regex", [r"(a+b)+|\s+|\S", r"(a++)+$|\s+|\S", r"(?>a+)+$|\s+|\S"])
-def test_a_nested_repeat_that_cannot_split_two_ways_runs_in_linear_time(tmp_path, regex):
-    from refbpe.pretokenize import Pattern
-
-    pattern = Pattern.from_regex(regex)
-    text = "a" * 5000 + "!"
-    assert b"".join(pattern.pretokenize(text.encode())) == text.encode()

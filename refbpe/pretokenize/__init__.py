@@ -8,7 +8,9 @@ interpreter:
     ``cuts``           where each pattern's texts may be cut
     ``regex_syntax``   a split regex parsed (the supported subset of ``regex``'s syntax)
     ``regex_compile``  ... compiled for ``re`` over UTF-8 bytes
-    ``regex_engine``   ... or written as Python code (PyPy)
+    ``regex_engine``   ... or written as Python code (PyPy; any pattern ``re`` may backtrack on exponentially)
+    ``regex_loops``    ... its repeats of groups: loops remembered per position, linear in the text
+    ``regex_risk``     which patterns ``re`` may backtrack on exponentially
     ``regex_cuts``     ... and where its texts may be cut
     ``unicode_classes``, ``utf8_ranges``   its classes' code point sets, and their UTF-8 spelling
     ``gpt2``           GPT-2's pattern, the CS336 default (also the shared helpers)

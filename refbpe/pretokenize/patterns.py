@@ -95,7 +95,9 @@ class Pattern(object):
         pattern (its hand-written scanner).  ``name`` labels it in messages;
         ``classes`` provides the Unicode class sets (default: the pinned
         tables, ``unicode_classes``).  Cost: compiling, O(pattern size x class
-        ranges); matching, the ``re`` module's (``regex_engine`` under PyPy).
+        ranges); matching, the ``re`` module's (``regex_engine`` under PyPy, and
+        for a pattern ``re`` could backtrack on exponentially: repeats of groups
+        in time linear in the text).
 
             >>> digits_in_pairs = Pattern.from_regex(r"\\p{L}+|\\p{N}{1,2}|\\s+|[^\\s\\p{L}\\p{N}]+")
             >>> digits_in_pairs.pretokenize_str("abc 12345!")

@@ -34,7 +34,12 @@ for ``\\p{L}``, cached by pattern text and provider).  On CPython scanning is
 on PyPy, whose ``re`` is slow, the same tree is written as Python code by
 ``regex_engine`` when it can be (nanochat's pattern counts at 1.6x the time of
 the ``llama3`` scanner there, ``perf/custom_patterns.py``); the tests hold both
-engines to ``regex`` and to each other.
+engines to ``regex`` and to each other.  ``re`` backtracks exponentially on
+some repeats of groups (``(a|aa)+$`` on ``aaa...!``), which ``regex_engine``
+runs in linear time: a pattern holding one (``regex_risk``) runs on the
+generated code on CPython too, and one too large for it is refused
+(``RegexError``, naming the fix), so nothing ``re`` runs can take time
+exponential in the text.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ import re
 from .cuts import NO_CUTS
 from .regex_cuts import derive_cut_points
 from .regex_engine import build_matcher
+from .regex_risk import backtracks_exponentially
 from .regex_syntax import RegexError, parse_regex
 from .unicode_classes import pinned_classes
 from .utf8_ranges import byte_regex, complement, to_ranges, union
@@ -126,20 +132,36 @@ def compile_split_regex(regex, classes=None, engine=None):
 
     ``engine``: ``"re"``, ``"generated"`` (``regex_engine``'s Python code, when it
     supports the pattern) or None: generated code on PyPy, ``re`` on CPython
-    (each the faster there)."""
+    (each the faster there), the generated code on both for a pattern ``re``
+    may backtrack on exponentially (``regex_risk``); such a pattern is refused
+    when the generated code cannot take it, or ``engine="re"`` is asked for."""
     classes = classes or pinned_classes()
-    engine = engine or ("generated" if _ON_PYPY else "re")
     key = (regex, id(classes), engine)  # the entry keeps ``classes`` alive: its id stays its own
     if key not in _COMPILED:
         tree = parse_regex(regex)
         if _nullable(tree):
             raise RegexError("the split pattern can match the empty string, which is not a piece")
+        risky = backtracks_exponentially(tree, _nullable)
         writer = _Writer(classes)
         byte_pattern = writer.write(tree)
-        matcher = build_matcher(tree, writer.code_points, _nullable) if engine == "generated" else None
+        matcher = None
+        if (engine or ("generated" if _ON_PYPY or risky else "re")) == "generated":
+            matcher = build_matcher(tree, writer.code_points, _nullable)
+        if risky and matcher is None:
+            raise RegexError(
+                "the split pattern repeats a group that can match in more than one way, as (a|aa)+ does, "
+                "and %s: re could take time exponential in the text on it; make the group atomic, "
+                "(?>a|aa)+, or the repeat possessive, (a|aa)++" % _NOT_GENERATED[engine == "re"]
+            )
         cut_points = derive_cut_points(tree, writer.code_points)
         _COMPILED[key] = (classes, CompiledSplit(regex, byte_pattern, writer.groups, matcher, cut_points))
     return _COMPILED[key][1]
+
+
+_NOT_GENERATED = {
+    False: "is too large for the matcher that runs such repeats in linear time",
+    True: "was asked to run on re",
+}
 
 
 def _nullable(node):

@@ -1,9 +1,11 @@
-"""A backtracking matcher for split patterns, written as Python code, for PyPy.
+"""A backtracking matcher for split patterns, written as Python code, for PyPy (and CPython).
 
 PyPy's ``re`` runs split patterns at about 2 MB/s (``perf/custom_patterns.py``),
 ten times slower than the hand-written scanners, whose loops its JIT compiles;
-this module writes a custom pattern as that kind of loop and ``exec``s it.  The
-tree of ``regex_syntax`` (classes resolved to code point sets by
+this module writes a custom pattern as that kind of loop and ``exec``s it.  It
+also runs, on both interpreters, the patterns ``re`` could backtrack on
+exponentially (``regex_risk``), since it runs repeats of groups in linear time.
+The tree of ``regex_syntax`` (classes resolved to code point sets by
 ``regex_compile``) becomes:
 
 * An atom per byte: the code points are partitioned into atoms, the classes of
@@ -17,32 +19,44 @@ tree of ``regex_syntax`` (classes resolved to code point sets by
   quantified class runs forward to its longest extent and then backs off one
   code point at a time (greedy), stops there (possessive, or greedy with
   nothing after it), or grows from its minimum (lazy); a failure falls through
-  to the next choice.  Bounded quantifiers of groups are unrolled.
+  to the next choice.  Bounded quantifiers of groups whose body has no choice
+  are unrolled (up to 16).
 * What cannot be inlined (a match ending inside two nested backtracking loops,
-  lookahead and atomic bodies other than a class) is one function per node in
-  continuation-passing style (``build``: ``f(A, d, n, p)`` returns the end of a
-  match or -1 and calls a continuation fixed when it is written), which
-  ``scan`` calls.
+  lookahead and atomic bodies other than a class, the continuation of a loop)
+  is one function per node in continuation-passing style (``build``:
+  ``f(A, d, n, p)`` returns the end of a match or -1 and calls a continuation
+  fixed when it is written), which ``scan`` calls.
+* Any other repeat of a group (unbounded, or whose body has a choice or can
+  match the empty string, or over 16) is a loop of such functions that
+  remembers its result per position (``regex_loops``, whose ``LoopWriter``
+  this generator is), or a plain loop when what follows cannot fail.
 
 Lookahead and atomic groups run their body to its first end and never re-enter
-it, anchors test the position: the semantics of ``re`` and ``regex``.
-``build_matcher`` returns None for what it does not do (a quantified group
-other than a class with more than 16 repetitions or an unbounded count, a
-nullable quantified group, more than 254 atoms); ``regex_compile`` then keeps
-``re``.  Cost: linear in the text times the backtracking the pattern asks for,
-as any backtracking engine; writing the code takes a few ms.
+it, anchors test the position, an iteration of a repeat that matches the empty
+string ends it: the semantics of ``regex``.  ``build_matcher`` returns None for
+what it does not do (more than 254 atoms, or over 5000 nodes once the repeats
+of groups are copied out); ``regex_compile`` then keeps ``re``, or refuses the
+pattern if ``re`` could backtrack on it exponentially.  Cost: linear in the
+text times the backtracking the pattern asks for, as any backtracking engine,
+except that repeats of groups never multiply it: each loop node runs at most
+once per position of a text, so a text costs O(expanded pattern x text) at
+most plus what repeats of classes back off over (``a*a*$`` is quadratic, as
+in ``regex``); writing the code takes a few ms.
 """
 
 from __future__ import annotations
 
 from .gpt2 import decode_at
+from .regex_loops import LoopWriter, expanded_size
+from .regex_risk import cannot_fail
 from .utf8_ranges import MAX_CODE_POINT
 
 __all__ = ["build_matcher"]
 
 CONT = 255
-_MAX_UNROLL = 16
+_MAX_UNROLL = 16  # a repeat of a group without choices up to this count is unrolled
 _MAX_LINES = 20000  # a larger inlined matcher falls back to one function per node
+_MAX_NODES = 5000  # a larger expanded pattern (repeats of groups copied out) is not written
 # The byte width of the UTF-8 sequence a lead byte starts (1 for ASCII and stray bytes).
 _WIDTH = bytes(1 if b < 0xC0 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4 for b in range(256))
 
@@ -83,10 +97,14 @@ class _TooNested(Exception):
     """A match would end inside two nested loops: ``scan`` cannot inline the pattern."""
 
 
-class _Generator(object):
+class _Generator(LoopWriter):
     """Writes one Python function per node; ``build`` returns the function's name."""
 
-    def __init__(self, set_index, members):
+    def __init__(self, set_index, members, nullable):
+        LoopWriter.__init__(self)
+        self.nullable = nullable
+        self.max_unroll = _MAX_UNROLL
+        self.args = "A, d, n"  # with ``T`` when the pattern has loop nodes (``regex_loops``)
         self.set_index = set_index  # set node -> index in members
         self.members = members
         self.constants = {"W": _WIDTH, "CONT": CONT}
@@ -100,22 +118,33 @@ class _Generator(object):
         self.constants[name] = self.members[self.set_index[node]]
         return name
 
-    def function(self, body):
+    def function(self, body, name=None):
         """Adds ``def mN(A, d, n, p):`` with ``body`` (lines, indented 4) and returns its name."""
-        self.count += 1
-        name = "m%d" % self.count
-        self.lines.append("def %s(A, d, n, p):" % name)
+        if name is None:
+            self.count += 1
+            name = "m%d" % self.count
+        self.lines.append("def %s(%s, p):" % (name, self.args))
         self.lines += ["    " + line for line in body]
         self.lines.append("")
         return name
 
-    @staticmethod
-    def call(k, pos):
+    def call(self, k, pos):
         """The expression continuing with ``k`` at ``pos``: the identity is inlined."""
-        return pos if k is None else "%s(A, d, n, %s)" % (k, pos)
+        return pos if k is None else "%s(%s, %s)" % (k, self.args, pos)
+
+    def search(self, node):
+        """The function of ``node`` matched on its own, up to its first end (lookahead and
+        atomic bodies): no enclosing iteration's start matters to it."""
+        outer, self.guard = self.guard, None
+        f = self.build(node, None)
+        self.guard = outer
+        return f or self.function(["return p"])  # an empty body: the identity
 
     def build(self, node, k):
-        return getattr(self, "_" + node[0])(node, k)
+        f = getattr(self, "_" + node[0])(node, k)
+        if f != k and k in self.sure and cannot_fail(node):
+            self.sure.add(f)
+        return f
 
     def _set(self, node, k):
         s = self.table(node)
@@ -129,34 +158,30 @@ class _Generator(object):
     def _alt(self, node, k):
         body = ["a = A[p]  # A has a CONT sentinel at n"]
         for branch in node[1]:
-            f = self.build(branch, k)
+            f = self.build(branch, k) or self.function(["return p"])
             first = self.first(branch)
             if first is None:
-                body += ["r = %s(A, d, n, p)" % f, "if r >= 0:", "    return r"]
+                body += ["r = %s(%s, p)" % (f, self.args), "if r >= 0:", "    return r"]
             else:
                 self.count += 1
                 name = "F%d" % self.count
                 self.constants[name] = first
                 body += [
                     "if %s[a]:" % name,
-                    "    r = %s(A, d, n, p)" % f,
+                    "    r = %s(%s, p)" % (f, self.args),
                     "    if r >= 0:",
                     "        return r",
                 ]
         return self.function(body + ["return -1"])
 
     def _look(self, node, k):
-        f = self.build(node[1], None)
         test = "<" if node[2] else ">="
-        return self.function(
-            ["if %s(A, d, n, p) %s 0:" % (f, test), "    return " + self.call(k, "p"), "return -1"]
-        )
+        f = self.call(self.search(node[1]), "p")
+        return self.function(["if %s %s 0:" % (f, test), "    return " + self.call(k, "p"), "return -1"])
 
     def _atomic(self, node, k):
-        f = self.build(node[1], None)
-        return self.function(
-            ["e = %s(A, d, n, p)" % f, "if e < 0:", "    return -1", "return " + self.call(k, "e")]
-        )
+        f = self.call(self.search(node[1]), "p")
+        return self.function(["e = " + f, "if e < 0:", "    return -1", "return " + self.call(k, "e")])
 
     def _anchor(self, node, k):
         test = {"^": "p == 0", "$": "p == n or (p == n - 1 and d[p] == 10)"}.get(node[1], "p == n")
@@ -165,19 +190,24 @@ class _Generator(object):
     def _repeat(self, node, k):
         _, body, lo, hi, mode = node
         if body[0] == "set":
+            if self.in_body and hi is None and mode != "possessive" and k is not None:
+                return self.class_loop(self.table(body), lo, mode, k)
             return self._repeat_set(self.table(body), lo, hi, mode, k)
         if mode == "possessive":
             return self._atomic(("atomic", ("repeat", body, lo, hi, "greedy")), k)
+        if self.memoised(node):
+            return self.group_repeat(node, k)
         for _ in range(hi - lo):  # unrolled: lo copies, then hi - lo nested optional ones
             once = self.build(body, k)
-            if mode == "lazy":
-                k = self.function(
-                    ["r = " + self.call(k, "p"), "if r >= 0:", "    return r", "return %s(A, d, n, p)" % once]
-                )
-            else:
-                k = self.function(
-                    ["r = %s(A, d, n, p)" % once, "if r >= 0:", "    return r", "return " + self.call(k, "p")]
-                )
+            first, then = (k, once) if mode == "lazy" else (once, k)
+            k = self.function(
+                [
+                    "r = " + self.call(first, "p"),
+                    "if r >= 0:",
+                    "    return r",
+                    "return " + self.call(then, "p"),
+                ]
+            )
         for _ in range(lo):
             k = self.build(body, k)
         return k
@@ -278,20 +308,25 @@ class _Generator(object):
             out.append(pad + "if %s%s[A[%s]]:" % ("not " if node[2] else "", self.table(node[1]), pos))
             self.inline(rest, pos, depth + 1, out)
         elif kind == "look":
-            f = self.build(node[1], None)
-            out.append(pad + "if %s(A, d, n, %s) %s 0:" % (f, pos, "<" if node[2] else ">="))
+            f = self.top_call(self.search(node[1]), pos)
+            out.append(pad + "if %s %s 0:" % (f, "<" if node[2] else ">="))
             self.inline(rest, pos, depth + 1, out)
         elif kind == "atomic":
             e = self.var()
-            out += [
-                pad + "%s = %s(A, d, n, %s)" % (e, self.build(node[1], None), pos),
-                pad + "if %s >= 0:" % e,
-            ]
+            out += [pad + "%s = %s" % (e, self.top_call(self.search(node[1]), pos)), pad + "if %s >= 0:" % e]
             self.inline(rest, e, depth + 1, out)
         elif node[1][0] != "set":
             _, body, lo, hi, mode = node
             if mode == "possessive":
                 self.inline([("atomic", ("repeat", body, lo, hi, "greedy"))] + rest, pos, depth, out)
+            elif self.memoised(node) and lo <= 1 and cannot_fail(("seq", rest)):
+                self.inline_sure_repeat(node, rest, pos, depth, out)
+            elif self.memoised(node):  # the rest written as functions: the loop's continuation
+                e = self.var()
+                f = self.group_repeat(node, self.build(("seq", rest), None) if rest else None)
+                f = f or self.function(["return p"])
+                out += [pad + "%s = %s" % (e, self.top_call(f, pos)), pad + "if %s >= 0:" % e]
+                self.succeed(e, pad + "    ", out)
             elif lo > 0:
                 self.inline([body, ("repeat", body, lo - 1, hi - 1, mode)] + rest, pos, depth, out)
             elif hi > 0:
@@ -301,6 +336,32 @@ class _Generator(object):
                 self.inline(rest, pos, depth, out)
         else:
             self.inline_repeat_set(node, rest, pos, depth, out)
+
+    def inline_sure_repeat(self, node, rest, pos, depth, out):
+        """A repeat of a group followed by what cannot fail: its mandatory iteration (at most one:
+        the rest is written after each way it ends) inlined, then its greedy ones as a loop
+        keeping the first that matches (``sure_loop``)."""
+        _, body, lo, hi, mode = node
+        if lo > 0:
+            again = ("repeat", body, lo - 1, None if hi is None else hi - 1, mode)
+            self.inline([body, again] + rest, pos, depth, out)
+            return
+        if mode == "lazy" or hi == 0:
+            self.inline(rest, pos, depth, out)
+            return
+        pad, q, r, count = "    " * depth, self.var(), self.var(), self.var()
+        self.in_body += 1
+        once = self.top_call(self.search(body), q)
+        self.in_body -= 1
+        out += [pad + "%s = %s" % (q, pos)]
+        if hi is None:
+            out += [pad + "while True:"]
+        else:
+            out += [pad + "%s = 0" % count, pad + "while %s < %d:" % (count, hi)]
+            out += [pad + "    %s += 1" % count]
+        out += [pad + "    %s = %s" % (r, once), pad + "    if %s < 0 or %s == %s:" % (r, r, q)]
+        out += [pad + "        break", pad + "    %s = %s" % (q, r)]
+        self.inline(rest, q, depth, out)
 
     def succeed(self, pos, pad, out):
         """A match ends at ``pos``: return it, or (inlined into ``scan``) set ``e``."""
@@ -386,21 +447,20 @@ class _Generator(object):
             return None
         finally:
             self.assign = False
-        head = [
-            "def scan(A, d, n):",
-            "    ends = []",
-            "    append = ends.append",
-            "    p = 0",
-            "    while p < n:",
-        ]
+        return self._exec(self.scan_lines(["        e = -1"] + body), len(body))
+
+    def scan_lines(self, attempt):
+        """``scan``: ``attempt`` (lines setting ``e``, the end of the piece at ``p``) in a loop."""
+        make, empty = self.scan_state()
+        head = ["def scan(A, d, n):"] + make + ["    ends = []", "    append = ends.append", "    p = 0"]
         tail = ["        if e <= p:", "            return ends, p", "        append(e)", "        p = e"]
-        return self._exec(head + ["        e = -1"] + body + tail + ["    return ends, -1"], len(body))
+        return head + ["    while p < n:"] + empty + attempt + tail + ["    return ends, -1"]
 
     def inline_function(self, node):
         """``top(A, d, n, p)``: ``node`` inlined; None when Python refuses the code (nesting limits)."""
         body = []
         self.inline([node], "p", 1, body)
-        if self._exec(["def top(A, d, n, p):"] + body + ["    return -1"], len(body)) is None:
+        if self._exec(["def top(%s, p):" % self.args] + body + ["    return -1"], len(body)) is None:
             return None
         return "top"
 
@@ -415,45 +475,22 @@ class _Generator(object):
         self.lines.append(source)
         return True
 
+    def write_scan(self, tree):
+        """``scan`` for ``tree``: inlined when it can be, else calling one function per node."""
+        if self.inline_scan(tree):
+            return self.scanner(None)
+        return self.scanner(self.inline_function(tree) or self.build(tree, None))
+
     def scanner(self, top):
         """The source's entry point: ``scan(A, d, n) -> (ends, -1 or the offset no piece matches)``."""
-        if top is None:
-            return self._namespace()["scan"]
-        self.lines += [
-            "def scan(A, d, n):",
-            "    ends = []",
-            "    append = ends.append",
-            "    p = 0",
-            "    while p < n:",
-            "        e = %s(A, d, n, p)" % top,
-            "        if e <= p:",
-            "            return ends, p",
-            "        append(e)",
-            "        p = e",
-            "    return ends, -1",
-        ]
+        if top is not None:
+            self.lines += self.scan_lines(["        e = " + self.top_call(top, "p")])
         return self._namespace()["scan"]
 
     def _namespace(self):
         namespace = dict(self.constants)
         exec(compile("\n".join(self.lines) + "\n", "<split pattern>", "exec"), namespace)
         return namespace
-
-
-def _supported(node, nullable):
-    kind = node[0]
-    if kind in ("seq", "alt"):
-        return all(_supported(n, nullable) for n in node[1])
-    if kind in ("look", "atomic"):
-        return _supported(node[1], nullable)
-    if kind == "repeat":
-        body, hi = node[1], node[3]
-        if body[0] == "set":
-            return True
-        if hi is None or hi > _MAX_UNROLL or nullable(body):
-            return False
-        return _supported(body, nullable)
-    return True
 
 
 def _set_nodes(node, out):
@@ -472,7 +509,7 @@ def build_matcher(tree, code_points, nullable):
 
     ``code_points(set_node)`` gives a set node's range set; ``nullable(node)``
     whether a node can match the empty string."""
-    if not _supported(tree, nullable):
+    if expanded_size(tree) > _MAX_NODES:
         return None
     nodes = _set_nodes(tree, [])
     index, sets = {}, []
@@ -484,11 +521,14 @@ def build_matcher(tree, code_points, nullable):
     if built is None:
         return None
     table, members = built
-    generator = _Generator(index, members)
-    if generator.inline_scan(tree):
-        return generator.scanner(None), _atoms_function(table)
-    top = generator.inline_function(tree) or generator.build(tree, None)
-    return generator.scanner(top), _atoms_function(table)
+    generator = _Generator(index, members, nullable)
+    if generator.plan(tree, True):
+        scan = generator.write_scan(tree)
+        if generator.state_used():
+            return scan, _atoms_function(table)
+        generator = _Generator(index, members, nullable)  # its loops need no state: written without
+        generator.plan(tree, False)
+    return generator.write_scan(tree), _atoms_function(table)
 
 
 def _atoms_function(table):

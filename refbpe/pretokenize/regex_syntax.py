@@ -15,13 +15,13 @@ with a ``RegexError`` naming the construct and its offset (one line)::
 
     anchors      ^ \\A (start of the text) $ (its end, or before a final ``\\n``) \\Z \\z (its end)
 
-Refused: an unbounded repeat of a group that can itself repeat unboundedly (``(a+)+``,
-``(a*b?)*``: backtracking exponential in the text; ``(a+b)+`` and ``(a++)+`` are accepted),
-backreferences, lookbehind, ``\\b \\B \\G``,
+Refused: backreferences, lookbehind, ``\\b \\B \\G``,
 conditionals, recursion, ``\\X``, ``\\K``, ``\\N{..}``, octal escapes,
 nested sets and set operations, POSIX classes, script and binary properties,
 any flag but ``i`` and ``s`` (``u`` is accepted: it is the default), and a
-flag group anywhere but at the start.
+flag group anywhere but at the start.  Nested and ambiguous repeats (``(a+)+``,
+``(a|aa)*``) are accepted, as ``regex`` accepts them: ``regex_compile`` runs
+them in linear time (``regex_loops``), never on ``re``'s exponential backtracking.
 
 The tree (tuples, so it is cheap and comparable)::
 
@@ -85,41 +85,6 @@ _ACCEPTED_FLAGS = "u"
 
 class RegexError(ValueError):
     """A pattern outside the supported subset, or malformed: the message is one line."""
-
-
-def _nullable(node):
-    """Whether ``node`` can match the empty string."""
-    kind = node[0]
-    if kind in ("look", "anchor"):
-        return True
-    if kind == "seq":
-        return all(_nullable(n) for n in node[1])
-    if kind == "alt":
-        return any(_nullable(n) for n in node[1])
-    if kind == "repeat":
-        return node[2] == 0 or _nullable(node[1])
-    if kind == "atomic":
-        return _nullable(node[1])
-    return False
-
-
-def _ambiguous(node):
-    """Whether one match of ``node`` can be cut into several matches of it in more than one way:
-    it holds a backtracking unbounded repeat that nothing else in ``node`` must surround (``a+``,
-    ``a+b?``, ``a+|b``; not ``a+b``, ``a++``, ``(?>a+)``).  An unbounded repeat of such a node
-    backtracks exponentially on a text that almost matches (``(a+)+$`` on ``aaaa...!``)."""
-    kind = node[0]
-    if kind == "repeat":
-        inner, hi, mode = node[1], node[3], node[4]
-        if mode == "possessive":
-            return False
-        return hi is None or _ambiguous(inner)
-    if kind == "alt":
-        return any(_ambiguous(n) for n in node[1])
-    if kind == "seq":
-        items = node[1]
-        return any(_ambiguous(n) and all(_nullable(m) for m in items if m is not n) for n in items)
-    return False
 
 
 def parse_regex(text):
@@ -189,13 +154,6 @@ class _Parser(object):
                 mode, self.pos = "lazy", self.pos + 1
             elif self.peek() == "+":
                 mode, self.pos = "possessive", self.pos + 1
-            if hi is None and mode != "possessive" and _ambiguous(atom):
-                self.refuse(
-                    "an unbounded repeat of a group that can itself repeat unboundedly, as (a+)+; "
-                    "its backtracking takes time exponential in the text (make one of them possessive, "
-                    "a++, or atomic, (?>...))",
-                    start,
-                )
             atom = ("repeat", atom, lo, hi, mode)
 
     def quantifier(self):
