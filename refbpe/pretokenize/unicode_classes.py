@@ -18,21 +18,13 @@ once per provider (a few ms) and cached.
 
 from __future__ import annotations
 
-from . import _unicode_categories, _unicode_table
+from . import _unicode_categories, _unicode_properties, _unicode_table
 from .utf8_ranges import MAX_CODE_POINT, union
 
 __all__ = ["PinnedClasses", "pinned_classes"]
 
 _GROUPS = {"L": "Lu Ll Lt Lm Lo", "LC": "Lu Ll Lt", "M": "Mn Mc Me", "N": "Nd Nl No", "Z": "Zs Zl Zp"}
 _GROUPS.update({"P": "Pc Pd Ps Pe Pi Pf Po", "S": "Sm Sc Sk So", "C": "Cc Cf Cs Co Cn"})
-
-
-def _properties():
-    """The general-category tables, read on first use: only a custom pattern's classes need
-    them, and a command that runs a scanner need not read them."""
-    from . import _unicode_properties
-
-    return _unicode_properties
 
 
 def _runs_to_sets(runs):
@@ -70,21 +62,21 @@ class PinnedClasses(object):
         if name == "digit":
             return self.set_of("gc:Nd")
         if name == "word":
-            return _runs_to_sets(_properties().WORD_RUNS).get(1, ())
+            return _runs_to_sets(_unicode_properties.WORD_RUNS).get(1, ())
         if not name.startswith("gc:"):
             raise KeyError(name)
         gc = name[3:]
         if gc in _GROUPS:
             return union(*(self.set_of("gc:" + part) for part in _GROUPS[gc].split()))
-        names = _properties().GENERAL_CATEGORIES
+        names = _unicode_properties.GENERAL_CATEGORIES
         if gc not in names:
             raise KeyError(name)
-        return _runs_to_sets(_properties().GC_RUNS).get(names.index(gc), ())
+        return _runs_to_sets(_unicode_properties.GC_RUNS).get(names.index(gc), ())
 
     def case_partners(self):
         """{code point: the other code points ``(?i)`` matches it with} (symmetric, not transitive)."""
         if self._partners is None:
-            self._partners = {row[0]: row[1:] for row in _properties().CASE_PARTNERS}
+            self._partners = {row[0]: row[1:] for row in _unicode_properties.CASE_PARTNERS}
         return self._partners
 
 
