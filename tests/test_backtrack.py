@@ -16,6 +16,7 @@ import contextlib
 import random
 
 import pytest
+import test_long_words as long_words
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from support import HEAVY, examples, gpt2_tokenizer, mixed_text, shared_root
@@ -220,22 +221,10 @@ def test_equals_the_merge_list_of_a_trained_model_on_random_bytes(piece):
     assert searched(tok, piece) == by_merge_list(tok, piece)
 
 
-@st.composite
-def shuffled_merge_lists(draw):
-    """Merges of a, b, c listed in a random order: a merge may use a token a later one makes,
-    so a run's keys may go down (then pairs are checked by merging)."""
-    tokens = [b"a", b"b", b"c"]
-    merges = []
-    for _ in range(draw(st.integers(1, 25))):
-        a, b = draw(st.sampled_from(tokens)), draw(st.sampled_from(tokens))
-        if a + b not in tokens:
-            tokens.append(a + b)
-            merges.append((a, b))
-    merges = draw(st.permutations(merges))
-    vocab = {i: bytes([i]) for i in range(256)}
-    for a, b in merges:
-        vocab[len(vocab)] = a + b
-    return Tokenizer(vocab, merges)
+def shuffled_merge_lists():
+    """Merges of a, b, c listed in a random order (``test_long_words``' strategy): a merge may
+    use a token a later one makes, so a run's keys may go down (then pairs are checked by merging)."""
+    return long_words.shuffled_merge_lists().map(lambda vocab_merges: Tokenizer(*vocab_merges))
 
 
 _abc = st.text(alphabet="abc", min_size=1, max_size=60).map(lambda t: t.encode("ascii"))
