@@ -94,6 +94,14 @@ def test_split_hex_and_offsets(tmp_path, capsys):
     assert rows == [[0, "4869c3a9"], [4, "207468657265"], [23, "6f6b"]]
 
 
+def test_split_out_dash_is_stdout(tmp_path, capsys, monkeypatch):
+    path = write_file(tmp_path / "c.txt", "a b" + EOT + "c")
+    monkeypatch.chdir(tmp_path)
+    whole = run_main(capsys, "split", path, "--special-token", EOT)
+    assert run_main(capsys, "split", path, "--special-token", EOT, "-o", "-") == whole and whole[0] == 0
+    assert not os.path.exists(str(tmp_path / "-"))
+
+
 def test_split_bad_input_is_one_line_and_exit_2_and_writes_nothing(tmp_path, capsys):
     bad = str(tmp_path / "bad.txt")
     with open(bad, "wb") as f:

@@ -45,7 +45,7 @@ def add_arguments(s):
     add_special_token_argument(s)
     add_option(s, "--hex", "each piece's bytes in hex instead of a JSON string")
     s.add_argument("--offsets", action="store_true", help="each line [byte offset in its file, piece]")
-    add_option(s, "--out", "write here (atomically) instead of stdout", metavar="FILE")
+    add_option(s, "--out", "write here (atomically) instead of stdout ('-': stdout)", metavar="FILE")
     add_errors_argument(s)
     add_option(s, "--workers", "processes (default 1: this one)", default=1)
     add_option(s, "--chunk-size", "bytes per work unit (default 1M)", default=CHUNK_SIZE)
@@ -98,7 +98,7 @@ def _write(args, out):
 def run(args):
     check_inputs(args.files)
     try:
-        if args.out:
+        if args.out and args.out != "-":
             check_output_file(args.out, "--out")
             with atomic_stream(args.out) as out:
                 _write(args, out)
