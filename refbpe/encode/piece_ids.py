@@ -4,11 +4,12 @@
 pair of a piece first (``_merge_piece``, O(n^2); pieces of ``_LONG_PIECE``
 bytes or more over a linked list and a heap, O(n log n)), with tiktoken's rule
 first where the tokenizer has ranks (a piece that is a token is that token:
-``_encode_one``).  ``_encode_piece`` hands a long piece of tiktoken's tables to
-the backtracking search (``backtrack``) instead, which finds the same ids.  A long
+``_encode_one``).  ``_encode_piece`` hands a long piece of few byte values of
+tiktoken's tables to the backtracking search (``backtrack``) instead, which finds
+the same ids.  A long
 CJK piece is cut where no token spans it (``piece_cuts``) and its parts encoded
-once each.  ``_encode_bytes`` walks a
-text's pre-tokens through two bounded caches.  The tables are ``ranks``'.
+once each.  ``_encode_bytes`` walks a text's pre-tokens through two bounded
+caches.  The tables are ``ranks``'.
 
 Invariant: the ids of a piece are those of applying each merge, in rank
 order, to the whole piece (the ``tokenizer`` module docstring argues why the
@@ -36,6 +37,22 @@ _LONG_PIECE = 192
 # test reads one byte.  Two-byte scripts (Russian) and code are left whole: their pieces
 # rarely have such a place.  perf/micro.py encode-parts measures each text with and without.
 _CUT_FROM = 8
+# Pieces this long (bytes) or longer of tiktoken's tables, with at most _SEARCH_ALPHABET byte
+# values in their first 256 bytes, go to the backtracking search (backtrack.py) first.
+# Measured by perf/piece_lengths.py --backtrack under PyPy (100K-byte pieces, cl100k_base and
+# o200k_base, the search's best of three against the heap's; its first piece, tables learnt
+# as it goes, beside): runs of spaces, 'a', 'ab' and box-drawing 0.03-0.78x (first piece
+# 0.2-0.8x); random over 2 and 4 letters 0.41-0.51x, hex and digits 0.54-0.65x (first piece
+# 0.6-2x); but random letters and words 0.94-1.31x (first piece 2-4x), random ASCII and bytes
+# 1.2-1.6x (3-6x), and below 192 bytes it takes 1.2-3.5x the merging loop's time.  Cyrillic,
+# Greek and emoji (0.4-0.6x, first piece 0.7-1.8x) stay with the heap.  A first search costs
+# the JIT about 30 more traces (50-90 ms: a first 8 MB call of the chinese corpus, whose
+# box-drawing lines are 200-byte runs, took 0.1-0.2 s longer with pieces of 192 bytes
+# searched), so only pieces the heap takes tens of milliseconds on are searched.  A merge list
+# keeps its rank-by-rank heap (_encode_long_piece), which the search does not beat (GPT-2's:
+# 1.1-2.8x the heap's time on most families).
+_SEARCH_FROM = 1 << 16
+_SEARCH_ALPHABET = 16
 _CACHE_LIMIT = 1 << 15  # entries per cache generation (see _encode_bytes)
 _PARTS_LIMIT = 1 << 16  # parts kept by _encode_in_parts (short: a few MB)
 
@@ -45,17 +62,11 @@ class PieceEncoder(object):
 
     def _encode_piece(self, piece):
         """Ids of one pre-token: ``_merge_piece``'s, found by the backtracking search
-        (``backtrack.Backtracker``) for pieces of ``_LONG_PIECE`` bytes or more of tables that
-        need not grow (tiktoken's), when the search stays within its steps.
-
-        Measured by perf/piece_lengths.py --backtrack under PyPy (100K-byte pieces,
-        best of three, cl100k_base and o200k_base): the search takes 0.02-0.1x the heap's
-        time on runs of one or two characters, 0.3-0.7x on Cyrillic, Greek, emoji and digits,
-        about 1x on random letters and words, 1-1.8x on random bytes, 1.55x on a run of '='
-        (it gives up); below 192 bytes it takes 1.2-3.5x the loop's.  A merge list keeps its
-        rank-by-rank heap (``_encode_long_piece``), which the search does not beat (GPT-2's:
-        1.1-2.6x the heap on most families)."""
-        if len(piece) >= _LONG_PIECE and not self._ranks_grow:
+        (``backtrack.Backtracker``) for the pieces where it measured faster, when the search
+        does not give up: pieces of ``_SEARCH_FROM`` bytes or more of tables that need not
+        grow (tiktoken's), with at most ``_SEARCH_ALPHABET`` byte values in their first 256
+        bytes (runs, DNA, hex, digits)."""
+        if len(piece) >= _SEARCH_FROM and not self._ranks_grow and len(set(piece[:256])) <= _SEARCH_ALPHABET:
             backtracker = self._backtracker
             if backtracker is None:
                 backtracker = self._backtracker = self._make_backtracker()
