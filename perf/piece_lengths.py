@@ -4,6 +4,7 @@
     .venv-pypy/bin/python perf/piece_lengths.py --corpus chinese # real pieces of a shared corpus
     .venv-pypy/bin/python perf/piece_lengths.py --long           # the two long-piece paths
     .venv-pypy/bin/python perf/piece_lengths.py --backtrack      # the backtracking encoder against them
+    .venv-pypy/bin/python perf/piece_lengths.py --backtrack --families spaces,dna --size 1000000
 
 Times ``Tokenizer._merge_piece`` (the merging paths) with the threshold ``_LONG_PIECE`` set above and
 below each length (so each path runs on the same pieces), GPT-2 vocab, on three
@@ -28,7 +29,8 @@ piece of the family on a fresh tokenizer (its tables built as it goes) and its b
 three more (with the heap after it when it gives up, as the tokenizer does), the search's
 steps per byte with its allowance lifted, whether it gave up (``_STEPS_PER_BYTE``), and
 whether the tokenizer searches such a piece (``piece_ids._SEARCH_FROM``,
-``_SEARCH_ALPHABET``).  CPU seconds, best of three.
+``_SEARCH_ALPHABET``).  CPU seconds, best of three.  ``--families`` picks some of the
+families (and skips the per-length table).
 """
 
 import os
@@ -211,12 +213,12 @@ def steps_unlimited(tok, piece):
     return tok._backtracker.steps / len(piece)
 
 
-def backtrack_families(name, size, rng):
+def backtrack_families(name, size, rng, families):
     print(
         "%-12s %-9s %8s %8s %8s %8s %8s %8s %s"
         % ("encoding", "family", "heap s", "bt 1st", "bt best", "bt/heap", "steps/B", "gave up", "searched")
     )
-    for family in BACKTRACK_FAMILIES:
+    for family in families:
         data = [family_piece(family, size, rng) for _ in range(4)]
         tok = load_tokenizer(name)
         tok._backtracker = tok._make_backtracker()
@@ -253,14 +255,18 @@ def backtrack_main(argv):
     if "--encodings" in argv:
         names = argv[argv.index("--encodings") + 1].split(",")
     size = int(argv[argv.index("--size") + 1]) if "--size" in argv else 100000
+    families = BACKTRACK_FAMILIES
+    if "--families" in argv:
+        families = argv[argv.index("--families") + 1].split(",")
     limit = backtrack._STEPS_PER_BYTE, backtrack._STEPS_FLOOR
     print("backtracking search limit: %d steps per byte + %d" % limit)
     for name in names:
         rng = random.Random(12)
-        tok = load_tokenizer(name)
-        tok._backtracker = tok._make_backtracker()
-        backtrack_lengths(tok, name, rng)
-        backtrack_families(name, size, rng)
+        if "--families" not in argv:
+            tok = load_tokenizer(name)
+            tok._backtracker = tok._make_backtracker()
+            backtrack_lengths(tok, name, rng)
+        backtrack_families(name, size, rng, families)
 
 
 def main():

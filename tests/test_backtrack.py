@@ -276,6 +276,10 @@ def _ranks(*tokens):
     return Tokenizer.from_ranks(ranks)
 
 
+def test_an_empty_piece_has_no_ids():
+    assert searched(trained_ranks(), b"") == [] == trained_ranks()._merge_piece(b"")
+
+
 def test_a_token_no_merge_makes_is_never_taken():
     tok = _ranks((b"abc", 256))  # no "ab" nor "bc": the loop cannot make "abc"
     ids = searched(tok, b"abcabc")

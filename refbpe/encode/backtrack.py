@@ -25,9 +25,9 @@ without merging (the algorithm of the ``bpe`` crate of github/rust-gems, backtra
    over the vocab's bytes; on failure the next shorter token that is a prefix of it; when
    none is left the last token is popped and its next shorter one tried.
 3. *A pair is checked without merging* when the two tokens' own runs are monotone (the keys
-   they merge by never decrease: always for a merge list, whose merges use earlier merges'
-   tokens; checked per token for tiktoken's ranks, and true of every token of gpt2,
-   cl100k_base and o200k_base).  Then the run of ``x + y`` is the two runs merged by key
+   they merge by never decrease: always for a merge list in creation order, whose merges use
+   earlier merges' tokens; checked per token otherwise, and true of every token of gpt2,
+   cl100k_base and o200k_base as tiktoken's ranks).  Then the run of ``x + y`` is the two runs merged by key
    (x's first on a tie: it is to the left), and the pair across the boundary changes only
    when x's rightmost part or y's leftmost part is made.  Going back in time from (x, y):
    the later of the two makings is undone (x's when its key is larger, else y's), giving the
@@ -44,8 +44,9 @@ Tables, all built as the search first needs them (a tokenizer that never meets a
 builds none): the trie's nodes, each a range of the sorted tokens, all of a node's children
 made when it is first walked through (each child's range found by ``bisect``); per token, its
 kind (unknown, monotone self-encoding, self-encoding checked by merging, not self-encoding),
-the key that made it and its two parts; the pair table's Bloom filter (``pair_filter``, 1 MB,
-one pass over the table).  A token that does not encode to itself is never tried (tiktoken's
+the key that made it and its two parts (three lists and a bytearray of the vocab's size: about
+5 MB for o200k_base); the pair table's Bloom filter (``pair_filter``, 1 MB, one pass over the
+table).  A token that does not encode to itself is never tried (tiktoken's
 "a piece that is a token is that token" is the caller's, on the whole piece).
 
 Cost: a position is entered at most once (the search leaves one only when it is dead); there
@@ -76,9 +77,10 @@ _UNKNOWN, _MONOTONE, _BY_MERGING, _NOT_SELF = 0, 1, 2, 3
 # The search gives up when its steps (candidates, trie steps, pair-walk steps, bytes of pairs
 # checked by merging) pass this many per byte of the piece it has covered, plus _STEPS_FLOOR:
 # a search that keeps backing off gives up early, and the heap does the piece.  Measured by
-# perf/piece_lengths.py --backtrack (steps per byte, 100K-byte pieces): 1-14 on runs, random
-# letters, words, digits, Cyrillic, Greek, emoji and random bytes with gpt2, cl100k_base and
-# o200k_base; 44 (cl100k_base) and 125 (o200k_base) on a run of '=', where the heap is faster.
+# perf/piece_lengths.py --backtrack (steps per byte, 100K-byte pieces, its allowance lifted):
+# 1.1-13.5 on runs of spaces, 'a', 'ab', random strings, words, digits, Cyrillic, Greek, emoji
+# and random bytes with gpt2, cl100k_base and o200k_base; 44-124 on a run of '=' and 110-208 on
+# one of '-' (cl100k_base, o200k_base: tokens of 20 lengths), where the heap is faster.
 _STEPS_PER_BYTE = 16
 _STEPS_FLOOR = 4096
 
@@ -143,9 +145,11 @@ class Backtracker(object):
     # -- the search ------------------------------------------------------------------------
 
     def encode(self, piece: bytes) -> Optional[List[int]]:
-        """The ids of ``piece`` (bytes, not empty), as the merging loop gives them; None if the
-        search went past its allowance of steps (the caller then merges)."""
+        """The ids of ``piece`` (bytes), as the merging loop gives them; None if the search
+        went past its allowance of steps (the caller then merges)."""
         n = len(piece)
+        if not n:
+            return []
         child, token, depth, shorter = self._child, self._token, self._depth, self._shorter
         expanded, kind = self._expanded, self._kind
         table, shift, made, left, right = self._table, self._shift, self._made, self._left, self._right

@@ -37,20 +37,22 @@ _LONG_PIECE = 192
 # test reads one byte.  Two-byte scripts (Russian) and code are left whole: their pieces
 # rarely have such a place.  perf/micro.py encode-parts measures each text with and without.
 _CUT_FROM = 8
+
 # Pieces this long (bytes) or longer of tiktoken's tables, with at most _SEARCH_ALPHABET byte
 # values in their first 256 bytes, go to the backtracking search (backtrack.py) first.
 # Measured by perf/piece_lengths.py --backtrack under PyPy (100K-byte pieces, cl100k_base and
-# o200k_base, the search's best of three against the heap's; its first piece, tables learnt
-# as it goes, beside): runs of spaces, 'a', 'ab' and box-drawing 0.03-0.78x (first piece
-# 0.2-0.8x); random over 2 and 4 letters 0.41-0.51x, hex and digits 0.54-0.65x (first piece
-# 0.6-2x); but random letters and words 0.94-1.31x (first piece 2-4x), random ASCII and bytes
-# 1.2-1.6x (3-6x), and below 192 bytes it takes 1.2-3.5x the merging loop's time.  Cyrillic,
-# Greek and emoji (0.4-0.6x, first piece 0.7-1.8x) stay with the heap.  A first search costs
-# the JIT about 30 more traces (50-90 ms: a first 8 MB call of the chinese corpus, whose
-# box-drawing lines are 200-byte runs, took 0.1-0.2 s longer with pieces of 192 bytes
-# searched), so only pieces the heap takes tens of milliseconds on are searched.  A merge list
-# keeps its rank-by-rank heap (_encode_long_piece), which the search does not beat (GPT-2's:
-# 1.1-2.8x the heap's time on most families).
+# o200k_base; the search's best of three against the heap's, its first piece on a fresh
+# tokenizer in parentheses): runs of spaces, 'a' and a box-drawing character 0.03-0.10x
+# (0.2-0.4x), of 'ab' 0.14-1.02x; random strings over 2, 4 and 16 letters 0.46-0.62x and
+# digits 0.66x (0.6-1.0x); runs of '=' and '-' make it give up early, 1.0x (1.1-1.4x).  Left
+# to the heap: random letters and words 0.94-1.15x (2-3.4x), random ASCII and bytes 1.1-2.5x
+# (3-6x), Cyrillic, Greek and emoji 0.42-0.62x (up to 2.5x).  Pieces of 16 and 32 bytes take
+# it 1.08-2.34x the merging loop's time.  A first search costs the JIT about 30 traces more: a
+# first 8 MB call of the chinese corpus, whose box-drawing lines are 200-byte runs, took
+# 0.13-0.19 s more CPU with pieces of 192 bytes searched (perf/encode_first.py --trees), so
+# only pieces the heap spends tens of milliseconds on are searched.  A merge list keeps its
+# rank-by-rank heap (_encode_long_piece), which the search does not beat (GPT-2's: 1.24-3.6x
+# the heap's time on 13 of the 17 families).
 _SEARCH_FROM = 1 << 16
 _SEARCH_ALPHABET = 16
 _CACHE_LIMIT = 1 << 15  # entries per cache generation (see _encode_bytes)
@@ -62,10 +64,10 @@ class PieceEncoder(object):
 
     def _encode_piece(self, piece):
         """Ids of one pre-token: ``_merge_piece``'s, found by the backtracking search
-        (``backtrack.Backtracker``) for the pieces where it measured faster, when the search
-        does not give up: pieces of ``_SEARCH_FROM`` bytes or more of tables that need not
-        grow (tiktoken's), with at most ``_SEARCH_ALPHABET`` byte values in their first 256
-        bytes (runs, DNA, hex, digits)."""
+        (``backtrack.Backtracker``) where it measured faster, when it does not give up:
+        pieces of ``_SEARCH_FROM`` bytes or more of tables that need not grow (tiktoken's)
+        with at most ``_SEARCH_ALPHABET`` byte values in their first 256 bytes (runs, DNA,
+        hex, digits)."""
         if len(piece) >= _SEARCH_FROM and not self._ranks_grow and len(set(piece[:256])) <= _SEARCH_ALPHABET:
             backtracker = self._backtracker
             if backtracker is None:
