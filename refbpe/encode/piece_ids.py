@@ -64,10 +64,10 @@ class PieceEncoder(object):
 
     def _encode_piece(self, piece):
         """Ids of one pre-token: ``_merge_piece``'s, found by the backtracking search
-        (``backtrack.Backtracker``) where it measured faster, when it does not give up:
-        pieces of ``_SEARCH_FROM`` bytes or more of tables that need not grow (tiktoken's)
-        with at most ``_SEARCH_ALPHABET`` byte values in their first 256 bytes (runs, DNA,
-        hex, digits)."""
+        (``backtrack.Backtracker``) where it measured faster (perf/piece_lengths.py
+        --backtrack), when it does not give up: pieces of ``_SEARCH_FROM`` bytes or more of
+        tables that need not grow (tiktoken's) with at most ``_SEARCH_ALPHABET`` byte values
+        in their first 256 bytes (runs, DNA, hex, digits)."""
         if len(piece) >= _SEARCH_FROM and not self._ranks_grow and len(set(piece[:256])) <= _SEARCH_ALPHABET:
             backtracker = self._backtracker
             if backtracker is None:
