@@ -39,20 +39,20 @@ _LONG_PIECE = 192
 _CUT_FROM = 8
 
 # Pieces this long (bytes) or longer of tiktoken's tables, with at most _SEARCH_ALPHABET byte
-# values in their first 256 bytes, go to the backtracking search (backtrack.py) first.
-# Measured by perf/piece_lengths.py --backtrack under PyPy (100K-byte pieces, cl100k_base and
-# o200k_base; the search's best of three against the heap's, its first piece on a fresh
-# tokenizer in parentheses): runs of spaces, 'a' and a box-drawing character 0.03-0.10x
-# (0.2-0.4x), of 'ab' 0.14-1.02x; random strings over 2, 4 and 16 letters 0.46-0.62x and
-# digits 0.66x (0.6-1.0x); runs of '=' and '-' make it give up early, 1.0x (1.1-1.4x).  Left
-# to the heap: random letters and words 0.94-1.15x (2-3.4x), random ASCII and bytes 1.1-2.5x
-# (3-6x), Cyrillic, Greek and emoji 0.42-0.62x (up to 2.5x).  Pieces of 16 and 32 bytes take
-# it 1.08-2.34x the merging loop's time.  A first search costs the JIT about 30 traces more: a
-# first 8 MB call of the chinese corpus, whose box-drawing lines are 200-byte runs, took
-# 0.13-0.19 s more CPU with pieces of 192 bytes searched (perf/encode_first.py --trees), so
-# only pieces the heap spends tens of milliseconds on are searched.  A merge list keeps its
-# rank-by-rank heap (_encode_long_piece), which the search does not beat (GPT-2's: 1.24-3.6x
-# the heap's time on 13 of the 17 families).
+# values in their first 256 bytes, go to the backtracking search (backtrack.py) first.  Measured
+# by perf/piece_lengths.py --backtrack under PyPy (100K-byte pieces, cl100k_base and o200k_base;
+# the search's best of three against the heap's, its first piece on a fresh tokenizer in
+# parentheses): runs of spaces, 'a' and a box-drawing character 0.03-0.10x (0.16-0.82x), of 'ab'
+# 0.14-1.02x (0.26-1.15x); random strings over 2, 4 and 16 letters 0.46-0.62x and digits 0.66x
+# (0.58-1.03x); runs of '=' and '-' make it give up early, 1.0x (1.1-1.4x).  Left to the heap:
+# random letters and words 0.94-1.15x (2-3.4x), random ASCII and bytes 1.1-2.5x (4-5.5x),
+# Cyrillic, Greek and emoji 0.42-0.62x (0.6-2.5x).  Pieces of 16 and 32 bytes take it 1.08-2.34x
+# the merging loop's time.  A first search costs the JIT about 30 traces more: a first 8 MB call
+# of the chinese corpus, whose box-drawing lines are 200-byte runs, took 0.13-0.19 s more CPU
+# with pieces of 192 bytes searched (perf/encode_first.py --trees), so only pieces the heap
+# spends tens of milliseconds on are searched.  A merge list keeps its rank-by-rank heap
+# (_encode_long_piece), which the search does not beat (GPT-2's: 1.24-3.6x the heap's time on 13
+# of the 17 families).
 _SEARCH_FROM = 1 << 16
 _SEARCH_ALPHABET = 16
 _CACHE_LIMIT = 1 << 15  # entries per cache generation (see _encode_bytes)
