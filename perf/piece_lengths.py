@@ -4,6 +4,7 @@
     .venv-pypy/bin/python perf/piece_lengths.py --corpus chinese # real pieces of a shared corpus
     .venv-pypy/bin/python perf/piece_lengths.py --long           # the two long-piece paths
     .venv-pypy/bin/python perf/piece_lengths.py --backtrack      # the backtracking encoder against them
+    .venv-pypy/bin/python perf/piece_lengths.py --backtrack --families spaces,dna --size 1000000
 
 Times ``Tokenizer._merge_piece`` (the merging paths) with the threshold ``_LONG_PIECE`` set above and
 below each length (so each path runs on the same pieces), GPT-2 vocab, on three
@@ -21,11 +22,15 @@ With ``--backtrack`` (``--encodings``, default gpt2's merge list, cl100k_base an
 o200k_base), the backtracking encoder (``encode/backtrack.py``) against the merging
 paths (``_merge_piece``: the loop below ``_LONG_PIECE`` bytes, the heap from there):
 first per length as above (its tables warm), then on one piece of ``--size`` bytes
-(default 100,000) of each family in ``BACKTRACK_FAMILIES`` (runs, random letters, words,
-digits, random bytes, Cyrillic, Greek, emoji): the heap, the backtracking search's first
+(default 100,000) of each family in ``BACKTRACK_FAMILIES`` (runs of spaces, 'a', 'ab',
+'=', '-' and a box-drawing character; random strings over 2, 4, 16 and 26 letters; words;
+digits; random ASCII and bytes; Cyrillic, Greek, emoji): the heap, the backtracking search's first
 piece of the family on a fresh tokenizer (its tables built as it goes) and its best of
-three more, the search's steps per byte, and whether it gave up (``_STEPS_PER_BYTE``)
-and left the piece to the heap.  CPU seconds, best of three.
+three more (with the heap after it when it gives up, as the tokenizer does), the search's
+steps per byte with its allowance lifted, whether it gave up (``_STEPS_PER_BYTE``), and
+whether the tokenizer searches such a piece (``piece_ids._SEARCH_FROM``,
+``_SEARCH_ALPHABET``).  CPU seconds, best of three.  ``--families`` picks some of the
+families (and skips the per-length table).
 """
 
 import os
@@ -112,6 +117,11 @@ BACKTRACK_FAMILIES = [
     "a-run",
     "ab-run",
     "eq-run",
+    "dash-run",
+    "box-run",
+    "rand2",
+    "dna",
+    "hex",
     "letters",
     "words",
     "digits",
@@ -125,11 +135,14 @@ BACKTRACK_FAMILIES = [
 
 def family_piece(family, n, rng):
     """One piece of about ``n`` bytes of ``family`` (``BACKTRACK_FAMILIES``)."""
-    runs = {"spaces": b" ", "a-run": b"a", "ab-run": b"ab", "eq-run": b"="}
+    runs = {"spaces": b" ", "a-run": b"a", "ab-run": b"ab", "eq-run": b"=", "dash-run": b"-"}
+    runs["box-run"] = "\u2500".encode("utf-8")
     if family in runs:
         return runs[family] * (n // len(runs[family]))
-    if family == "letters":
-        return bytes(rng.choice(b"abcdefghijklmnopqrstuvwxyz") for _ in range(n))
+    alphabets = {"rand2": b"ab", "dna": b"ACGT", "hex": b"0123456789abcdef"}
+    alphabets["letters"] = b"abcdefghijklmnopqrstuvwxyz"
+    if family in alphabets:
+        return bytes(rng.choice(alphabets[family]) for _ in range(n))
     if family == "words":
         words = read_corpus("english_small", 1 << 18).split()
         return b"".join(rng.choice(words) for _ in range(n // 4))[:n]
@@ -184,26 +197,56 @@ def backtrack_lengths(tok, name, rng):
             )
 
 
-def backtrack_families(name, size, rng):
+def searched_or_merged(tok):
+    """The search, and the heap when it gives up (what ``_encode_piece`` does for a piece it searches)."""
+    return lambda piece: tok._backtracker.encode(piece) or tok._merge_piece(piece)
+
+
+def steps_unlimited(tok, piece):
+    """The search's steps per byte on ``piece`` with its allowance lifted."""
+    saved = backtrack._STEPS_PER_BYTE, backtrack._STEPS_FLOOR
+    backtrack._STEPS_PER_BYTE, backtrack._STEPS_FLOOR = 1 << 40, 1 << 40
+    try:
+        tok._backtracker.encode(piece)
+    finally:
+        backtrack._STEPS_PER_BYTE, backtrack._STEPS_FLOOR = saved
+    return tok._backtracker.steps / len(piece)
+
+
+def backtrack_families(name, size, rng, families):
     print(
-        "%-12s %-9s %8s %8s %8s %8s %9s %s"
-        % ("encoding", "family", "heap s", "bt 1st", "bt best", "bt/heap", "steps/B", "gave up")
+        "%-12s %-9s %8s %8s %8s %8s %8s %8s %s"
+        % ("encoding", "family", "heap s", "bt 1st", "bt best", "bt/heap", "steps/B", "gave up", "searched")
     )
-    for family in BACKTRACK_FAMILIES:
+    for family in families:
         data = [family_piece(family, size, rng) for _ in range(4)]
         tok = load_tokenizer(name)
         tok._backtracker = tok._make_backtracker()
+        search = searched_or_merged(tok)
         with stopwatch() as sw:
-            first = tok._backtracker.encode(data[0])
+            first = search(data[0])
+        gave_up = tok._backtracker.encode(data[0]) is None
         heap, want = cpu_best(tok._merge_piece, data[1:])
-        best, got = cpu_best(tok._backtracker.encode, data[1:])
-        steps = tok._backtracker.steps / len(data[-1])
-        if got is None:
-            best, got = cpu_best(tok._encode_piece, data[1:])  # gave up: the search's steps and the heap
-        assert got == want and first in (None, tok._merge_piece(data[0]))
+        best, got = cpu_best(search, data[1:])
+        assert got == want and first == tok._merge_piece(data[0])
+        rule = (
+            len(data[0]) >= tokenizer_module._SEARCH_FROM
+            and not tok._ranks_grow
+            and len(set(data[0][:256])) <= tokenizer_module._SEARCH_ALPHABET
+        )
         print(
-            "%-12s %-9s %8.3f %8.3f %8.3f %8.2f %9.1f %s"
-            % (name, family, heap, sw.cpu, best, best / heap, steps, "yes" if first is None else "no")
+            "%-12s %-9s %8.3f %8.3f %8.3f %8.2f %8.1f %8s %s"
+            % (
+                name,
+                family,
+                heap,
+                sw.cpu,
+                best,
+                best / heap,
+                steps_unlimited(tok, data[-1]),
+                "yes" if gave_up else "no",
+                "yes" if rule else "no",
+            )
         )
 
 
@@ -212,14 +255,18 @@ def backtrack_main(argv):
     if "--encodings" in argv:
         names = argv[argv.index("--encodings") + 1].split(",")
     size = int(argv[argv.index("--size") + 1]) if "--size" in argv else 100000
+    families = BACKTRACK_FAMILIES
+    if "--families" in argv:
+        families = argv[argv.index("--families") + 1].split(",")
     limit = backtrack._STEPS_PER_BYTE, backtrack._STEPS_FLOOR
     print("backtracking search limit: %d steps per byte + %d" % limit)
     for name in names:
         rng = random.Random(12)
-        tok = load_tokenizer(name)
-        tok._backtracker = tok._make_backtracker()
-        backtrack_lengths(tok, name, rng)
-        backtrack_families(name, size, rng)
+        if "--families" not in argv:
+            tok = load_tokenizer(name)
+            tok._backtracker = tok._make_backtracker()
+            backtrack_lengths(tok, name, rng)
+        backtrack_families(name, size, rng, families)
 
 
 def main():

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from support import HEAVY, examples, gpt2_tokenizer, mixed_text, shared_root
 
 from refbpe import train_from_texts
-from refbpe.encode import backtrack
+from refbpe.encode import backtrack, piece_ids
 from refbpe.encode.tokenizer import Tokenizer
 from refbpe.naive import merge_word, naive_rank_encode
 from refbpe.pretokenize.patterns import get_pattern
@@ -156,12 +156,12 @@ def test_a_run_of_equal_signs_is_left_to_the_heap():
     """cl100k_base has '=' tokens of 1-16, 32, 48, 64 and 80 bytes: the search retries every
     length at every place and goes past its step limit, so the piece is merged instead."""
     tok = encoding("cl100k_base")
-    piece = b"=" * 20000
-    if tok._backtracker is None:
-        tok._backtracker = tok._make_backtracker()
-    assert tok._backtracker.encode(piece) is None
-    assert tok._backtracker.steps > backtrack._STEPS_PER_BYTE * len(piece)
+    piece = b"=" * piece_ids._SEARCH_FROM
+    tok._backtracker = None
     assert tok._encode_piece(piece) == tok._merge_piece(piece)
+    assert tok._backtracker.encode(piece) is None
+    # it gives up early: past its allowance for the bytes it covered, long before the end
+    assert tok._backtracker.steps < backtrack._STEPS_PER_BYTE * len(piece) // 4
 
 
 @pytest.mark.slow
@@ -265,6 +265,10 @@ def _ranks(*tokens):
     return Tokenizer.from_ranks(ranks)
 
 
+def test_an_empty_piece_has_no_ids():
+    assert searched(trained_ranks(), b"") == [] == trained_ranks()._merge_piece(b"")
+
+
 def test_a_token_no_merge_makes_is_never_taken():
     tok = _ranks((b"abc", 256))  # no "ab" nor "bc": the loop cannot make "abc"
     ids = searched(tok, b"abcabc")
@@ -286,19 +290,26 @@ def trained_ranks():
     return Tokenizer.from_ranks({t: i for i, t in vocab.items() if t != b"<|endoftext|>"})
 
 
-def test_the_tokenizer_searches_long_pieces_of_ranks_only():
-    piece = b"aaaa bbbb abab " * 20
+def test_the_tokenizer_searches_long_pieces_of_few_byte_values_of_ranks_only():
     ranks, merges = trained_ranks(), trained()
     assert not ranks._ranks_grow and merges._ranks_grow
-    assert ranks._encode_piece(piece) == searched(ranks, piece) == ranks._merge_piece(piece)
-    merges._backtracker = None
-    assert merges._encode_piece(piece) == by_merge_list(merges, piece)
+    run = b"ab " * (piece_ids._SEARCH_FROM // 3 + 1)
+    assert len(set(run)) <= piece_ids._SEARCH_ALPHABET < len(set(_random_bytes(256, 4)))
+    for tok, rule in ((ranks, by_ranks), (merges, by_merge_list)):
+        tok._backtracker = None
+        assert tok._encode_piece(run[:300]) == rule(tok, run[:300])  # short: merged
+        assert tok._encode_piece(_random_bytes(70000, 4)) == tok._merge_piece(_random_bytes(70000, 4))
+        assert tok._backtracker is None
+    assert ranks._encode_piece(run) == ranks._merge_piece(run)
+    assert ranks._backtracker and ranks._backtracker.steps > 0  # searched
+    assert merges._encode_piece(run) == merges._merge_piece(run)
     assert merges._backtracker is None  # a merge list keeps its heap
 
 
 def test_the_tokenizer_merges_a_piece_the_search_gives_up_on(monkeypatch):
     tok = trained_ranks()
     piece = b"aaaa bbbb abab " * 20
+    monkeypatch.setattr(piece_ids, "_SEARCH_FROM", 0)
     monkeypatch.setattr(backtrack, "_STEPS_PER_BYTE", 0)
     monkeypatch.setattr(backtrack, "_STEPS_FLOOR", 0)
     assert tok._encode_piece(piece) == tok._merge_piece(piece) == by_ranks(tok, piece)
@@ -311,4 +322,4 @@ def test_a_vocab_without_every_byte_has_no_search():
     tok = Tokenizer.from_ranks(ranks)
     assert not tok._ranks_grow and tok._make_backtracker() is False
     with pytest.raises(ValueError, match="single-byte token"):
-        tok._encode_piece(b"z" * 500)
+        tok._encode_piece(b"z" * piece_ids._SEARCH_FROM)

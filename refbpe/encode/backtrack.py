@@ -25,9 +25,9 @@ without merging (the algorithm of the ``bpe`` crate of github/rust-gems, backtra
    over the vocab's bytes; on failure the next shorter token that is a prefix of it; when
    none is left the last token is popped and its next shorter one tried.
 3. *A pair is checked without merging* when the two tokens' own runs are monotone (the keys
-   they merge by never decrease: always for a merge list, whose merges use earlier merges'
-   tokens; checked per token for tiktoken's ranks, and true of every token of gpt2,
-   cl100k_base and o200k_base).  Then the run of ``x + y`` is the two runs merged by key
+   they merge by never decrease: always for a merge list in creation order, whose merges use
+   earlier merges' tokens; checked per token otherwise, and true of every token of gpt2,
+   cl100k_base and o200k_base as tiktoken's ranks).  Then the run of ``x + y`` is the two runs merged by key
    (x's first on a tie: it is to the left), and the pair across the boundary changes only
    when x's rightmost part or y's leftmost part is made.  Going back in time from (x, y):
    the later of the two makings is undone (x's when its key is larger, else y's), giving the
@@ -41,23 +41,26 @@ without merging (the algorithm of the ``bpe`` crate of github/rust-gems, backtra
    runs are not, is checked by merging ``x + y`` with the merging loop instead.
 
 Tables, all built as the search first needs them (a tokenizer that never meets a long piece
-builds none): the trie's nodes, each a range of the sorted tokens, expanded child by child
-with ``bisect``; per token, its kind (unknown, monotone self-encoding, self-encoding checked by
-merging, not self-encoding), the key that made it and its two parts.  A token that does not
-encode to itself is never tried (tiktoken's "a piece that is a token is that token" is the
-caller's, on the whole piece).
+builds none): the trie's nodes, each a range of the sorted tokens, all of a node's children
+made when it is first walked through (each child's range found by ``bisect``); per token, its
+kind (unknown, monotone self-encoding, self-encoding checked by merging, not self-encoding),
+the key that made it and its two parts (three lists and a bytearray of the vocab's size: about
+5 MB for o200k_base); the pair table's Bloom filter (``pair_filter``, 1 MB, one pass over the
+table).  A token that does not encode to itself is never tried (tiktoken's
+"a piece that is a token is that token" is the caller's, on the whole piece).
 
-Cost: each position is entered at most once (a failed one is marked dead), each time trying at
-most the tokens that start there (longest first), each check one walk down the two tokens'
-part trees; plus a trie walk per token taken.  O(n L) for a piece of n bytes and tokens of at
-most L bytes, against O(n log n) for the heap of ``piece_ids``.  In Python the constant
-matters more than the order: a pair walk is a few look-ups in the pair table, which is too big
-for the CPU caches (a Bloom filter of its keys answers most misses, ``pair_filter``), and a
-short piece merges in about as many; so this encoder serves long pieces of tiktoken's tables
-only (``piece_ids._encode_piece``, measured by perf/piece_lengths.py --backtrack), and
-gives up past ``_STEPS_PER_BYTE`` steps per byte (a run of one character whose tokens come in
-many lengths makes the search retry every length at every position: ``=`` x 300,000 with
-o200k_base takes 3x the heap's time), returning None for the heap to do the piece.
+Cost: a position is entered at most once (the search leaves one only when it is dead); there
+it tries at most the L tokens that start there (L: the longest token), each checked by a walk
+of at most 2L steps down two part trees, and each token taken costs a trie walk of at most L
+bytes: O(n L^2) for a piece of n bytes at worst, against O(n log n) for the heap of
+``piece_ids``; in practice 1-14 steps per byte.  The search gives up past ``_STEPS_PER_BYTE``
+steps per byte covered and returns None (the caller merges the piece), so what it costs
+beyond the heap is O(n), besides the tables it learns (bounded by the vocab).  In Python the
+constant matters more than the order: a pair walk is a few look-ups in the pair table, which
+is too big for the CPU caches (a Bloom filter of its keys answers most misses,
+``pair_filter``), and the merging loop does a short piece in about as many; so this encoder
+serves only the long pieces of tiktoken's tables made of few byte values
+(``piece_ids._encode_piece``, measured by perf/piece_lengths.py --backtrack).
 """
 
 from __future__ import annotations
@@ -71,11 +74,13 @@ __all__ = ["Backtracker"]
 
 _UNKNOWN, _MONOTONE, _BY_MERGING, _NOT_SELF = 0, 1, 2, 3
 
-# The search gives up past this many steps (trie steps and pair-walk steps) per byte of the
-# piece, plus _STEPS_FLOOR.  Measured by perf/piece_lengths.py --backtrack (steps per byte,
-# 100K-byte pieces): 1-12 on runs, random letters, words, digits, Cyrillic, Greek, emoji and
-# random bytes with gpt2, cl100k_base and o200k_base; 39 (cl100k_base) and 109 (o200k_base) on
-# a run of '=', where the heap is 1.4-3x faster.
+# The search gives up when its steps (candidates, trie steps, pair-walk steps, bytes of pairs
+# checked by merging) pass this many per byte of the piece it has covered, plus _STEPS_FLOOR:
+# a search that keeps backing off gives up early, and the heap does the piece.  Measured by
+# perf/piece_lengths.py --backtrack (steps per byte, 100K-byte pieces, its allowance lifted):
+# 1.1-13.5 on runs of spaces, 'a', 'ab', random strings, words, digits, Cyrillic, Greek, emoji
+# and random bytes with gpt2, cl100k_base and o200k_base; 44-124 on a run of '=' and 110-208 on
+# one of '-' (cl100k_base, o200k_base: tokens of 20 lengths), where the heap is faster.
 _STEPS_PER_BYTE = 16
 _STEPS_FLOOR = 4096
 
@@ -140,9 +145,11 @@ class Backtracker(object):
     # -- the search ------------------------------------------------------------------------
 
     def encode(self, piece: bytes) -> Optional[List[int]]:
-        """The ids of ``piece`` (bytes, not empty), as the merging loop gives them; None if the
-        search took more than its budget of steps (the caller then merges)."""
+        """The ids of ``piece`` (bytes), as the merging loop gives them; None if the search
+        went past its allowance of steps (the caller then merges)."""
         n = len(piece)
+        if not n:
+            return []
         child, token, depth, shorter = self._child, self._token, self._depth, self._shorter
         expanded, kind = self._expanded, self._kind
         table, shift, made, left, right = self._table, self._shift, self._made, self._left, self._right
@@ -150,7 +157,8 @@ class Backtracker(object):
         filter_bits = self._filter
         if filter_bits is None:
             filter_bits = self._filter = pair_filter(table, shift)
-        budget = limit_steps = _STEPS_PER_BYTE * n + _STEPS_FLOOR
+        allowance = _STEPS_PER_BYTE
+        budget = _STEPS_FLOOR  # steps left: _STEPS_FLOOR + allowance * pos - steps taken
         dead = bytearray(n + 1)
         stack = []  # the nodes of the tokens taken
         pos = 0
@@ -178,6 +186,7 @@ class Backtracker(object):
                 budget -= p - start
                 node = found
                 start = -1
+            budget -= 1  # a candidate
             t = token[node]
             k = kind[t]
             if k == _UNKNOWN:
@@ -187,6 +196,7 @@ class Backtracker(object):
             good = k != _NOT_SELF and not dead[end]
             if good and last >= 0:
                 if k != _MONOTONE or kind[last] != _MONOTONE:
+                    budget -= depth[node] + len(self._vocab[last])
                     good = self._valid_by_merging(last, t)
                 else:
                     x, y, limit = last, t, none
@@ -207,13 +217,14 @@ class Backtracker(object):
                             limit = ky + 1
                             y = left[y]
             if budget < 0:
-                self.steps = limit_steps - budget
+                self.steps = _STEPS_FLOOR + allowance * pos - budget
                 return None
             if good:
                 stack.append(node)
+                budget += allowance * (end - pos)
                 pos = end
                 if pos == n:
-                    self.steps = limit_steps - budget
+                    self.steps = _STEPS_FLOOR + allowance * pos - budget
                     return [token[v] for v in stack]
                 last = t
                 start = pos
@@ -223,6 +234,7 @@ class Backtracker(object):
                 dead[pos] = 1
                 node = stack.pop()
                 pos -= depth[node]
+                budget -= allowance * depth[node]
                 last = token[stack[-1]] if stack else -1
                 # ``node`` is tried again: its end is dead now, so its next shorter one is next
 

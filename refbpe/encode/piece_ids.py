@@ -4,11 +4,12 @@
 pair of a piece first (``_merge_piece``, O(n^2); pieces of ``_LONG_PIECE``
 bytes or more over a linked list and a heap, O(n log n)), with tiktoken's rule
 first where the tokenizer has ranks (a piece that is a token is that token:
-``_encode_one``).  ``_encode_piece`` hands a long piece of tiktoken's tables to
-the backtracking search (``backtrack``) instead, which finds the same ids.  A long
+``_encode_one``).  ``_encode_piece`` hands a long piece of few byte values of
+tiktoken's tables to the backtracking search (``backtrack``) instead, which finds
+the same ids.  A long
 CJK piece is cut where no token spans it (``piece_cuts``) and its parts encoded
-once each.  ``_encode_bytes`` walks a
-text's pre-tokens through two bounded caches.  The tables are ``ranks``'.
+once each.  ``_encode_bytes`` walks a text's pre-tokens through two bounded
+caches.  The tables are ``ranks``'.
 
 Invariant: the ids of a piece are those of applying each merge, in rank
 order, to the whole piece (the ``tokenizer`` module docstring argues why the
@@ -36,6 +37,24 @@ _LONG_PIECE = 192
 # test reads one byte.  Two-byte scripts (Russian) and code are left whole: their pieces
 # rarely have such a place.  perf/micro.py encode-parts measures each text with and without.
 _CUT_FROM = 8
+
+# Pieces this long (bytes) or longer of tiktoken's tables, with at most _SEARCH_ALPHABET byte
+# values in their first 256 bytes, go to the backtracking search (backtrack.py) first.  Measured
+# by perf/piece_lengths.py --backtrack under PyPy (100K-byte pieces, cl100k_base and o200k_base;
+# the search's best of three against the heap's, its first piece on a fresh tokenizer in
+# parentheses): runs of spaces, 'a' and a box-drawing character 0.03-0.10x (0.16-0.82x), of 'ab'
+# 0.14-1.02x (0.26-1.15x); random strings over 2, 4 and 16 letters 0.46-0.62x and digits 0.66x
+# (0.58-1.03x); runs of '=' and '-' make it give up early, 1.0x (1.1-1.4x).  Left to the heap:
+# random letters and words 0.94-1.15x (2-3.4x), random ASCII and bytes 1.1-2.5x (4-5.5x),
+# Cyrillic, Greek and emoji 0.42-0.62x (0.6-2.5x).  Pieces of 16 and 32 bytes take it 1.08-2.34x
+# the merging loop's time.  A first search costs the JIT about 30 traces more: a first 8 MB call
+# of the chinese corpus, whose box-drawing lines are 200-byte runs, took 0.13-0.19 s more CPU
+# with pieces of 192 bytes searched (perf/encode_first.py --trees), so only pieces the heap
+# spends tens of milliseconds on are searched.  A merge list keeps its rank-by-rank heap
+# (_encode_long_piece), which the search does not beat (GPT-2's: 1.24-3.6x the heap's time on 13
+# of the 17 families).
+_SEARCH_FROM = 1 << 16
+_SEARCH_ALPHABET = 16
 _CACHE_LIMIT = 1 << 15  # entries per cache generation (see _encode_bytes)
 _PARTS_LIMIT = 1 << 16  # parts kept by _encode_in_parts (short: a few MB)
 
@@ -45,17 +64,11 @@ class PieceEncoder(object):
 
     def _encode_piece(self, piece):
         """Ids of one pre-token: ``_merge_piece``'s, found by the backtracking search
-        (``backtrack.Backtracker``) for pieces of ``_LONG_PIECE`` bytes or more of tables that
-        need not grow (tiktoken's), when the search stays within its steps.
-
-        Measured by perf/piece_lengths.py --backtrack under PyPy (100K-byte pieces,
-        best of three, cl100k_base and o200k_base): the search takes 0.02-0.1x the heap's
-        time on runs of one or two characters, 0.3-0.7x on Cyrillic, Greek, emoji and digits,
-        about 1x on random letters and words, 1-1.8x on random bytes, 1.55x on a run of '='
-        (it gives up); below 192 bytes it takes 1.2-3.5x the loop's.  A merge list keeps its
-        rank-by-rank heap (``_encode_long_piece``), which the search does not beat (GPT-2's:
-        1.1-2.6x the heap on most families)."""
-        if len(piece) >= _LONG_PIECE and not self._ranks_grow:
+        (``backtrack.Backtracker``) where it measured faster (perf/piece_lengths.py
+        --backtrack), when it does not give up: pieces of ``_SEARCH_FROM`` bytes or more of
+        tables that need not grow (tiktoken's) with at most ``_SEARCH_ALPHABET`` byte values
+        in their first 256 bytes (runs, DNA, hex, digits)."""
+        if len(piece) >= _SEARCH_FROM and not self._ranks_grow and len(set(piece[:256])) <= _SEARCH_ALPHABET:
             backtracker = self._backtracker
             if backtracker is None:
                 backtracker = self._backtracker = self._make_backtracker()
