@@ -72,15 +72,19 @@ def scalar_values(start=0, stop=0x110000, step=1):
 
 
 def probe_text(code_points):
-    """The probe text of ``code_points`` and, per character, the code point it probes."""
-    parts, owner = [], []
+    """The probe text of ``code_points``: each code point in every context, one per line."""
+    lines = "".join(context + SEPARATOR for context in CONTEXTS)
+    return "".join([lines.format(c=chr(cp)) for cp in code_points])
+
+
+def probe_owner(code_points):
+    """Per character of ``probe_text(code_points)``, the code point it probes: made only when a
+    split differs (made for every block with the text, it took 0.10 s per 20,000 code points on
+    CPython, the text alone 0.02 s)."""
+    owner = []
     for cp in code_points:
-        c = chr(cp)
-        for context in CONTEXTS:
-            s = context.format(c=c) + SEPARATOR
-            parts.append(s)
-            owner.extend([cp] * len(s))
-    return "".join(parts), owner
+        owner.extend([cp] * len(probe_text([cp])))
+    return owner
 
 
 def refbpe_pieces(pattern, version, text):
@@ -93,12 +97,12 @@ def refbpe_pieces(pattern, version, text):
 def _tiktoken_pieces(encoding, text, candidates):
     import tiktoken
 
-    vocab = set()
+    vocab = {}  # the tokens in first-seen order: any order of ranks serves
     for pieces in candidates:
         encoded = [p.encode("utf-8") for p in pieces]
-        vocab.update(encoded)
-        vocab.update(a + b for a, b in zip(encoded, encoded[1:]))
-    tokens = sorted(vocab)
+        vocab.update(dict.fromkeys(encoded))
+        vocab.update(dict.fromkeys([a + b for a, b in zip(encoded, encoded[1:])]))
+    tokens = list(vocab)
     ranks = {piece: rank for rank, piece in enumerate(tokens)}
     enc = tiktoken.Encoding(
         "probe", pat_str=_tiktoken_pattern(encoding), mergeable_ranks=ranks, special_tokens={}
@@ -168,7 +172,7 @@ def probe(peer, code_points, versions=UNICODE_VERSIONS, block=BLOCK):
     pattern = PATTERN_OF_PEER[peer]
     differ = {v: set() for v in versions}
     for k in range(0, len(code_points), block):
-        text, owner = probe_text(code_points[k : k + block])
+        text = probe_text(code_points[k : k + block])
         splits = {v: refbpe_pieces(pattern, v, text) for v in versions}
         distinct = {tuple(s) for s in splits.values()}
         pieces = peer_pieces(peer, text, distinct)
@@ -176,6 +180,7 @@ def probe(peer, code_points, versions=UNICODE_VERSIONS, block=BLOCK):
             if pieces is None:
                 differ[v].update(code_points[k : k + block])
             elif pieces != splits[v]:
+                owner = probe_owner(code_points[k : k + block])
                 differ[v].update(differing_code_points(pieces, splits[v], owner))
     return {v: sorted(cps) for v, cps in differ.items()}
 
