@@ -9,7 +9,7 @@ import sys
 
 import pytest
 from planted_trainers import FUZZ_BUGS
-from support import HEAVY, IS_PYPY, REPO_ROOT, cs336_path, other_interpreter, run_main
+from support import HEAVY, IS_PYPY, REPO_ROOT, cs336_path, other_interpreter, run_main, target_python
 
 from refbpe.testing import CLASSES
 
@@ -149,7 +149,7 @@ def test_refbpe_passes_every_kind(pack, capsys, monkeypatch):
 
 @pytest.mark.parametrize("bug", sorted(CHECKED))
 def test_each_planted_bug_fails_naming_the_case(bug, pack, capsys):
-    command = "%s %s train %s {input} {vocab_size} {out} {special_token}" % (sys.executable, PLANTED, bug)
+    command = "%s %s train %s {input} {vocab_size} {out} {special_token}" % (target_python(), PLANTED, bug)
     counts = ["--counts"] if bug == "int32-counts" else []  # a bug of counts: the word-count cases
     status, out, err = run_main(
         capsys, "conformance", "check", pack, "--train", command, "--cases", CHECKED[bug], "--quiet", *counts
@@ -160,7 +160,7 @@ def test_each_planted_bug_fails_naming_the_case(bug, pack, capsys):
 
 
 def test_the_planted_pre_tokenizer_fails_naming_the_case(pack, capsys):
-    command = "%s %s split {input} {out}" % (sys.executable, PLANTED)
+    command = "%s %s split {input} {out}" % (target_python(), PLANTED)
     status, out, _ = run_main(capsys, "conformance", "check", pack, "--split", command, "--quiet")
     assert status == 1 and "FAIL split-" in out and "number (\\p{N})" in out
 

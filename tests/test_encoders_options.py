@@ -12,11 +12,10 @@ this process (no process starts: fast); the command line once per setting
 import json
 import os
 import subprocess
-import sys
 import time
 
 import pytest
-from support import cli_env, run_main
+from support import cli_env, run_main, target_python
 
 from refbpe.formats import read_model, write_model
 from refbpe.fuzz import Target, TargetError, Trial, search_for_failure
@@ -229,7 +228,7 @@ def test_fuzz_passes_encoding_to_their_command(model, planted, capsys, tmp_path)
         "json.dump(encode_without_specials(encoding, text), open(out, 'w'))\n" % str(model),
         encoding="utf-8",
     )
-    command = "%s %s {encoding} {input} {out}" % (sys.executable, script)
+    command = "%s %s {encoding} {input} {out}" % (target_python(), script)
     status, out, err, _ = _fuzz(
         capsys, tmp_path, "--encode", command, "--encoding", model, "--budget", 60,
         "--special-tokens", "none", "--max-examples", 2,
@@ -253,7 +252,7 @@ CASES = "train-ties-00[01],train-count-overflow-00[012]"
 
 
 def _trainer(placeholder="{input}"):
-    return "%s %s train refbpe %s {vocab_size} {out} {special_token}" % (sys.executable, PEERS, placeholder)
+    return "%s %s train refbpe %s {vocab_size} {out} {special_token}" % (target_python(), PEERS, placeholder)
 
 
 def test_a_text_trainer_skips_the_word_count_cases_saying_why(pack, capsys):

@@ -16,7 +16,7 @@ import time
 import pytest
 from peer_targets import refbpe_split
 from planted_trainers import FUZZ_BUGS, planted_split
-from support import HEAVY, IS_PYPY, REPO_ROOT, run_main
+from support import HEAVY, IS_PYPY, REPO_ROOT, run_main, target_python
 
 from refbpe.formats import write_model
 from refbpe.fuzz import Target, TargetError, Trial, search_for_failure
@@ -63,7 +63,7 @@ class InProcess(Target):
 
 
 def _command(bug):
-    return "%s %s train %s {input} {vocab_size} {out} {special_token}" % (sys.executable, PLANTED, bug)
+    return "%s %s train %s {input} {vocab_size} {out} {special_token}" % (target_python(), PLANTED, bug)
 
 
 def _fuzz(capsys, tmp_path, *args):
@@ -238,7 +238,7 @@ def test_a_crash_a_hang_or_garbage_is_a_finding_with_its_input(command, kind, ca
 
 
 def test_fuzz_split_finds_the_planted_pre_tokenizer(capsys, tmp_path):
-    command = "%s %s split {input} {out}" % (sys.executable, PLANTED)
+    command = "%s %s split {input} {out}" % (target_python(), PLANTED)
     status, out, err, directory = _fuzz(
         capsys, tmp_path, "--split", command, "--classes", "digits", "--budget", 60
     )
