@@ -2,6 +2,7 @@
 
     .venv-pypy/bin/python perf/count_workers.py [--corpus english_medium] [--repeats 3]
     .venv-pypy/bin/python perf/count_workers.py --trees OTHER_TREE,.   # before/after, alternated
+    .venv-pypy/bin/python perf/count_workers.py --side-by-side         # two one-worker counts at once
 
 Each run is a fresh process (this interpreter) that times ``count_words(CORPUS,
 ["<|endoftext|>"], workers=W)`` in-process (pool start-up and adding up the
@@ -119,6 +120,35 @@ def paired_speedup(ones, twos):
     return statistics.median(a["wall"] / b["wall"] for a, b in zip(ones, twos))
 
 
+def side_by_side(tree, path, repeats):
+    """One-worker counts alone and two at once (independent processes), alternating rounds:
+    how much two busy cores slow each other down.  Two workers can at best beat one by
+    2 / (1 + slowdown), before any cost of sharing the work out."""
+    command = [sys.executable, os.path.abspath(__file__), "--child", path, "1", "0"]
+
+    def start():
+        return subprocess.Popen(command, env=tree_env(tree), stdout=subprocess.PIPE)
+
+    def wall(proc):
+        out = proc.communicate()[0]
+        if proc.returncode != 0:
+            raise SystemExit("perf/count_workers.py: the measured run failed")
+        return json.loads(out.decode().strip().splitlines()[-1])["wall"]
+
+    alone, together = [], []
+    for i in range(repeats):
+        alone.append(wall(start()))
+        pair = [start(), start()]
+        together += [wall(p) for p in pair]
+        figures = (i + 1, alone[-1]) + tuple(together[-2:])
+        print("  round %d: alone %.2f s, two at once %.2f s and %.2f s" % figures)
+    a, b = statistics.median(alone), statistics.median(together)
+    print(
+        "\none worker alone %.2f s, each of two at once %.2f s (medians): slowdown %.1f%%, so two workers"
+        " at best %.2fx one (load %.1f)" % (a, b, 100 * (b / a - 1), 2 * a / b, os.getloadavg()[0])
+    )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", default="english_medium")
@@ -127,11 +157,18 @@ def main(argv=None):
         "--trees", default=".", help="source trees to compare, comma list (default: this one)"
     )
     parser.add_argument("--chunk-size", type=int, default=0, help="bytes per unit (default 0: count_words's)")
+    parser.add_argument(
+        "--side-by-side",
+        action="store_true",
+        help="one-worker counts alone and two at once instead: what two busy cores cost each other",
+    )
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         return child(args.child[0], int(args.child[1]), int(args.child[2]) or None)
     path = corpus(args.corpus)
+    if args.side_by_side:
+        return side_by_side(os.path.abspath(args.trees.split(",")[0]), path, args.repeats)
     trees = [
         os.path.abspath(os.path.join(ROOT, t)) if t == "." else os.path.abspath(t)
         for t in args.trees.split(",")
