@@ -17,7 +17,10 @@ Each (encoding, text) runs as its own PyPy process:
   encoding them all again, which is the BPE share of the call), the hit rate;
 - cuts (a second table): the warm text's pieces and distinct pieces, their parts
   between the places no token spans (``piece_cuts``, every piece cut) and the distinct
-  parts, the cut table's character pairs and its build time.
+  parts, the cut table's character pairs and its build time;
+- the misses' BPE taken apart (a third table): the missed pieces that ``_encode_one`` cuts,
+  cut again with every part already known (the cut loop and the parts' look-ups alone), the
+  BPE of their distinct parts, and the BPE of the missed pieces it does not cut.
 
 What is left of the warm call after scan and BPE is the cache look-ups and the
 list of ids.  ``--cache-limit`` sets the entries per piece-cache generation
@@ -40,6 +43,42 @@ def _utf8_part(path, start, size):
     with open(path, "rb") as f:
         f.seek(start)
         return f.read(size).decode("utf-8", "ignore").encode("utf-8")
+
+
+def _split_misses(tok, missed, clock):
+    """The BPE of the misses taken apart: the missed pieces ``_encode_one`` cuts
+    (``_encode_in_parts``), cut again with every part already known (the cutting and the parts'
+    look-ups alone), the BPE of their distinct parts, and the BPE of the pieces it does not cut."""
+    from refbpe.encode.piece_cuts import PieceCuts
+    from refbpe.encode.piece_ids import _CUT_FROM
+
+    cut, whole = [], []
+    for piece in missed:
+        if tok._rank_of.get(piece) is None:
+            (cut if len(piece) >= _CUT_FROM and piece[-3] >= 0xE0 else whole).append(piece)
+    cutter, known = PieceCuts(tok._rank_of), {}
+    for piece in cut:
+        cutter.encode_in_parts(piece, known, tok._encode_piece)
+    clock.restart()
+    for piece in cut:
+        cutter.encode_in_parts(piece, known, tok._encode_piece)
+    cutting = clock.cpu_elapsed()
+    clock.restart()
+    for part in known:
+        tok._encode_piece(part)
+    parts_bpe = clock.cpu_elapsed()
+    clock.restart()
+    for piece in whole:
+        tok._encode_piece(piece)
+    whole_bpe = clock.cpu_elapsed()
+    return {
+        "cut_pieces": len(cut),
+        "cutting": cutting,
+        "known_parts": len(known),
+        "parts_bpe": parts_bpe,
+        "whole_pieces": len(whole),
+        "whole_bpe": whole_bpe,
+    }
 
 
 def child(name, path, size, cache_limit):
@@ -88,6 +127,7 @@ def child(name, path, size, cache_limit):
     for piece in missed:
         tok._encode_one(piece)
     bpe = clock.cpu_elapsed()
+    split = _split_misses(tok, missed, clock)
     clock.restart()
     cutter = PieceCuts(tok._rank_of)
     cut_table = clock.cpu_elapsed()
@@ -115,6 +155,7 @@ def child(name, path, size, cache_limit):
         "cut_pairs": len(cutter._joined),
         "cut_table": cut_table,
     }
+    fields.update(split)
     print("RESULT " + json.dumps(fields))
     sys.stdout.flush()
 
@@ -180,6 +221,26 @@ def main(argv):
                 r["distinct_parts"],
                 r["cut_pairs"],
                 r["cut_table"],
+            )
+        )
+
+    print(
+        "\n| encoding | text | misses cut | their cutting s (parts known) | distinct parts | their BPE s "
+        "| misses not cut | their BPE s |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for name, text, r in cuts:
+        print(
+            "| %s | %s | %d | %.2f | %d | %.2f | %d | %.2f |"
+            % (
+                name,
+                text,
+                r["cut_pieces"],
+                r["cutting"],
+                r["known_parts"],
+                r["parts_bpe"],
+                r["whole_pieces"],
+                r["whole_bpe"],
             )
         )
 
