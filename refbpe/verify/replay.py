@@ -19,9 +19,9 @@ State
 
 Cost per merge: O(length) for each word that holds the pair (the word is
 re-merged whole), plus O(log P) per changed pair.  ``observers`` (objects with
-``merged(w, old, new, freq, a, b, z)``) see every word change: the counting and
-merging variants of ``overlays`` ride on this replay instead of replaying
-from scratch.
+``merged_words(changes, a, b, z)``, ``changes`` a list of ``(w, old, new, freq)``)
+see every word change of a merge, after its words: the counting and merging
+variants of ``overlays`` ride on this replay instead of replaying from scratch.
 
 ``bpe`` encodes one pre-token with ranked merges, naively (O(n^2) per piece).
 """
@@ -290,6 +290,10 @@ class PairReplay(object):
         key = (a << SHIFT) | b
         counts, where, words, freqs = self.counts, self.where, self.words, self.freqs
         observers = self.observers
+        # One call per observer and merge, not per word changed: the four counting and merging
+        # variants over english_small's hf model's first 80 merges, 0.414 -> 0.382 CPU s (PyPy,
+        # medians of 5 cold processes alternating; perf/verify_stages.py --observers 80).
+        changes = [] if observers else None
         changed = set()
         ba, zz = (b << SHIFT) | a, (z << SHIFT) | z
         for w in where.pop(key, ()):
@@ -341,8 +345,10 @@ class PairReplay(object):
                     merged_last = False
                     i += 1
             words[w] = new
-            for o in observers:
-                o.merged(w, old, new, f, a, b, z)
+            if changes is not None:
+                changes.append((w, old, new, f))
+        for o in observers:
+            o.merged_words(changes, a, b, z)
         changed.add(key)
         heap = self.heap
         for p in changed:
