@@ -280,8 +280,8 @@ def _min_count(reference, word_counts, their_merges, wanted, min_count):
     count and at least ``min_count``, as ``min_count_stop`` checks each at the
     maximum and above 0.  A failure with their pair below the maximum (or with
     no pair) stops that replay at the same step; only one at a maximum below
-    ``min_count`` is replayed on.  (A second replay of their merges was 0.36 of
-    the 3.3 CPU seconds of a swapped-tie verify: perf/verify_stages.py, PyPy.)"""
+    ``min_count`` is replayed on.  (A second replay of their merges: a swapped-tie
+    verify 3.33 -> 3.03 CPU s in a cold PyPy process; perf/verify_stages.py, total.)"""
     if reference.fit == len(their_merges):
         return min_count_stop(
             word_counts, their_merges, wanted, min_count, replayed=(reference.lowest, reference.left)
