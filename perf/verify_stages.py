@@ -14,6 +14,11 @@ A stage nested in another is counted in both (``reading deltas`` inside
 process; later repeats show the warm cost.  The models of
 ``perf/verify_cost.py --build DIR`` serve as ``--against`` (``DIR/tokenizer.json``
 is its ``hf`` model).
+
+``--observers N`` times instead, in this cold process, ``PairReplay.apply`` over the
+first N merges of ``--against`` with the counting and merging variants observing it
+(``overlays``: once-per-pretoken, double-counted-equal-pairs, right-to-left,
+overlapping-merges), as in the first steps of a verify that explains a divergence.
 """
 
 import argparse
@@ -67,14 +72,38 @@ def _timed(fn, totals, name):
     return wrapper
 
 
+def time_observers(args):
+    from refbpe.loader import read_model
+    from refbpe.verify import count_variant
+
+    text = open(args.corpus, encoding="utf-8").read()
+    r = replay.PairReplay(count_variant([text], [SPECIAL]))
+    model = read_model(args.against, "auto", [SPECIAL], strict=False)
+    merges = [(bytes(a), bytes(b)) for a, b in model.merges][: args.observers]
+    r.observers = [
+        overlays.OncePerPretoken(r),
+        overlays.DoubleCountedEqualPairs(r),
+        overlays.WordsOverlay("right-to-left", r, merge=overlays.merge_right_to_left),
+        overlays.WordsOverlay("overlapping-merges", r, merge=overlays.merge_overlapping),
+    ]
+    with stopwatch() as clock:
+        for pair in merges:
+            r.apply(pair, track=True)
+    deltas = sum(len(o.delta) for o in r.observers)
+    print("apply with observers, %d merges: %.3f CPU s (%d delta keys)" % (len(merges), clock.cpu, deltas))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", default=corpus("english_small"))
     ap.add_argument("--against", required=True)
     ap.add_argument("--vocab", type=int, default=2000)
     ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--observers", type=int, metavar="N", help="time the replay's observers over N merges")
     args = ap.parse_args()
     tune_verify_jit()  # as ``refbpe verify`` does (after the imports here, before them there)
+    if args.observers:
+        return time_observers(args)
     argv = ["verify", args.corpus, "--against", args.against, "--vocab-size", str(args.vocab)]
     argv += ["--special-token", SPECIAL, "--workers", "1"]
     totals = {}

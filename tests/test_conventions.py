@@ -15,14 +15,17 @@ import os
 import subprocess
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from planted_trainers import (
     EOT,
+    ZOO,
     encode_specials_as_text,
     planted_train,
     train_min_count_2,
     train_text_mode,
 )
-from support import run_main
+from support import examples, mixed_text, repeated_text, run_main
 
 from refbpe.corpus.sequences import count_texts
 from refbpe.encode.tokenizer import Tokenizer
@@ -30,10 +33,13 @@ from refbpe.formats import Model, write_model
 from refbpe.fuzz import Target, Trial, search_for_failure
 from refbpe.fuzz.target import Run
 from refbpe.fuzz.trial import case_bytes
+from refbpe.learn.merge import learn_merges
 from refbpe.learn.train import train_from_texts
 from refbpe.verify import CAUSES, verify_merges
-from refbpe.verify.conventions import LAYOUTS, layout_vocab, translate_newlines
+from refbpe.verify.conventions import LAYOUTS, layout_vocab, min_count_stop, translate_newlines
+from refbpe.verify.explain import replay_hypotheses
 from refbpe.verify.judge import judge_encoding, judge_training
+from refbpe.verify.merges import _min_count
 from refbpe.verify.profile_rules import _id_mismatch, profile_verdict
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
@@ -217,6 +223,44 @@ def test_repro_carries_the_run_profile_and_counts_add_up(capsys, tmp_path, monke
     assert "--profile" not in repro  # cs336 is verify's own default, whose report names the tie rule
     r = subprocess.run(["sh", str(tmp_path / "f" / "repro.sh")], stdout=subprocess.PIPE)
     assert r.returncode == 1 and b"tie-rule: DIFFERENT" in r.stdout and b"smallest-bytes" in r.stdout
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    text=st.one_of(repeated_text(extra=[EOT, "\n"]), mixed_text(extra=[EOT])),
+    bug=st.sampled_from(sorted(ZOO)),
+    their_min=st.integers(1, 3),
+    our_min=st.integers(1, 3),
+    merges=st.integers(1, 20),
+)
+def test_min_count_read_off_the_reference_replay_is_a_replay_of_their_merges(
+    text, bug, their_min, our_min, merges
+):
+    # The convention as verify reads it off its reference hypothesis (fit, least count
+    # merged, count left) is the one a replay of their merges over the counts finds.
+    wanted = merges
+    theirs = planted_train(text, 257 + wanted, [EOT], min_count=their_min, **ZOO[bug][0])
+    counts = count_texts([text], "documents", [EOT])
+    ours = learn_merges(counts, wanted, min_count=our_min)
+    k = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), None)
+    if k is None and len(ours) != len(theirs):
+        k = min(len(ours), len(theirs))
+    assume(k is not None)
+    ref_ids = layout_vocab("refbpe", theirs, [])
+    ref_ids = {b: i for i, b in ref_ids.items()}
+    reference, _, _ = replay_hypotheses(
+        counts,
+        theirs,
+        ref_ids,
+        ref_ids,
+        [text],
+        [EOT],
+        probe=(k, ours[k] if k < len(ours) else None),
+        wanted=wanted,
+        min_count=our_min,
+    )
+    replayed = min_count_stop(counts, theirs, wanted, our_min)
+    assert _min_count(reference, counts, theirs, wanted, our_min) == replayed
 
 
 def test_a_wrapped_counter_is_not_a_minimum_count():

@@ -281,7 +281,7 @@ def test_overlay_top_is_best_then_tied_keys(ours, theirs, picks):
 def _heap_bounds_counts(ref):
     """Every pair with a positive count has an entry whose count is at least its count."""
     stored = {}
-    for c, p in ref.heap:
+    for c, p in ref.entries():
         stored[p] = max(stored.get(p, 0), -c)
     return all(stored.get(p, 0) >= c for p, c in ref.counts.items() if c > 0)
 

@@ -49,7 +49,7 @@ LAYOUTS = {
 }
 
 
-def min_count_stop(word_counts, their_merges, wanted, min_count=1):
+def min_count_stop(word_counts, their_merges, wanted, min_count=1, replayed=None):
     """``{"name": "min-count", "min_count": T, ...}`` when a minimum count T other
     than ``min_count`` (the one the reference trained with; 1: none) explains all
     their merges and their stopping there, else None.
@@ -59,16 +59,17 @@ def min_count_stop(word_counts, their_merges, wanted, min_count=1):
     or with the best pair left below T.  The thresholds that do are a range,
     ``min_count`` (its lowest) to ``min_count_up_to``; one that stops early
     with pairs left is not named past a 32-bit int's range (a wrapped counter
-    is the likelier cause: refbpe certify shows which)."""
-    replay = PairReplay(word_counts)
-    lowest = None
-    for pair in their_merges:
-        c = replay.count(pair)
-        if c <= 0 or c != replay.best():
+    is the likelier cause: refbpe certify shows which).
+
+    ``replayed``: ``(lowest, left)`` from a replay of ``their_merges`` over
+    ``word_counts`` that found each at the maximum count (verify's reference
+    hypothesis): the least count merged and the best count left after them,
+    so that they are not replayed again."""
+    if replayed is None:
+        replayed = _lowest_and_left(word_counts, their_merges)
+        if replayed is None:
             return None
-        lowest = c if lowest is None else min(lowest, c)
-        replay.apply(pair)
-    left = replay.best()
+    lowest, left = replayed
     stopped = len(their_merges) < wanted and left > 0  # pairs left: only a threshold stops there
     lo = left + 1 if stopped else 1
     hi = float("inf") if lowest is None else lowest
@@ -84,6 +85,20 @@ def min_count_stop(word_counts, their_merges, wanted, min_count=1):
         "setting": "min_frequency=%d" % (lo if lo > 1 else 0),
         "option": "--min-frequency %d" % (lo if lo > 1 else 0),
     }
+
+
+def _lowest_and_left(word_counts, their_merges):
+    """(the least count of their merges, the best count left after them) over
+    ``word_counts``, or None when one of them is not at the maximum count."""
+    replay = PairReplay(word_counts)
+    lowest = None
+    for pair in their_merges:
+        c = replay.count(pair)
+        if c <= 0 or c != replay.best():
+            return None
+        lowest = c if lowest is None else min(lowest, c)
+        replay.apply(pair)
+    return lowest, replay.best()
 
 
 def translate_newlines(text):

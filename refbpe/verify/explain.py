@@ -45,6 +45,8 @@ class Hypothesis(object):
         self.failure = None  # the first step it cannot explain: {"step", "kind", counts...}
         self.tie_failure = None  # the tie at which the last consistent tie rule failed
         self.exhausted = None  # no pair left after all their merges
+        self.lowest = None  # the least count of a merge it explained
+        self.left = None  # the best count left after all their merges (when it explains them all)
         self.aliases = []
         self.complete = False  # explains all their merges, and their stopping there
 
@@ -83,6 +85,8 @@ def _check(h, j, pair, key, ctx):
             "rules_before": sorted(h.rules),
         }
         return False
+    if h.lowest is None or c < h.lowest:
+        h.lowest = c
     if len(tied) < 2:
         return True
     h.ties += 1
@@ -248,8 +252,8 @@ def replay_hypotheses(
         for h in live:
             h.source.refresh(changed)
     if counting:
-        reference.fit = n
-        reference.exhausted = ref.best() < min_count
+        reference.fit, reference.left = n, ref.best()
+        reference.exhausted = reference.left < min_count
     if stop is not None:
         _complete(reference, n, wanted)
         reference.complete = False  # no tie rule is left, or (fused) the counts failed
@@ -275,8 +279,8 @@ def _pass_one(ctx, reference, their_merges, k, our_pair, variants):
         if variants and not reference.rules:
             return j + 1, probed
         ref.apply(pair)
-    reference.fit = len(their_merges)
-    reference.exhausted = ref.best() < ctx.min_count
+    reference.fit, reference.left = len(their_merges), ref.best()
+    reference.exhausted = reference.left < ctx.min_count
     return None, probed
 
 

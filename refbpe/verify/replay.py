@@ -11,17 +11,20 @@ State
     words[w], freqs[w]   the current token ids of unique word w, and its count
     counts[p]            occurrences of pair p, weighted by freqs (exact ints)
     where[p]             words that have held p (a superset, checked on use)
-    heap                 (-count, p) entries; an entry is valid while
+    heap                 entries (-count, p), each packed into one int
+                         ``-count << QSHIFT | q`` (q: p's number in ``pair_of``,
+                         given when p is first pushed); an entry is valid while
                          ``counts[p] == count``.  New pairs are pushed when made;
                          a lowered count is re-sifted when its entry is met (the
                          lazy deletion that ``merge`` argues for: a pair's count only
-                         falls after the step that made it)
+                         falls after the step that made it).  Equal counts come off
+                         in their pairs' numbering; the tied keys are returned sorted
 
 Cost per merge: O(length) for each word that holds the pair (the word is
 re-merged whole), plus O(log P) per changed pair.  ``observers`` (objects with
-``merged(w, old, new, freq, a, b, z)``) see every word change: the counting and
-merging variants of ``overlays`` ride on this replay instead of replaying
-from scratch.
+``merged_words(changes, a, b, z)``, ``changes`` a list of ``(w, old, new, freq)``)
+see every word change of a merge, after its words: the counting and merging
+variants of ``overlays`` ride on this replay instead of replaying from scratch.
 
 ``bpe`` encodes one pre-token with ranked merges, naively (O(n^2) per piece).
 """
@@ -34,6 +37,12 @@ __all__ = ["PairReplay", "SHIFT", "merge_ids"]
 
 SHIFT = 32  # pair key: left << SHIFT | right (ids stay far below 2**32)
 _MASK = (1 << SHIFT) - 1
+# A heap entry is one int, -count << QSHIFT | the pair's number: PyPy keeps a list of machine ints
+# unboxed, and compares them faster than (-count, pair) tuples (english_small's hf model: verify's
+# checks 0.229-0.245 -> 0.194-0.208 CPU s, 4 cold PyPy processes alternating; perf/verify_stages.py,
+# checks).  A count past 2**31 makes a long: slower, still exact.
+QSHIFT = 32
+_QMASK = (1 << QSHIFT) - 1
 
 
 def merge_ids(ids, a, b, z):
@@ -77,7 +86,9 @@ class PairReplay(object):
                 elif s[-1] != k:
                     s.append(k)
         self.counts, self.where = counts, where
-        self.heap = [(-c, p) for p, c in counts.items()]
+        self.pair_of = list(counts)  # q -> pair key
+        self.number = {p: q for q, p in enumerate(self.pair_of)}  # pair key -> q
+        self.heap = [(-c << QSHIFT) | q for q, c in enumerate(counts.values())]
         heapq.heapify(self.heap)
         self.observers = []
 
@@ -91,6 +102,7 @@ class PairReplay(object):
             self.index,
         )  # words are replaced, not changed
         other.counts, other.heap = dict(self.counts), list(self.heap)
+        other.pair_of, other.number = list(self.pair_of), dict(self.number)
         other.where = {p: list(s) for p, s in self.where.items()}
         other.observers = []
         return other
@@ -114,6 +126,18 @@ class PairReplay(object):
     def pair(self, key):
         return (self.tokens[key >> SHIFT], self.tokens[key & _MASK])
 
+    def entry(self, count, key):
+        """The heap entry of ``key`` at ``count`` (the key numbered on first use)."""
+        q = self.number.get(key)
+        if q is None:
+            q = self.number[key] = len(self.pair_of)
+            self.pair_of.append(key)
+        return (-count << QSHIFT) | q
+
+    def entries(self):
+        """The heap's entries as (-count, pair key), in its order."""
+        return [(e >> QSHIFT, self.pair_of[e & _QMASK]) for e in self.heap]
+
     # -- reading -----------------------------------------------------------------
 
     def count(self, pair):
@@ -127,14 +151,15 @@ class PairReplay(object):
         return self.max_count()
 
     def max_count(self):
-        heap, counts = self.heap, self.counts
+        heap, counts, pair_of = self.heap, self.counts, self.pair_of
         while heap:
-            c, p = heap[0]
-            current = counts.get(p, 0)
-            if current == -c:
-                return -c
+            e = heap[0]
+            q = e & _QMASK
+            current = counts.get(pair_of[q], 0)
+            if current == -(e >> QSHIFT):
+                return current
             if current > 0:  # lowered since pushed: re-sift with the current count
-                heapq.heapreplace(heap, (-current, p))
+                heapq.heapreplace(heap, (-current << QSHIFT) | q)
             else:
                 heapq.heappop(heap)
         return 0
@@ -146,19 +171,20 @@ class PairReplay(object):
         self._pop_tied(count, skip, keep, found)
         for e in keep:
             heapq.heappush(self.heap, e)
-        return list(found)
+        return sorted(found)
 
     def _pop_tied(self, count, skip, keep, found):
         """Pop the heap's entries at ``count`` or above into ``keep`` (stale ones
         dropped, equal ones kept once), and the keys at ``count`` not in ``skip``
-        (None: none skipped) into ``found``, in the heap's order."""
-        heap, counts = self.heap, self.counts
-        while heap and -heap[0][0] >= count:
-            c, p = heapq.heappop(heap)
+        (None: none skipped) into ``found``."""
+        heap, counts, pair_of = self.heap, self.counts, self.pair_of
+        while heap and -(heap[0] >> QSHIFT) >= count:
+            q = heapq.heappop(heap) & _QMASK
+            p = pair_of[q]
             current = counts.get(p, 0)
             if current <= 0:
                 continue
-            e = (-current, p)
+            e = (-current << QSHIFT) | q
             if e not in keep:  # equal entries: keep one
                 keep[e] = True
                 if current == count and (skip is None or p not in skip):
@@ -176,14 +202,16 @@ class PairReplay(object):
         valid ones popped down to the best pair not in ``skip``, whose count is
         returned (0 if none), that pair's entry popped too unless ``pop_best`` is
         false; the caller pushes the popped entries back."""
-        heap, counts = self.heap, self.counts
+        heap, counts, pair_of = self.heap, self.counts, self.pair_of
         keep, best = {}, 0
         while heap:
-            c, p = heap[0]
+            e = heap[0]
+            q = e & _QMASK
+            p = pair_of[q]
             current = counts.get(p, 0)
-            if current != -c:
+            if current != -(e >> QSHIFT):
                 if current > 0:
-                    heapq.heapreplace(heap, (-current, p))
+                    heapq.heapreplace(heap, (-current << QSHIFT) | q)
                 else:
                     heapq.heappop(heap)
                 continue
@@ -211,15 +239,16 @@ class PairReplay(object):
         and pushing it back at each check cost PyPy a pure-Python sift per entry:
         verify's checks on english_small's hf model 0.35 -> 0.30 CPU s, least of 6
         cold processes alternating; perf/verify_stages.py, checks.)"""
-        heap, counts = self.heap, self.counts
+        heap, counts, pair_of = self.heap, self.counts, self.pair_of
         found = []
         n = len(heap)
         stack = [0] if n else []
         while stack:
             i = stack.pop()
-            c, p = heap[i]
-            if -c < m:
+            e = heap[i]
+            if -(e >> QSHIFT) < m:
                 continue
+            p = pair_of[e & _QMASK]
             if counts.get(p, 0) == m and p not in skip:
                 found.append(p)
             i = 2 * i + 1
@@ -257,15 +286,16 @@ class PairReplay(object):
             for e in keep:
                 heapq.heappush(heap, e)
         else:
+            pair_of = self.pair_of
             for e in keep:
-                parked[e[1]] = True
+                parked[pair_of[e & _QMASK]] = True
         return best, found
 
     def unpark(self, key):
         """Put pair ``key``, whose entries ``top_excluding`` parked, back on the heap."""
         c = self.counts.get(key, 0)
         if c > 0:
-            heapq.heappush(self.heap, (-c, key))
+            heapq.heappush(self.heap, self.entry(c, key))
 
     def tied(self, count):
         """All pairs (of byte strings) whose count is ``count``, sorted."""
@@ -290,6 +320,10 @@ class PairReplay(object):
         key = (a << SHIFT) | b
         counts, where, words, freqs = self.counts, self.where, self.words, self.freqs
         observers = self.observers
+        # One call per observer and merge, not per word changed: the four counting and merging
+        # variants over english_small's hf model's first 80 merges, 0.414 -> 0.382 CPU s (PyPy,
+        # medians of 5 cold processes alternating; perf/verify_stages.py --observers 80).
+        changes = [] if observers else None
         changed = set()
         ba, zz = (b << SHIFT) | a, (z << SHIFT) | z
         for w in where.pop(key, ()):
@@ -341,16 +375,22 @@ class PairReplay(object):
                     merged_last = False
                     i += 1
             words[w] = new
-            for o in observers:
-                o.merged(w, old, new, f, a, b, z)
+            if changes is not None:
+                changes.append((w, old, new, f))
+        for o in observers:
+            o.merged_words(changes, a, b, z)
         changed.add(key)
-        heap = self.heap
+        heap, number, pair_of = self.heap, self.number, self.pair_of
         for p in changed:
             c = counts.get(p, 0)
             if c <= 0:
                 counts.pop(p, None)
-            elif reused or (p >> SHIFT) == z or (p & _MASK) == z:
-                heapq.heappush(heap, (-c, p))  # a new pair: its count is final now
+            elif reused or (p >> SHIFT) == z or (p & _MASK) == z:  # a new pair: its count is final now
+                q = number.get(p)
+                if q is None:
+                    q = number[p] = len(pair_of)
+                    pair_of.append(p)
+                heapq.heappush(heap, (-c << QSHIFT) | q)
         return changed if track else None
 
 
