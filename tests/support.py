@@ -202,17 +202,7 @@ def other_interpreter():
     for exe in interpreter_candidates("cpython" if IS_PYPY else "pypy"):
         if not os.path.exists(exe):
             continue
-        env = dict(os.environ, PYTHONPATH=REPO_ROOT)
-        r = subprocess.run(
-            [exe, "-c", "import refbpe, os; print(os.path.dirname(refbpe.__file__))"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            timeout=60,
-        )
-        if r.returncode == 0 and os.path.realpath(r.stdout.decode().strip()) == os.path.realpath(
-            os.path.join(REPO_ROOT, "refbpe")
-        ):
+        if _imports_this_refbpe(exe, dict(os.environ, PYTHONPATH=REPO_ROOT)):
             return exe
     return None
 
@@ -239,11 +229,13 @@ def target_python():
     return _TARGET_PYTHON[0]
 
 
-def _imports_this_refbpe(exe):
+def _imports_this_refbpe(exe, env=None):
+    """Whether ``exe`` (with ``env``, by default this process's) imports this checkout's refbpe."""
     r = subprocess.run(
         [exe, "-c", "import refbpe, os; print(os.path.dirname(refbpe.__file__))"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        env=env,
         timeout=60,
     )
     where = os.path.realpath(r.stdout.decode().strip())

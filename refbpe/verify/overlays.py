@@ -39,7 +39,7 @@ import heapq
 from ..pretokenize.patterns import get_pattern
 from ..pretokenize.unicode_tables import UNICODE_VERSIONS
 from .readings import GPT2, Readings, unicode_delta, versioned
-from .replay import SHIFT, merge_ids
+from .replay import SHIFT, index_pairs, merge_ids
 
 __all__ = [
     "VARIANTS",
@@ -240,20 +240,13 @@ class WordsOverlay(Overlay):
         (not ``_new_entry`` per word, an ``add`` per pair: english_small's hf model, its 16
         overlays 0.075-0.086 -> 0.019-0.025 CPU s in cold PyPy processes, 4 alternating;
         perf/verify_stages.py, WordsOverlay init)."""
-        own, own_freq, where, delta = self.own, self.own_freq, self.where, self.delta
+        own, own_freq, delta = self.own, self.own_freq, self.delta
+        first = len(own)
         for w, f in extra.items():
             if len(w) > 1:
-                e = len(own)
                 own.append(list(w))
                 own_freq.append(f)
-                for j in range(len(w) - 1):
-                    k = (w[j] << SHIFT) | w[j + 1]
-                    delta[k] = delta.get(k, 0) + f
-                    s = where.get(k)
-                    if s is None:
-                        where[k] = [e]
-                    elif s[-1] != e:
-                        s.append(e)
+        index_pairs(own, own_freq, first, delta, self.where)
         for k in [k for k, v in delta.items() if not v]:
             del delta[k]
         self._touched.update(delta)

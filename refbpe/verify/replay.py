@@ -33,7 +33,7 @@ import heapq
 
 from ..naive import merge_word
 
-__all__ = ["PairReplay", "SHIFT", "merge_ids"]
+__all__ = ["PairReplay", "SHIFT", "index_pairs", "merge_ids"]
 
 SHIFT = 32  # pair key: left << SHIFT | right (ids stay far below 2**32)
 _MASK = (1 << SHIFT) - 1
@@ -58,6 +58,22 @@ def merge_ids(ids, a, b, z):
     return out
 
 
+def index_pairs(words, freqs, first, counts, where):
+    """Add the pairs of ``words[first:]`` (weighted by ``freqs``) to ``counts``, and each word's
+    number to its pairs' lists in ``where`` (once per word).  One loop over all the words, not a
+    call per word: PyPy's JIT does not inline a function that holds a loop."""
+    for k in range(first, len(words)):
+        ids, n = words[k], freqs[k]
+        for i in range(len(ids) - 1):
+            p = (ids[i] << SHIFT) | ids[i + 1]
+            counts[p] = counts.get(p, 0) + n
+            s = where.get(p)
+            if s is None:
+                where[p] = [k]
+            elif s[-1] != k:
+                s.append(k)
+
+
 class PairReplay(object):
     """Word counts with merges applied one at a time, and the pair counts kept exact.
 
@@ -75,16 +91,7 @@ class PairReplay(object):
                 self.words.append(list(w))
                 self.freqs.append(n)
         counts, where = {}, {}
-        for k, ids in enumerate(self.words):
-            n = self.freqs[k]
-            for i in range(len(ids) - 1):
-                p = (ids[i] << SHIFT) | ids[i + 1]
-                counts[p] = counts.get(p, 0) + n
-                s = where.get(p)
-                if s is None:
-                    where[p] = [k]
-                elif s[-1] != k:
-                    s.append(k)
+        index_pairs(self.words, self.freqs, 0, counts, where)
         self.counts, self.where = counts, where
         self.pair_of = list(counts)  # q -> pair key
         self.number = {p: q for q, p in enumerate(self.pair_of)}  # pair key -> q
