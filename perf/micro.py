@@ -239,6 +239,35 @@ def bench_encode_parts_long(args):
         yield variants, "o200k_base, %s Han, 1.2 MB: a first call, own processes" % which
 
 
+_CUT_TABLE_CHILD = """
+import hashlib, sys, time
+from refbpe.encode import piece_cuts
+from refbpe.encode.tokenizer import Tokenizer
+name, how = sys.argv[1], sys.argv[2]
+tok = Tokenizer.from_tiktoken(name)
+tokens = list(tok._id_of)
+t0 = time.process_time()
+if how == "decode":
+    cutter = piece_cuts.PieceCuts(tokens)
+    joined, partial = cutter._joined, cutter._partial
+else:  # the alternative: every token cut into runs (the table's build before decoding)
+    joined, partial = set(), bytearray(1 << 16)
+    for token in tokens:
+        if len(token) >= 2 and max(token) >= 0x80:
+            piece_cuts._enter_runs(token, joined, partial)
+    partial = bytes(partial)
+seconds = time.process_time() - t0
+print(hashlib.sha256(repr(sorted(joined)).encode() + partial).hexdigest(), seconds)
+"""
+
+
+@case("cut-table", "piece_cuts.py PieceCuts: the table built in a fresh process (cold)", 5, 0, "self")
+def bench_cut_table(args):
+    for name in ("o200k_base", "cl100k_base"):
+        build = [(h, lambda n=name, h=h: encode_child(_CUT_TABLE_CHILD, n, h)) for h in ("decode", "runs")]
+        yield build, "%s: PieceCuts of every token, a fresh process each" % name
+
+
 # --- count.py, spool.py -------------------------------------------------------------------------------
 
 

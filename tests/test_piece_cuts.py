@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from support import examples
 
 from refbpe import train_from_texts
-from refbpe.encode.piece_cuts import PieceCuts
+from refbpe.encode.piece_cuts import PieceCuts, _enter_runs
 from refbpe.encode.tokenizer import Tokenizer
 from refbpe.naive import naive_encode, naive_rank_encode
 
@@ -80,6 +80,19 @@ def test_no_token_spans_a_cut(tokens, piece):
     token_set = set(tokens)
     for k in _cuts(PieceCuts(tokens), piece):
         assert not _spanned(piece, k, token_set), (piece, k)
+
+
+@settings(max_examples=examples(200))
+@given(tokens=st.lists(st.one_of(_text.map(lambda t: t.encode("utf-8")), _any_bytes), max_size=12))
+def test_text_tokens_enter_the_tables_as_their_runs_do(tokens):
+    """The table's build decodes a UTF-8 token instead of cutting it into runs: the same
+    tables as entering every token run by run."""
+    joined, partial = set(), bytearray(1 << 16)
+    for token in tokens:
+        if len(token) >= 2:
+            _enter_runs(token, joined, partial)
+    cutter = PieceCuts(tokens)
+    assert (cutter._joined, cutter._partial) == (joined, bytes(partial))
 
 
 @settings(max_examples=examples(200))

@@ -53,15 +53,30 @@ class PieceCuts(object):
     def __init__(self, tokens: Iterable[bytes]) -> None:
         joined = set()
         partial = bytearray(1 << 16)
+        key_of = {}  # a character -> its UTF-8 bytes as an int
         for token in tokens:
-            if len(token) < 2 or max(token) < 0x80:
+            if len(token) < 2 or token.isascii():
                 continue
-            runs = _runs(token)
-            for (s1, e1, first), (s2, e2, second) in zip(runs, runs[1:]):
-                if _well_formed_multibyte(first) and _well_formed_multibyte(second):
-                    joined.add((first << 32) | second)
-                elif not (_whole(first, e1 - s1) and _whole(second, e2 - s2)):
-                    partial[(token[e1 - 1] << 8) | token[s2]] = 1
+            try:
+                text = token.decode("utf-8")
+            except UnicodeDecodeError:
+                _enter_runs(token, joined, partial)
+                continue
+            # UTF-8 text: its runs are its characters, all whole, so only two adjacent
+            # multi-byte ones enter (``joined``).  Decoding instead of cutting runs: a fresh
+            # process builds o200k_base's table in 0.07 s instead of 0.15 s, cl100k_base's in
+            # 0.02 s instead of 0.09 s, part of a first call (perf/micro.py cut-table).
+            previous = 0
+            for c in text:
+                if c < "\x80":
+                    previous = 0
+                    continue
+                key = key_of.get(c)
+                if key is None:
+                    key = key_of[c] = int.from_bytes(c.encode("utf-8"), "big")
+                if previous:
+                    joined.add((previous << 32) | key)
+                previous = key
         self._joined = joined
         self._partial = bytes(partial)
 
@@ -96,6 +111,16 @@ class PieceCuts(object):
             return encode(piece)
         ids.extend(_part_ids(parts, piece[part_start:], encode))
         return ids
+
+
+def _enter_runs(token, joined, partial):
+    """Enter the places inside ``token`` (any bytes) in ``joined`` and ``partial``, run by run."""
+    runs = _runs(token)
+    for (s1, e1, first), (s2, e2, second) in zip(runs, runs[1:]):
+        if _well_formed_multibyte(first) and _well_formed_multibyte(second):
+            joined.add((first << 32) | second)
+        elif not (_whole(first, e1 - s1) and _whole(second, e2 - s2)):
+            partial[(token[e1 - 1] << 8) | token[s2]] = 1
 
 
 def _whole(key, length):
