@@ -17,10 +17,12 @@ from planted_trainers import EOT, ZOO, ZOO_TEXT, layout_vocab, planted_train, re
 from support import examples, mixed_text, repeated_text, run_main
 
 from refbpe.formats import Model, write_model
+from refbpe.learn.merge import learn_merges
 from refbpe.learn.train import build_vocab
 from refbpe.naive import naive_train_bpe
 from refbpe.verify import CAUSES, PairReplay, count_variant, verify_merges
 from refbpe.verify.explain import _falls_short, replay_hypotheses
+from refbpe.verify.merges import _unique_best
 from refbpe.verify.overlays import VARIANT_CAUSE, WordsOverlay
 from refbpe.verify.readings import reading_delta
 
@@ -330,6 +332,25 @@ def test_fused_replay_answers_as_two_passes(text, bug):
     assert (fused, probe) == _replayed(text, theirs, layout, False)[:2]
     if short:  # their pair's count falls short of ours at the divergence: the reference fails there
         assert fused[0]["fit"] == k and probe["theirs"] < probe["ours"]
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    text=st.one_of(repeated_text(extra=[EOT, "\n", "\n\n  "]), mixed_text(extra=[EOT])),
+    bug=st.sampled_from(sorted(ZOO)),
+)
+def test_a_unique_best_in_the_trace_falls_short(text, bug):
+    # The reference training's trace says their pair falls short at the divergence (our
+    # pair alone at its count) only where the replay of the words holding either pair does.
+    options, _, _, _, _ = ZOO[bug]
+    theirs = planted_train(text, VOCAB, [EOT], **options)
+    counts = count_variant([text], [EOT])
+    trace = []
+    ours = learn_merges(counts, VOCAB - 257, trace=trace)
+    k = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), None)
+    assume(k is not None)
+    if _unique_best(trace, k, len(theirs)):
+        assert _falls_short(counts, theirs, k, ours[k])
 
 
 @settings(max_examples=examples(40), deadline=None)
