@@ -19,12 +19,13 @@ from support import examples, mixed_text, repeated_text, run_main
 from refbpe.formats import Model, write_model
 from refbpe.learn.merge import learn_merges
 from refbpe.learn.train import build_vocab
-from refbpe.naive import naive_train_bpe
+from refbpe.naive import merge_word, naive_train_bpe
 from refbpe.verify import CAUSES, PairReplay, count_variant, verify_merges
 from refbpe.verify.explain import _falls_short, replay_hypotheses
 from refbpe.verify.merges import _unique_best
 from refbpe.verify.overlays import VARIANT_CAUSE, WordsOverlay
 from refbpe.verify.readings import reading_delta
+from refbpe.verify.replay import SHIFT
 
 VOCAB = 330
 
@@ -278,6 +279,40 @@ def test_overlay_top_is_best_then_tied_keys(ours, theirs, picks):
             o.refresh(ref.apply(pair, track=True))
         for ref, _ in (one, two):  # the lazy heap's invariant, whichever way it was read
             assert _heap_bounds_counts(ref)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(words=WORD_TABLE, picks=st.lists(st.tuples(st.integers(0, 99), st.booleans()), max_size=12))
+def test_replay_counts_are_a_recount(words, picks):
+    # After any merges (a present pair, or any two tokens: a pair spelling a token made
+    # before, a pair that never occurs), the replay's counts are a recount of its words
+    # merged naively, each counted pair lists its words, and the heap bounds the counts.
+    ref = PairReplay(words)
+    segs = {w: [w[i : i + 1] for i in range(len(w))] for w in words}
+    for pick, present in picks:
+        held = sorted(set(p for s in segs.values() for p in zip(s, s[1:])))
+        tokens = sorted(set(t for s in segs.values() for t in s))
+        if not tokens:
+            break
+        if present and held:
+            pair = held[pick % len(held)]
+        else:
+            pair = (tokens[pick % len(tokens)], tokens[(pick // 7) % len(tokens)])
+        segs = {w: merge_word(s, pair, pair[0] + pair[1]) for w, s in segs.items()}
+        ref.apply(pair, track=True)
+        expected = {}
+        for w, s in segs.items():
+            for p in zip(s, s[1:]):
+                expected[p] = expected.get(p, 0) + words[w]
+        assert {ref.pair(k): c for k, c in ref.counts.items() if c} == expected
+        for k in ref.counts:
+            listed = set(i for i in ref.where.get(k, ()) if k in _keys(ref.words[i]))
+            assert len(listed) == sum(1 for s in segs.values() if ref.pair(k) in zip(s, s[1:]))
+        assert _heap_bounds_counts(ref)
+
+
+def _keys(ids):
+    return set((ids[i] << SHIFT) | ids[i + 1] for i in range(len(ids) - 1))
 
 
 def _heap_bounds_counts(ref):
