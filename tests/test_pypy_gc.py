@@ -319,4 +319,5 @@ def test_verify_restarts_from_its_command_line_alone(execs, tmp_path):
     pypy_gc.restart_early(verify + [str(small), str(big)])
     expected = [["refbpe"] + verify[1:] + [str(small), str(big)]]
     assert [argv[argv.index("refbpe") :] for _, argv, _ in execs] == expected
-    assert all(env[name] == value for _, _, env in execs for name, value in pypy_gc.TRAIN_GC_SETTINGS.items())
+    settings = pypy_gc.VERIFY_GC_SETTINGS.items()
+    assert all(env[name] == value for _, _, env in execs for name, value in settings)

@@ -17,12 +17,15 @@ from planted_trainers import EOT, ZOO, ZOO_TEXT, layout_vocab, planted_train, re
 from support import examples, mixed_text, repeated_text, run_main
 
 from refbpe.formats import Model, write_model
+from refbpe.learn.merge import learn_merges
 from refbpe.learn.train import build_vocab
-from refbpe.naive import naive_train_bpe
+from refbpe.naive import merge_word, naive_train_bpe
 from refbpe.verify import CAUSES, PairReplay, count_variant, verify_merges
 from refbpe.verify.explain import _falls_short, replay_hypotheses
+from refbpe.verify.merges import _unique_best
 from refbpe.verify.overlays import VARIANT_CAUSE, WordsOverlay
 from refbpe.verify.readings import reading_delta
+from refbpe.verify.replay import SHIFT
 
 VOCAB = 330
 
@@ -278,6 +281,40 @@ def test_overlay_top_is_best_then_tied_keys(ours, theirs, picks):
             assert _heap_bounds_counts(ref)
 
 
+@settings(max_examples=examples(150), deadline=None)
+@given(words=WORD_TABLE, picks=st.lists(st.tuples(st.integers(0, 99), st.booleans()), max_size=12))
+def test_replay_counts_are_a_recount(words, picks):
+    # After any merges (a present pair, or any two tokens: a pair spelling a token made
+    # before, a pair that never occurs), the replay's counts are a recount of its words
+    # merged naively, each counted pair lists its words, and the heap bounds the counts.
+    ref = PairReplay(words)
+    segs = {w: [w[i : i + 1] for i in range(len(w))] for w in words}
+    for pick, present in picks:
+        held = sorted(set(p for s in segs.values() for p in zip(s, s[1:])))
+        tokens = sorted(set(t for s in segs.values() for t in s))
+        if not tokens:
+            break
+        if present and held:
+            pair = held[pick % len(held)]
+        else:
+            pair = (tokens[pick % len(tokens)], tokens[(pick // 7) % len(tokens)])
+        segs = {w: merge_word(s, pair, pair[0] + pair[1]) for w, s in segs.items()}
+        ref.apply(pair, track=True)
+        expected = {}
+        for w, s in segs.items():
+            for p in zip(s, s[1:]):
+                expected[p] = expected.get(p, 0) + words[w]
+        assert {ref.pair(k): c for k, c in ref.counts.items() if c} == expected
+        for k in ref.counts:
+            listed = set(i for i in ref.where.get(k, ()) if k in _keys(ref.words[i]))
+            assert len(listed) == sum(1 for s in segs.values() if ref.pair(k) in zip(s, s[1:]))
+        assert _heap_bounds_counts(ref)
+
+
+def _keys(ids):
+    return set((ids[i] << SHIFT) | ids[i + 1] for i in range(len(ids) - 1))
+
+
 def _heap_bounds_counts(ref):
     """Every pair with a positive count has an entry whose count is at least its count."""
     stored = {}
@@ -330,6 +367,25 @@ def test_fused_replay_answers_as_two_passes(text, bug):
     assert (fused, probe) == _replayed(text, theirs, layout, False)[:2]
     if short:  # their pair's count falls short of ours at the divergence: the reference fails there
         assert fused[0]["fit"] == k and probe["theirs"] < probe["ours"]
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    text=st.one_of(repeated_text(extra=[EOT, "\n", "\n\n  "]), mixed_text(extra=[EOT])),
+    bug=st.sampled_from(sorted(ZOO)),
+)
+def test_a_unique_best_in_the_trace_falls_short(text, bug):
+    # The reference training's trace says their pair falls short at the divergence (our
+    # pair alone at its count) only where the replay of the words holding either pair does.
+    options, _, _, _, _ = ZOO[bug]
+    theirs = planted_train(text, VOCAB, [EOT], **options)
+    counts = count_variant([text], [EOT])
+    trace = []
+    ours = learn_merges(counts, VOCAB - 257, trace=trace)
+    k = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), None)
+    assume(k is not None)
+    if _unique_best(trace, k, len(theirs)):
+        assert _falls_short(counts, theirs, k, ours[k])
 
 
 @settings(max_examples=examples(40), deadline=None)

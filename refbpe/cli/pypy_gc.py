@@ -69,13 +69,17 @@ decided, 1.21 s and 141 MB now (docs/performance.md).
 
 ``verify`` decides the same way (``restart_verify_early``: its CORPUS arguments, read
 with ``VERIFY_VALUE_OPTIONS`` and ``VERIFY_FLAGS``; ``--counts`` gives up) with
-``TRAIN_GC_SETTINGS`` from ``VERIFY_RESTART_FROM`` (1 MiB): its replays and overlays
+``VERIFY_GC_SETTINGS`` from ``VERIFY_RESTART_FROM`` (1 MiB): its replays and overlays
 allocate many short-lived tuples and lists, so a 240 MB nursery is touched page by
-page for nothing.  What the restart buys is memory, not time: ``refbpe verify`` of
-english_small against the hf model of ``perf/verify_cost.py --build``, vocab 2,000
-(PyPy, ``/usr/bin/time``, 7 alternating pairs, load average 0.9) took 2.31 CPU
-seconds with it and 2.25 s without (paired differences -0.14 to +0.11 s: level within
-the noise), with a peak of 227 MB against 459 MB.
+page for nothing.  With ``TRAIN_GC_SETTINGS`` the restart bought memory, not time:
+``refbpe verify`` of english_small against the hf model of ``perf/verify_cost.py
+--build``, vocab 2,000 (PyPy, ``/usr/bin/time``, 7 alternating pairs, load average 0.9)
+took 2.31 CPU seconds with it and 2.25 s without (paired differences -0.14 to +0.11 s:
+level within the noise), with a peak of 227 MB against 459 MB.  A 64 MB nursery collects
+a quarter as often as a 16 MB one: the same run, the nursery given (so no restart), 8
+alternating rounds, load average 0.7-0.9: 16 MB 2.12-2.44 CPU s (median 2.25, 208 MB),
+32 MB 2.06-2.31 s (2.19, 242 MB), 64 MB 2.05-2.31 s (2.15, 256 MB); 128 MB 2.17-2.27 s
+(2.21, 311 MB) against 64 MB's 2.11-2.18 s (2.17) in 6 more.
 """
 
 import gc
@@ -89,6 +93,7 @@ __all__ = [
     "RESTART_FROM",
     "GC_SETTINGS",
     "TRAIN_GC_SETTINGS",
+    "VERIFY_GC_SETTINGS",
     "TRAIN_RESTART_FROM",
     "restart_command",
     "parse_size_text",
@@ -115,6 +120,8 @@ RESTART_FROM = 16 << 20  # input bytes; as ``corpus/encode.py``'s _POOL_FROM, wh
 GC_SETTINGS = {"PYPY_GC_NURSERY": "4MB", "PYPY_GC_MAJOR_COLLECT": "1.3"}
 # ``train``'s: its word and pair tables live long, so fewer, larger minor collections pay.
 TRAIN_GC_SETTINGS = {"PYPY_GC_NURSERY": "16MB", "PYPY_GC_MAJOR_COLLECT": "1.82"}
+# ``verify``'s: short-lived objects by the million (replays, overlays, windows), tables as train's.
+VERIFY_GC_SETTINGS = {"PYPY_GC_NURSERY": "64MB", "PYPY_GC_MAJOR_COLLECT": "1.82"}
 # ``train`` restarts from this many input bytes.  Its second start-up cost 0.19 s then (now the
 # interpreter's start, ``restart_train_early``; the threshold is not measured again); the small
 # nursery saves the first touch of a 240 MB one in each process, which pays on ordinary text
@@ -300,11 +307,11 @@ def restart_encode_early(argv):
 
 
 def restart_verify_early(argv):
-    """``restart_train_early`` for ``refbpe verify``, with ``train``'s settings from
+    """``restart_train_early`` for ``refbpe verify``, with ``VERIFY_GC_SETTINGS`` from
     ``VERIFY_RESTART_FROM`` bytes (it does not restart when this returns)."""
     if len(argv) < 2 or argv[1] != "verify" or _nursery_bytes() is None:
         return
-    _restart_for(argv, verify_corpus(argv[2:]), TRAIN_GC_SETTINGS, VERIFY_RESTART_FROM)
+    _restart_for(argv, verify_corpus(argv[2:]), VERIFY_GC_SETTINGS, VERIFY_RESTART_FROM)
 
 
 def _restart_for(argv, inputs, settings, restart_from):

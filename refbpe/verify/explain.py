@@ -157,6 +157,7 @@ def replay_hypotheses(
     fuse=True,
     park=True,
     min_count=1,
+    short=None,
 ):
     """Replay ``their_merges``; returns (reference Hypothesis, [variant Hypotheses],
     the probe at ``probe = (k, our pair k)``: counts at the first divergence).
@@ -170,6 +171,8 @@ def replay_hypotheses(
     either pair), the reference counts fail at ``k``: pass 1 is then skipped,
     and pass 2 checks them (and takes the probe) as pass 1 would have, from
     the first merge (``fuse=False`` runs both passes; the tests compare).
+    ``short`` (True: the caller knows it, from the reference training's trace)
+    spares ``_falls_short``'s replay.
     The answers are the same: each check reads the counts of one step, and
     the pairs tied at a count come in the heaps' order, whoever cleaned them.
     Once one variant is left and nothing else reads the reference heap, its
@@ -194,7 +197,7 @@ def replay_hypotheses(
     n = len(their_merges)
     k, our_pair = probe if probe is not None else (None, None)
     # Fused: the reference counts are known to fail at k, so pass 2 checks them from the start.
-    fused = fuse and variants and _falls_short(word_counts, their_merges, k, our_pair)
+    fused = fuse and variants and (short or _falls_short(word_counts, their_merges, k, our_pair))
     ref = ctx.ref = PairReplay(word_counts)
     pristine = ref.copy() if variants and not fused else None  # pass 2 starts from it, not a recount
     gpt2 = get_pattern(pattern).key == "gpt2"
