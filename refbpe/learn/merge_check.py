@@ -7,21 +7,14 @@ count (``levels``, a heap of the counts that have a bucket, plain ints), and
 a bucket holding two live pairs of the top count is ordered by the tie rule
 (``heap.entry_maker``'s entries) the first time it is read.
 
-Invariant: each pair whose count is ``floor`` or more sits in a bucket at an
-upper bound of its current count, as on the engine's heap (``merge``'s lazy
-deletion argument: counts only fall after the step that made a pair); only the
-buckets above the pair being checked are read, and stale entries there move
-down to their current count, or leave the buckets below the floor.  The floor
-is the engine's (``merge``, "A floor under the heap"): the other pairs wait in
-``counts``, and when no bucket is left the floor falls to half the greatest
-count and every pair at or above it is bucketed (``_refill``).
+Invariant: each pair sits in a bucket at an upper bound of its current count,
+as on the engine's heap (``merge``'s lazy deletion argument: counts only fall
+after the step that made a pair); only the buckets above the pair being
+checked are read, and stale entries there move down to their current count.
 
 Cost: the engine's merge steps (``step.apply_merge``) without its heap: a new
-pair costs a dict lookup, and an append when it reaches the floor; slot lists
-are kept only for the pairs their list merges later (the rest are never
-applied); one pass over ``counts`` per halving of the floor.  Without the
-floor, bucketing every new pair cost certify 1.17x ``train_from_counts``'s CPU
-on english_medium at vocab 10,000 (perf/certify_cost.py, the phase rows).
+pair costs a dict lookup and an append; slot lists are kept only for the pairs
+their list merges later (the rest are never applied).
 """
 
 import heapq
@@ -55,8 +48,8 @@ class MergeCheck(object):
         self.packed = _packed_merges(merges, shift)
         self.step = _CheckTables(256 + len(merges), self.sym.typecode, set(self.packed))
         self.plain, self.ordered, self.levels = {}, {}, []
-        self.floor = 1
-        self._refill()
+        for p, c in self.counts.items():
+            self._add(c, p)
 
     valid = staticmethod(well_formed)
 
@@ -82,32 +75,9 @@ class MergeCheck(object):
         self.plain[c] = [p]
         heapq.heappush(self.levels, -c)
 
-    def _refill(self):
-        """Bucket every pair whose count is at least half the greatest, the new ``floor``
-        (the buckets are empty); False when no pair is left.  Cost: one pass over ``counts``."""
-        top = 0
-        for c in self.counts.values():
-            if c > top:
-                top = c
-        if top <= 0:
-            return False
-        self.floor = floor = max(1, top // 2)
-        for p, c in self.counts.items():
-            if c >= floor:
-                self._add(c, p)
-        return True
-
     def choice(self):
         """The packed pair the tie rule takes now, or None when no pair is left."""
-        while True:
-            p = self._top_bucket_choice()
-            if p is not None or self.floor <= 1 or not self._refill():
-                return p
-
-    def _top_bucket_choice(self):
-        """``choice`` among the bucketed pairs (every pair of count ``floor`` or more), or
-        None when none is left there."""
-        levels, counts, plain, ordered, floor = self.levels, self.counts, self.plain, self.ordered, self.floor
+        levels, counts, plain, ordered = self.levels, self.counts, self.plain, self.ordered
         while levels:
             top = -levels[0]
             heap = ordered.get(top)
@@ -117,7 +87,7 @@ class MergeCheck(object):
                     c = counts.get(p, 0)
                     if c == top:
                         live.append(p)
-                    elif c >= floor:
+                    elif c > 0:
                         self._add(c, p)  # below ``top``: the levels' top stays
                 if len(live) == 1:
                     plain[top] = live
@@ -133,7 +103,7 @@ class MergeCheck(object):
                 if c == top:
                     return p
                 heapq.heappop(heap)
-                if c >= floor:
+                if c > 0:
                     self._add(c, p)
             del ordered[top]
             heapq.heappop(levels)
@@ -207,9 +177,8 @@ class _CheckTables(StepTables):
         counts[p] = c
         if p in self.later:
             check.where[p] = slots
-        if c >= check.floor:
-            bucket = check.plain.get(c)
-            if bucket is None:
-                check._add(c, p)
-            else:
-                bucket.append(p)
+        bucket = check.plain.get(c)
+        if bucket is None:
+            check._add(c, p)
+        else:
+            bucket.append(p)
