@@ -124,9 +124,13 @@ def test_unknown_tie_rule_is_not_named():
 # -- Hypothesis: a named explanation reproduces their merges, and the planted bug is found ---
 
 
+# Texts with repeats, separators and special tokens: where the planted bugs show.
+_texts = st.one_of(repeated_text(extra=[EOT, "\n", "\n\n  "]), mixed_text(extra=[EOT]))
+
+
 @settings(max_examples=examples(40), deadline=None)
 @given(
-    text=st.one_of(repeated_text(extra=[EOT, "\n", "\n\n  "]), mixed_text(extra=[EOT])),
+    text=_texts,
     bug=st.sampled_from(sorted(ZOO)),
     merges=st.integers(3, 25),
 )
@@ -355,7 +359,7 @@ def _replayed(text, merges, layout, fuse, park=True):
 
 @settings(max_examples=examples(40), deadline=None)
 @given(
-    text=st.one_of(repeated_text(extra=[EOT, "\n", "\n\n  "]), mixed_text(extra=[EOT])),
+    text=_texts,
     bug=st.sampled_from(sorted(ZOO)),
 )
 def test_fused_replay_answers_as_two_passes(text, bug):
@@ -371,7 +375,7 @@ def test_fused_replay_answers_as_two_passes(text, bug):
 
 @settings(max_examples=examples(40), deadline=None)
 @given(
-    text=st.one_of(repeated_text(extra=[EOT, "\n", "\n\n  "]), mixed_text(extra=[EOT])),
+    text=_texts,
     bug=st.sampled_from(sorted(ZOO)),
 )
 def test_a_unique_best_in_the_trace_falls_short(text, bug):
@@ -390,7 +394,7 @@ def test_a_unique_best_in_the_trace_falls_short(text, bug):
 
 @settings(max_examples=examples(40), deadline=None)
 @given(
-    text=st.one_of(repeated_text(extra=[EOT, "\n", "\n\n  "]), mixed_text(extra=[EOT])),
+    text=_texts,
     bug=st.sampled_from(sorted(ZOO)),
     fuse=st.booleans(),
 )

@@ -218,7 +218,7 @@ def verify_merges(
             readings=readings,
             pattern=pattern,
             min_count=min_count,
-            short=_unique_best(trace, k, len(their_merges)) or None,
+            short=_unique_best(trace, k, len(their_merges)),
         )
         report["fit"] = reference.fit
         _divergence(report, k, ours, their_merges, probe, reference, others)

@@ -339,41 +339,41 @@ class OncePerPretoken(Overlay):
     observes = True
 
     def __init__(self, ref):
-        """The reference words' repeats summed into delta in one loop, not a ``_repeats`` call per
-        word and an ``add`` per pair (english_small's hf model: this init 0.047-0.051 -> 0.029-0.033
-        CPU s, make_overlays 0.39-0.42 -> 0.36-0.38 s, 4 cold PyPy processes alternating;
-        perf/verify_stages.py, overlays)."""
+        """The reference words' repeats summed into delta directly, not an ``add`` per pair
+        (english_small's hf model: this init 0.047-0.051 -> 0.029-0.033 CPU s, make_overlays
+        0.39-0.42 -> 0.36-0.38 s, 4 cold PyPy processes alternating; perf/verify_stages.py,
+        overlays)."""
         Overlay.__init__(self, "once-per-pretoken", ref)
         delta = self.delta
         for ids, f in zip(ref.words, ref.freqs):
-            n = len(ids)
-            if len(set(ids)) == n:
-                continue  # no token twice, so no pair twice
-            seen = set()
-            for j in range(n - 1):
-                k = (ids[j] << SHIFT) | ids[j + 1]
-                if k in seen:
-                    delta[k] = delta.get(k, 0) - f
-                else:
-                    seen.add(k)
+            for k in _repeated_pairs(ids):
+                delta[k] = delta.get(k, 0) - f
         self._touched.update(delta)
 
     def _repeats(self, ids, f):
-        if len(set(ids)) == len(ids):
-            return  # no token twice, so no pair twice
-        keys = _pair_keys(ids)
-        if len(keys) > len(set(keys)):
-            seen = set()
-            for k in keys:
-                if k in seen:
-                    self.add(k, f)
-                seen.add(k)
+        for k in _repeated_pairs(ids):
+            self.add(k, f)
 
     def merged_words(self, changes, a, b, z):
         repeats = self._repeats
         for _w, old, new, f in changes:
             repeats(old, f)
             repeats(new, -f)
+
+
+def _repeated_pairs(ids):
+    """The pair keys of ``ids``, each occurrence after a pair's first (``OncePerPretoken``'s
+    excess)."""
+    if len(set(ids)) == len(ids):
+        return ()  # no token twice, so no pair twice
+    seen, repeats = set(), []
+    for j in range(len(ids) - 1):
+        k = (ids[j] << SHIFT) | ids[j + 1]
+        if k in seen:
+            repeats.append(k)
+        else:
+            seen.add(k)
+    return repeats
 
 
 class DoubleCountedEqualPairs(Overlay):
