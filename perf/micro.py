@@ -293,6 +293,30 @@ def bench_count_chunk_size(args):
         os.rmdir(tmp)
 
 
+def read_buffered(path, start, end):
+    """The alternative to units.read_range: the buffered file's ``read``."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        return f.read(end - start)
+
+
+@case("read-range", "units.py read_range: a unit's 12.5 MB read with os.pread or a buffered read", 7, 2, "wall")
+def bench_read_range(args):
+    from refbpe.corpus.units import read_range
+
+    path = corpus_path("english_medium")
+    size = 12_500_000
+    ranges = [(i * size, (i + 1) * size) for i in range(os.path.getsize(path) // size)]
+
+    def read_all(read):
+        return sum(len(read(path, start, end)) for start, end in ranges)
+
+    yield (
+        [("os.pread", lambda: read_all(read_range)), ("buffered read", lambda: read_all(read_buffered))],
+        "english_medium in 12.5 MB ranges, each read from a fresh open",
+    )
+
+
 @case("count-here", "count.py count_words: a unit counted here, into the large tables or fresh ones", 3, 1)
 def bench_count_here(args):
     from refbpe.corpus.count import add_chunk_counts, add_tables

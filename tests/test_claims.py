@@ -12,7 +12,8 @@ from support import examples, mixed_text
 from test_units import square_slowly, with_work
 
 from refbpe.corpus.claims import run_claimed
-from refbpe.corpus.count import count_words
+from refbpe.corpus.count import count_words, pack_counts, unpack_counts
+from refbpe.pretokenize.gpt2 import add_small_counts
 
 EOT = "<|endoftext|>"
 
@@ -101,3 +102,48 @@ def test_more_units_than_claimed_ones_are_handed_out_as_cut(tmp_path, monkeypatc
     monkeypatch.setattr(count, "CLAIMED_UNITS", 3)
     claimed.clear()
     assert count_words(str(path), [EOT], workers=2, chunk_size=64) == alone and not claimed
+
+
+def test_here_done_runs_once_after_this_process_s_last_unit():
+    events = []
+
+    def here_square(x, pause):
+        events.append(("here", x))
+        return square_slowly(x, pause)
+
+    units = [(with_work, (tagged_square, x, 0.01), 1) for x in range(1, 21) if x != 13]
+    run_claimed(
+        units,
+        2,
+        here_square,
+        lambda r: None,
+        lambda done: None,
+        "a test",
+        here_done=lambda: events.append("done"),
+    )
+    assert events.count("done") == 1 and events[-1] == "done"
+
+
+small_keys = st.integers(1, 6).flatmap(lambda n: st.integers(1 << (8 * n), (2 << (8 * n)) - 1))
+tables = st.tuples(
+    st.dictionaries(small_keys, st.integers(1, 1 << 70), max_size=8),
+    st.dictionaries(st.binary(min_size=1, max_size=12), st.integers(1, 1 << 40), max_size=8),
+)
+
+
+@settings(max_examples=examples(50), deadline=None)
+@given(mine=tables, theirs=st.lists(tables, max_size=3), settle_after=st.integers(0, 3))
+def test_tables_added_after_the_small_keys_are_settled_sum_the_same(mine, theirs, settle_after):
+    """``count._Tables.settle``: packed tables added with ``small`` None (their small keys turned
+    to bytes as they come) give the sums of adding them all first."""
+    small, counts = dict(mine[0]), dict(mine[1])
+    for t in theirs:
+        unpack_counts(pack_counts(*t), small, counts)
+    expected = add_small_counts(small, counts)
+    small, counts = dict(mine[0]), dict(mine[1])
+    for t in theirs[:settle_after]:
+        unpack_counts(pack_counts(*t), small, counts)
+    add_small_counts(small, counts)
+    for t in theirs[settle_after:]:
+        unpack_counts(pack_counts(*t), None, counts)
+    assert counts == expected

@@ -53,13 +53,14 @@ def _share(shared):
     _SHARED = shared
 
 
-def run_claimed(units, workers, here, on_result, on_progress, what, warm_up=None, preload=()):
+def run_claimed(units, workers, here, on_result, on_progress, what, warm_up=None, preload=(), here_done=None):
     """Run the list ``units`` (``(function, args, bytes covered)``) on ``workers`` processes,
     this one among them.  A pool process runs a unit as ``function(*args)`` and its
     result goes to ``on_result(result)``; this process runs its units as
     ``function(here, *args[1:])``.  ``on_progress(bytes done)`` between units; ``what``
     names the work for ``WorkerError``; ``warm_up`` and ``preload`` as in
-    ``pool.make_executor``."""
+    ``pool.make_executor``.  ``here_done()``, if given, runs once this process finds
+    no unit left to claim, while the pool may still run its last ones."""
     start_method = default_start_method()
     context = multiprocessing.get_context(start_method)  # a lock is shared within its context only
     shared = context.Array("q", [0, 0])
@@ -86,6 +87,8 @@ def run_claimed(units, workers, here, on_result, on_progress, what, warm_up=None
                 _raise_pool_error(futures)
                 take_ready()
                 on_progress(shared[_DONE])
+            if here_done is not None:
+                here_done()
             while True:
                 finished, running = concurrent.futures.wait(
                     futures, timeout=0.05, return_when=concurrent.futures.FIRST_EXCEPTION

@@ -39,7 +39,7 @@ from array import array
 from concurrent.futures import Executor
 from typing import Callable, Dict, Iterable, Optional, Sequence, Tuple, Union
 
-from ..pretokenize.gpt2 import add_small_counts
+from ..pretokenize.gpt2 import add_small_counts, add_small_pairs
 from ..pretokenize.patterns import get_pattern
 from ..specials import special_pattern
 from .claims import run_claimed
@@ -112,11 +112,15 @@ def unpack_counts(packed, small, counts):
     """Add a ``pack_counts`` result to the tables ``small`` and ``counts``.
 
     Int keys are added as ints (cheap); they become bytes once, at the end.
+    ``small`` None: they become bytes now, added to ``counts``.
     """
     small_keys, small_values, blob, lengths, values = packed
-    get = small.get
-    for k, c in zip(small_keys, small_values):
-        small[k] = get(k, 0) + c
+    if small is None:
+        add_small_pairs(zip(small_keys, small_values), counts)
+    else:
+        get = small.get
+        for k, c in zip(small_keys, small_values):
+            small[k] = get(k, 0) + c
     pos = 0
     get = counts.get
     for n, c in zip(lengths, values):
@@ -164,7 +168,8 @@ def add_chunk_counts(chunk, offset, source, special_tokens, errors, pattern, sma
 
 
 class _Tables(object):
-    """One process's word tables, its units counted into them (``count_unit``)."""
+    """One process's word tables, its units counted into them (``count_unit``) and the
+    pool's packed tables added (``add_packed``); ``result()`` is the word counts."""
 
     def __init__(self):
         self.small, self.counts = {}, {}
@@ -180,6 +185,25 @@ class _Tables(object):
             add_tables(unit_small, unit_counts, self.small, self.counts)
         else:
             self.small, self.counts = unit_small, unit_counts
+
+    def add_packed(self, packed):
+        """A pool process's tables (``pack_counts``) added."""
+        unpack_counts(packed, self.small, self.counts)
+
+    def settle(self):
+        """The small table's keys turned to bytes (``add_small_counts``), and those of tables
+        added later as they come.  Called once this process has counted its last unit,
+        while the pool counts its own last ones (``claims.run_claimed``'s ``here_done``):
+        the turning was the main process's last 0.07-0.13 s, after the pool had ended
+        (english_medium, 2 workers under PyPy; perf/count_workers.py)."""
+        if self.small is not None:
+            add_small_counts(self.small, self.counts)
+            self.small = None
+
+    def result(self):
+        """The word counts: {pre-token bytes: count}."""
+        self.settle()
+        return self.counts
 
 
 def warm_up_scanner(pattern=None):
@@ -275,7 +299,7 @@ def count_words(
 
     def add(packed, covered):
         if packed is not None:  # None: counted here, into the tables (``_Tables.count_unit``)
-            unpack_counts(packed, tables.small, tables.counts)
+            tables.add_packed(packed)
         done[0] += covered
         if progress:
             progress(done[0], total)
@@ -290,11 +314,12 @@ def count_words(
             claimed,
             workers,
             tables.count_unit,
-            lambda packed: unpack_counts(packed, tables.small, tables.counts),
+            tables.add_packed,
             (lambda covered: progress(covered, total)) if progress else (lambda covered: None),
             "a counting",
             warm_up=lambda: warm_up_scanner(pattern),
             preload=(__name__,),
+            here_done=tables.settle,
         )
     else:
         run_units(
@@ -307,4 +332,4 @@ def count_words(
             preload=(__name__,),
             here=tables.count_unit,
         )
-    return add_small_counts(tables.small, tables.counts)
+    return tables.result()

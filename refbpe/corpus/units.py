@@ -166,10 +166,26 @@ def run_range(work, path, start, end, source, *params):
     """In a worker: ``work`` on bytes ``[start, end)`` of the file at ``path`` (both safe cuts).
 
     ``source`` is the path as the user gave it, for messages (``path`` is absolute)."""
-    with open(path, "rb") as f:
-        f.seek(start)
-        data = f.read(end - start)
-    return work(data, start, source, *params)
+    return work(read_range(path, start, end), start, source, *params)
+
+
+def read_range(path, start, end):
+    """Bytes ``[start, end)`` of the file at ``path`` (fewer if it is shorter), read with
+    ``os.pread``: under PyPy the ranges of english_medium took 1.28x as long with the
+    buffered file's ``read`` (13 ms against 10 ms a range; CPython level at 1.5 ms),
+    and every unit of a file is read so (perf/micro.py read-range)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        parts = []
+        while start < end:
+            part = os.pread(fd, end - start, start)
+            if not part:
+                break
+            parts.append(part)
+            start += len(part)
+    finally:
+        os.close(fd)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def run_chunk(work, chunk, *args):

@@ -44,6 +44,7 @@ __all__ = [
     "piece_ends",
     "count_pieces",
     "add_small_counts",
+    "add_small_pairs",
     "decode_at",
     "CLASS_OF",
     "char_class",
@@ -207,7 +208,12 @@ def count_pieces(data, ends, counts=None, small=None):
 
 def add_small_counts(small, counts):
     """Add counts kept under packed int keys (see ``count_pieces``) to ``counts``."""
-    for key, n in small.items():
+    return add_small_pairs(small.items(), counts)
+
+
+def add_small_pairs(pairs, counts):
+    """``add_small_counts`` of ``(packed int key, count)`` pairs; returns ``counts``."""
+    for key, n in pairs:
         size = (key.bit_length() - 1) >> 3
         piece = (key ^ (1 << (size << 3))).to_bytes(size, "big")
         counts[piece] = counts.get(piece, 0) + n
