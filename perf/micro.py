@@ -209,6 +209,73 @@ def bench_encode_parts(args):
             )
 
 
+_ENCODE_CJK_CHILD = """
+import hashlib, sys, time
+from refbpe.encode import piece_ids
+from refbpe.encode.tokenizer import Tokenizer
+name, path, how = sys.argv[1], sys.argv[2], sys.argv[3]
+
+
+def through_the_piece_cache(self, data, out, ends):
+    # The alternative to _encode_bytes' branch for CJK pieces: every piece of 8 bytes or
+    # more looked up in the piece cache, and a miss cut and cached whole.
+    small, cache = self._small_cache, self._cache
+    start = 0
+    for end in ends:
+        if end - start < 8:
+            key = 1
+            for p in range(start, end):
+                key = (key << 8) | data[p]
+            ids = small.get(key)
+            if ids is None:
+                ids = self._small_miss(key, data, start, end)
+                small = self._small_cache
+        else:
+            piece = data[start:end]
+            ids = cache.get(piece)
+            if ids is None:
+                ids = self._miss(piece)
+                cache = self._cache
+        if type(ids) is int:
+            out.append(ids)
+        else:
+            out.extend(ids)
+        start = end
+
+
+if how == "piece cache":
+    piece_ids.PieceEncoder._encode_bytes = through_the_piece_cache
+tok = Tokenizer.from_tiktoken(name)
+with open(path, "rb") as f:
+    warm, data = f.read(8000000), f.read(8000000)
+warm, data = (t.decode("utf-8", "ignore").encode("utf-8") for t in (warm, data))
+tok._encode_bytes(warm, [], tok._piece_ends(warm))  # the JIT and the caches warm, as in a long corpus
+ends = tok._piece_ends(data)
+out = []
+t0 = time.process_time()
+tok._encode_bytes(data, out, ends)
+print(hashlib.sha256(repr(out).encode()).hexdigest(), time.process_time() - t0)
+"""
+
+
+@case(
+    "encode-cjk",
+    "piece_ids.py _encode_bytes: CJK pieces cut past the piece cache, or through it",
+    5,
+    1,
+    "self",
+)
+def bench_encode_cjk(args):
+    for name in ("o200k_base", "cl100k_base"):
+        for text in ("chinese", "mixed_multilingual"):
+            path = corpus_path(text)
+            hows = ("as is", "piece cache")
+            variants = [
+                (how, lambda n=name, p=path, h=how: encode_child(_ENCODE_CJK_CHILD, n, p, h)) for how in hows
+            ]
+            yield variants, "%s, %s: 8 MB after 8 MB (warm JIT and caches; own processes)" % (name, text)
+
+
 _LONG_HAN_CHILD = """
 import hashlib, random, sys, time
 import refbpe.encode.piece_ids
@@ -300,7 +367,9 @@ def read_buffered(path, start, end):
         return f.read(end - start)
 
 
-@case("read-range", "units.py read_range: a unit's 12.5 MB read with os.pread or a buffered read", 7, 2, "wall")
+@case(
+    "read-range", "units.py read_range: a unit's 12.5 MB read with os.pread or a buffered read", 7, 2, "wall"
+)
 def bench_read_range(args):
     from refbpe.corpus.units import read_range
 
