@@ -290,8 +290,9 @@ class PieceEncoder(object):
         A piece that ``_encode_one`` cuts (``_CUT_FROM`` bytes or more, CJK at its end) goes
         past the piece cache: such pieces rarely repeat (8 MB of the chinese corpus, cl100k_base:
         212,661 of them, 181,687 distinct, 172,025 occurring once), their parts do
-        (``_encode_in_parts`` keeps those), and caching them only churned the cache.  perf/micro.py encode-cjk, warm calls, best of 5: through the cache
-        took 1.23-1.36x as long (o200k_base and cl100k_base, chinese and mixed_multilingual).
+        (``_encode_in_parts`` keeps those), and caching them only churned the cache.
+        perf/micro.py encode-cjk, warm calls, best of 5: through the cache took 1.23-1.36x as
+        long (o200k_base and cl100k_base, chinese and mixed_multilingual).
 
         Each cache has two generations of at most ``_CACHE_LIMIT`` entries: a
         miss looks in the previous one before encoding, and a full cache
