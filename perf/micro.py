@@ -166,26 +166,37 @@ def encode_child(script, *args):
     return digest, float(seconds)
 
 
-_ENCODE_PARTS_CHILD = """
-import hashlib, os, sys, time
+_ENCODE_CHILD = """
+import hashlib, sys, time
 import refbpe.encode.piece_ids
 from refbpe.encode.tokenizer import Tokenizer
-name, path, mb, cut = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4] == "parts"
-if not cut:  # the alternative: no piece is long enough to be cut, every piece encoded whole
-    refbpe.encode.piece_ids._CUT_FROM = 1 << 62
+name, path, mb, off, caches = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5]
+for threshold in filter(None, off.split(",")):  # the alternative: a threshold of piece_ids out of reach
+    setattr(refbpe.encode.piece_ids, threshold, 1 << 62)
 tok = Tokenizer.from_tiktoken(name)
 size = int(mb * 1e6)
 with open(path, "rb") as f:
     warm, data = f.read(size), f.read(size)
 warm, data = (t.decode("utf-8", "ignore").encode("utf-8") for t in (warm, data))
-tok._encode_bytes(warm, [])  # the JIT warmed up on other text; then every cache emptied
-tok._cache, tok._small_cache, tok._old, tok._small_old, tok._parts = {}, {}, {}, {}, {}
+tok._encode_bytes(warm, [])  # the JIT warmed up on other text
+if caches == "emptied":
+    tok._cache, tok._small_cache, tok._old, tok._small_old, tok._parts = {}, {}, {}, {}, {}
 ends = tok._piece_ends(data)
 out = []
 t0 = time.process_time()
 tok._encode_bytes(data, out, ends)
 print(hashlib.sha256(repr(out).encode()).hexdigest(), time.process_time() - t0)
 """
+
+
+def encode_variants(name, text, caches, hows):
+    """(label, run) of each ``(label, thresholds set out of reach)``: ``_ENCODE_CHILD`` on 8 MB
+    of ``text`` after 8 MB of warm-up, a process each."""
+    path = corpus_path(text)
+    return [
+        (label, lambda off=off: encode_child(_ENCODE_CHILD, name, path, "8", off or "", caches))
+        for label, off in hows
+    ]
 
 
 @case(
@@ -196,84 +207,24 @@ print(hashlib.sha256(repr(out).encode()).hexdigest(), time.process_time() - t0)
     "self",
 )
 def bench_encode_parts(args):
-    def run(name, path, how):
-        return encode_child(_ENCODE_PARTS_CHILD, name, path, "8", how)
-
+    hows = [("parts", None), ("whole", "_CUT_FROM,_UNCACHED_FROM")]  # whole: through the piece cache
     for name in ("o200k_base", "cl100k_base"):
         for text in ("chinese", "mixed_multilingual", "russian", "python_code", "english_medium"):
-            path = corpus_path(text)
-            variants = [(how, lambda n=name, p=path, h=how: run(n, p, h)) for how in ("parts", "whole")]
             yield (
-                variants,
+                encode_variants(name, text, "emptied", hows),
                 "%s, %s: 8 MB after 8 MB of warm-up, caches emptied (own processes)" % (name, text),
             )
 
 
-_ENCODE_CJK_CHILD = """
-import hashlib, sys, time
-from refbpe.encode import piece_ids
-from refbpe.encode.tokenizer import Tokenizer
-name, path, how = sys.argv[1], sys.argv[2], sys.argv[3]
-
-
-def through_the_piece_cache(self, data, out, ends):
-    # The alternative to _encode_bytes' branch for CJK pieces: every piece of 8 bytes or
-    # more looked up in the piece cache, and a miss cut and cached whole.
-    small, cache = self._small_cache, self._cache
-    start = 0
-    for end in ends:
-        if end - start < 8:
-            key = 1
-            for p in range(start, end):
-                key = (key << 8) | data[p]
-            ids = small.get(key)
-            if ids is None:
-                ids = self._small_miss(key, data, start, end)
-                small = self._small_cache
-        else:
-            piece = data[start:end]
-            ids = cache.get(piece)
-            if ids is None:
-                ids = self._miss(piece)
-                cache = self._cache
-        if type(ids) is int:
-            out.append(ids)
-        else:
-            out.extend(ids)
-        start = end
-
-
-if how == "piece cache":
-    piece_ids.PieceEncoder._encode_bytes = through_the_piece_cache
-tok = Tokenizer.from_tiktoken(name)
-with open(path, "rb") as f:
-    warm, data = f.read(8000000), f.read(8000000)
-warm, data = (t.decode("utf-8", "ignore").encode("utf-8") for t in (warm, data))
-tok._encode_bytes(warm, [], tok._piece_ends(warm))  # the JIT and the caches warm, as in a long corpus
-ends = tok._piece_ends(data)
-out = []
-t0 = time.process_time()
-tok._encode_bytes(data, out, ends)
-print(hashlib.sha256(repr(out).encode()).hexdigest(), time.process_time() - t0)
-"""
-
-
-@case(
-    "encode-cjk",
-    "piece_ids.py _encode_bytes: CJK pieces cut past the piece cache, or through it",
-    5,
-    1,
-    "self",
-)
+@case("encode-cjk", "piece_ids.py _UNCACHED_FROM: CJK pieces that are cut skip the piece cache", 5, 1, "self")
 def bench_encode_cjk(args):
+    hows = [("as is", None), ("piece cache", "_UNCACHED_FROM")]
     for name in ("o200k_base", "cl100k_base"):
         for text in ("chinese", "mixed_multilingual"):
-            path = corpus_path(text)
-            hows = ("as is", "piece cache")
-            variants = [
-                (how, lambda n=name, p=path, h=how: encode_child(_ENCODE_CJK_CHILD, n, p, h)) for how in hows
-            ]
-            yield variants, "%s, %s: 8 MB after 8 MB (warm JIT and caches; own processes)" % (name, text)
+            yield (
+                encode_variants(name, text, "warm", hows),
+                "%s, %s: 8 MB after 8 MB (warm JIT and caches; own processes)" % (name, text),
+            )
 
 
 _LONG_HAN_CHILD = """

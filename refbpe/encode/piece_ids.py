@@ -38,6 +38,10 @@ _LONG_PIECE = 192
 # rarely have such a place.  perf/micro.py encode-parts measures each text with and without.
 _CUT_FROM = 8
 
+# Pieces this long (bytes) or longer that end in a character of three bytes or more skip the
+# piece cache (_encode_bytes): those _encode_one cuts, whose parts it caches instead.
+_UNCACHED_FROM = _CUT_FROM
+
 # Pieces this long (bytes) or longer of tiktoken's tables, with at most _SEARCH_ALPHABET byte
 # values in their first 256 bytes, go to the backtracking search (backtrack.py) first.  Measured
 # by perf/piece_lengths.py --backtrack under PyPy (100K-byte pieces, cl100k_base and o200k_base;
@@ -287,12 +291,12 @@ class PieceEncoder(object):
         not a list: one memory access fewer per lookup (perf/micro.py
         encode-int-cache: 1.1-1.2x).
 
-        A piece that ``_encode_one`` cuts (``_CUT_FROM`` bytes or more, CJK at its end) goes
+        A piece that ``_encode_one`` cuts (``_UNCACHED_FROM`` bytes or more, CJK at its end) goes
         past the piece cache: such pieces rarely repeat (8 MB of the chinese corpus, cl100k_base:
         212,661 of them, 181,687 distinct, 172,025 occurring once), their parts do
         (``_encode_in_parts`` keeps those), and caching them only churned the cache.
-        perf/micro.py encode-cjk, warm calls, best of 5: through the cache took 1.23-1.36x as
-        long (o200k_base and cl100k_base, chinese and mixed_multilingual).
+        perf/micro.py encode-cjk, warm calls, best of 5: through the cache took 1.05-1.11x as
+        long on Chinese, 1.03-1.08x on mixed text (o200k_base and cl100k_base).
 
         Each cache has two generations of at most ``_CACHE_LIMIT`` entries: a
         miss looks in the previous one before encoding, and a full cache
@@ -317,7 +321,7 @@ class PieceEncoder(object):
                 if ids is None:
                     ids = self._small_miss(key, data, start, end)
                     small = self._small_cache
-            elif end - start >= _CUT_FROM and data[end - 3] >= 0xE0:
+            elif end - start >= _UNCACHED_FROM and data[end - 3] >= 0xE0:
                 ids = self._encode_one(data[start:end])  # cut; its parts are cached, not it
             else:
                 piece = data[start:end]
