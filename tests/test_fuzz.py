@@ -171,15 +171,20 @@ def _without_timings(result):
     return dict(result, finding=finding, workers=None)
 
 
-def test_the_same_seed_gives_the_same_report(capsys, tmp_path):
-    """Twice with 2 workers and once with one: the same report (JSON, timings aside)."""
+def test_the_same_seed_gives_the_same_report(capsys, tmp_path, monkeypatch):
+    """Twice with 2 workers and once with one: the same report (JSON, timings aside).  The planted
+    trainer is served (``--persistent``): what is held here is the search and the shrinking, and a
+    process per case, hundreds in all, cost most of this test's time (tests/test_persistent.py holds
+    served and one-shot targets to the same results)."""
+    monkeypatch.chdir(TESTS)
     reports = []
     for k, workers in enumerate((2, 1, 2)):
         status, out, _, directory = _fuzz(
             capsys,
             tmp_path / str(k),
-            "--train",
-            _command("once-per-pretoken"),
+            "--train-py",
+            "planted_trainers:train_once_per_pretoken",
+            "--persistent",
             "--seed",
             7,
             "--classes",
