@@ -147,3 +147,23 @@ def test_tables_added_after_the_small_keys_are_settled_sum_the_same(mine, theirs
     for t in theirs[settle_after:]:
         unpack_counts(pack_counts(*t), None, counts)
     assert counts == expected
+
+
+def test_closing_does_not_wait_for_a_lock_taken_for_good():
+    """``claims._close`` with the shared lock left taken (as a signal raised inside its acquire
+    left it under PyPy): it writes the value anyway, within its wait, instead of hanging."""
+    import multiprocessing
+    import threading
+
+    from refbpe.corpus import claims
+
+    shared = multiprocessing.get_context().Array("q", [3, 0])
+    taker = threading.Thread(target=shared.get_lock().acquire)  # the lock's owner ends, holding it
+    taker.start()
+    taker.join()
+    closer = threading.Thread(target=claims._close, args=(shared, 7), daemon=True)
+    t0 = time.time()
+    closer.start()
+    closer.join(10)
+    assert not closer.is_alive(), "_close waited for a lock nobody will release"
+    assert time.time() - t0 < 5 and shared.get_obj()[0] == 7

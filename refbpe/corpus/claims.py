@@ -136,7 +136,22 @@ def _raise_pool_error(futures):
             future.result()
 
 
-def _close(shared, count):
-    """No unit is claimed from now on (an error ends the run)."""
-    with shared.get_lock():
-        shared[_NEXT] = count
+def _close(shared, count, wait=0.1):
+    """No unit is claimed from now on (an error or an interrupt ends the run).
+
+    The lock is waited for ``wait`` seconds at most, then the value is written without it.
+    Under PyPy, a signal whose handler raised while this process was taking the lock can
+    leave the lock taken with no owner: an interrupted count then never ended, every
+    process waiting on it here or in ``_claim`` (``refbpe train --workers 3`` stopped by
+    SIGTERM while counting: 2 hangs in about 1,200 runs of
+    perf/experiments/interrupt_hang.py, whose stacks showed all three processes in the
+    lock's ``__enter__``).  The pool's processes are stopped next on an interrupt, so
+    nothing waits on the lock after this.
+    """
+    lock = shared.get_lock()
+    held = lock.acquire(timeout=wait)
+    try:
+        shared.get_obj()[_NEXT] = count
+    finally:
+        if held:
+            lock.release()
