@@ -128,7 +128,11 @@ def _range_units(source, first, last, chunk_size, specials, block, cuts, work, p
             if start + step < last:
                 end = min(last, find_cut_in_file(f, start + step, size, specials, block, cuts))
             if ship_bytes:
-                yield run_chunk, (work, read_range(path, start, end), start, source) + params, end - start
+                yield (
+                    run_chunk,
+                    (work, pread_range(f.fileno(), start, end), start, source) + params,
+                    end - start,
+                )
             else:
                 yield run_range, (work, path, start, end, source) + params, end - start
             start = end
@@ -175,15 +179,20 @@ def read_range(path, start, end):
     and every unit of a file is read so, here or in a worker (perf/micro.py read-range)."""
     fd = os.open(path, os.O_RDONLY)
     try:
-        parts = []
-        while start < end:
-            part = os.pread(fd, end - start, start)
-            if not part:
-                break
-            parts.append(part)
-            start += len(part)
+        return pread_range(fd, start, end)
     finally:
         os.close(fd)
+
+
+def pread_range(fd, start, end):
+    """``read_range`` of a file already open as ``fd``."""
+    parts = []
+    while start < end:
+        part = os.pread(fd, end - start, start)
+        if not part:
+            break
+        parts.append(part)
+        start += len(part)
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
