@@ -1,0 +1,281 @@
+"""What a piece-cache miss costs an encode call, and three changes tried to make it cheaper.
+
+    .venv-pypy/bin/python perf/experiments/miss_costs.py --list
+    .venv-pypy/bin/python perf/experiments/miss_costs.py miss-share pair-filter flat-table cache-size
+    .venv-pypy/bin/python perf/experiments/miss_costs.py --fill    # peak RSS with the caches full
+
+Cases (``harness.Cases``, run as ``perf/micro.py``'s are), under PyPy:
+
+- ``miss-share``: a warm 8 MB call (after the first 8 MB of the same text) of a tiktoken
+  encoding, a fresh process per run, as it is and with the merging loop
+  (``Tokenizer._merge_piece``) replaced by a look-up of ids computed before the call for every
+  piece of both texts: the difference is what the misses' BPE costs inside the call, against
+  what the same BPE costs in a loop of its own (``pair-filter``'s figures);
+- ``pair-filter``: the merging loop as it is (a pair is looked up only when its left id is the
+  left part of some pair and its right id the right part of some: two ``bytes`` tables,
+  ``RankTables._index_pairs``) against the same loop looking every pair up, over the pieces of
+  4 MB that are no token, shuffled (in sorted order neighbours share their table entries);
+- ``flat-table``: the merging loop as it is against one whose pair table is an open-addressing
+  ``array('q')`` (key and value side by side, linear probing at under half full) instead of a
+  dict, same pieces;
+- ``cache-size``: the warm call of ``miss-share`` with ``piece_ids._CACHE_LIMIT`` (entries per
+  cache generation) as it is, 1 << 16 and 1 << 17.
+
+``--fill`` encodes the first 24 MB of russian, chinese, mixed_multilingual, python_code and
+english_medium, in calls of 8 MB, with o200k_base in one process per cache limit, with
+``refbpe encode``'s GC settings, and prints the CPU seconds, the peak RSS and the entries the
+caches hold at the end.  Not part of the suite (perf/experiments/README.md); what
+it measured is in the CHANGELOG ("Where the misses' time goes").  Python 3.9 syntax.
+"""
+
+import json
+import os
+import random
+import subprocess
+import sys
+from array import array
+
+# Run as a script from perf/experiments/: the harness is one level up.
+sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from harness import GPT2_FILES, TIKTOKEN_CACHE, Cases, tree_env  # noqa: E402
+from harness import corpus as corpus_path  # noqa: E402
+from harness import read_corpus as corpus  # noqa: E402
+
+MB = 1 << 20
+CASES = Cases()
+case = CASES.case
+NO_MERGE = 1 << 62
+
+_WARM_CHILD = """
+import hashlib, sys, time
+import refbpe.encode.piece_ids as piece_ids
+from refbpe.encode.tokenizer import Tokenizer
+name, path, how = sys.argv[1], sys.argv[2], sys.argv[3]
+if how.startswith("limit="):
+    piece_ids._CACHE_LIMIT = int(how[6:])
+tok = Tokenizer.from_tiktoken(name)
+with open(path, "rb") as f:
+    first, data = f.read(8000000), f.read(8000000)
+first, data = (t.decode("utf-8", "ignore").encode("utf-8") for t in (first, data))
+if how == "looked-up":  # every piece's ids known beforehand: the merging loop becomes a look-up
+    merge, known = tok._merge_piece, {}
+    for text in (first, data):
+        start = 0
+        for end in tok._piece_ends(text):
+            piece = text[start:end]
+            start = end
+            if piece not in known:
+                known[piece] = merge(piece)
+    tok._merge_piece = lambda piece: known[piece] if piece in known else merge(piece)
+tok.encode_utf8_ordinary(first)
+t0 = time.process_time()
+ids = tok.encode_utf8_ordinary(data)
+print(hashlib.sha256(repr(ids).encode()).hexdigest(), time.process_time() - t0)
+"""
+
+_FILL_CHILD = """
+import json, resource, sys, time
+import refbpe.encode.piece_ids as piece_ids
+from refbpe.encode.tokenizer import Tokenizer
+piece_ids._CACHE_LIMIT = int(sys.argv[1])
+tok = Tokenizer.from_tiktoken("o200k_base")
+t0 = time.process_time()
+for path in sys.argv[2:]:
+    with open(path, "rb") as f:
+        for _ in range(3):
+            data = f.read(8000000)
+            tok.encode_utf8_ordinary(data.decode("utf-8", "ignore").encode("utf-8"))
+caches = (tok._cache, tok._old, tok._small_cache, tok._small_old)
+print(json.dumps({"cpu": time.process_time() - t0,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
+                  "entries": sum(map(len, caches))}))
+"""
+
+
+def child(script, *args, env_extra=None):
+    env = dict(tree_env(), TIKTOKEN_CACHE_DIR=TIKTOKEN_CACHE, **(env_extra or {}))
+    done = subprocess.run(
+        [sys.executable, "-c", script] + list(args), env=env, check=True, capture_output=True, text=True
+    )
+    return done.stdout
+
+
+def warm_call(name, text, how):
+    digest, seconds = child(_WARM_CHILD, name, corpus_path(text), how).split()
+    return digest, float(seconds)
+
+
+@case("miss-share", "the misses' BPE in a warm 8 MB call: as is against ids looked up", 5, 0, "self")
+def bench_miss_share(args):
+    for name in ("o200k_base", "cl100k_base"):
+        for text in ("russian", "mixed_multilingual", "english_medium"):
+            variants = [
+                (how, lambda h=how, n=name, t=text: warm_call(n, t, h)) for how in ("as-is", "looked-up")
+            ]
+            yield variants, "%s, %s: 8 MB after 8 MB, own processes" % (name, text)
+
+
+@case(
+    "cache-size",
+    "piece_ids._CACHE_LIMIT: a warm 8 MB call at 1 << 15 (as is), 1 << 16, 1 << 17",
+    5,
+    0,
+    "self",
+)
+def bench_cache_size(args):
+    hows = [("as is", "as-is"), ("1 << 16", "limit=65536"), ("1 << 17", "limit=131072")]
+    for name in ("o200k_base", "cl100k_base"):
+        for text in ("russian", "mixed_multilingual", "english_medium"):
+            variants = [(label, lambda h=how, n=name, t=text: warm_call(n, t, h)) for label, how in hows]
+            yield variants, "%s, %s: 8 MB after 8 MB, own processes" % (name, text)
+
+
+def missed_pieces(tok, name, limit=4 * MB):
+    """The distinct pieces of ``limit`` bytes of corpus ``name`` that are no token (2-191
+    bytes: the merging loop's), shuffled."""
+    data = corpus(name, limit)
+    ends = tok._piece_ends(data)
+    whole = tok._rank_of.get if tok._rank_of is not None else {}.get
+    pieces = sorted(
+        {data[s:e] for s, e in zip([0] + ends, ends) if 1 < e - s < 192 and whole(data[s:e]) is None}
+    )
+    random.Random(1).shuffle(pieces)
+    return pieces
+
+
+def tokenizers():
+    from refbpe.encode.tokenizer import Tokenizer
+
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", TIKTOKEN_CACHE)
+    yield "gpt2 (files)", Tokenizer.from_files(*GPT2_FILES)
+    for name in ("cl100k_base", "o200k_base"):
+        yield name, Tokenizer.from_tiktoken(name)
+
+
+def merge_plain(tok, piece):
+    """The merging loop, every pair looked up (no ``_left`` / ``_right`` test)."""
+    table, shift = tok._ranks, tok._shift
+    mask = (1 << shift) - 1
+    ids = [tok._byte_id[b] for b in piece]
+    pairs = tok._byte_pairs
+    ranks = [pairs[(piece[k] << 8) | piece[k + 1]] for k in range(len(piece) - 1)]
+    while ranks:
+        best, at = NO_MERGE, -1
+        for k in range(len(ranks)):
+            if ranks[k] < best:
+                best, at = ranks[k], k
+        if at < 0:
+            break
+        ids[at] = best & mask
+        del ids[at + 1]
+        del ranks[at]
+        new = ids[at]
+        if at > 0:
+            ranks[at - 1] = table.get((ids[at - 1] << shift) | new, NO_MERGE)
+        if at < len(ranks):
+            ranks[at] = table.get((new << shift) | ids[at + 1], NO_MERGE)
+    return ids
+
+
+@case("pair-filter", "piece_ids.py _merge_piece: pairs filtered by _left/_right against all looked up")
+def bench_pair_filter(args):
+    for vocab, tok in tokenizers():
+        for name in ("english_small", "russian", "python_code"):
+            pieces = missed_pieces(tok, name)
+            variants = [
+                ("filtered", lambda ps=pieces, t=tok: [t._merge_piece(p) for p in ps]),
+                ("all looked up", lambda ps=pieces, t=tok: [merge_plain(t, p) for p in ps]),
+            ]
+            yield variants, "%s, %s 4 MB: %d pieces that are no token" % (vocab, name, len(pieces))
+
+
+class FlatTable(object):
+    """A pair table as one ``array('q')``: slot h holds key and value at 2h and 2h + 1, linear
+    probing, at most half full; a missing key's value is ``NO_MERGE``."""
+
+    def __init__(self, table, shift):
+        self.shift, self.mask = shift, (1 << shift) - 1
+        size = 1 << (2 * len(table)).bit_length()
+        self.slots = size - 1
+        self.cells = cells = array("q", [-1]) * (2 * size)
+        for key, value in table.items():
+            h = self.slot(key)
+            while cells[2 * h] != -1:
+                h = (h + 1) & self.slots
+            cells[2 * h], cells[2 * h + 1] = key, value
+
+    def slot(self, key):
+        x = (key >> self.shift) * 0x9E3779B1 ^ (key & self.mask) * 0x85EBCA77  # under 2**63
+        return (x ^ (x >> 23)) & self.slots
+
+    def get(self, key):
+        cells, h = self.cells, self.slot(key)
+        while True:
+            k = cells[2 * h]
+            if k == key:
+                return cells[2 * h + 1]
+            if k == -1:
+                return NO_MERGE
+            h = (h + 1) & self.slots
+
+
+def merge_flat(tok, flat, piece):
+    """The merging loop over a ``FlatTable``."""
+    mask = flat.mask
+    shift = flat.shift
+    ids = [tok._byte_id[b] for b in piece]
+    pairs = tok._byte_pairs
+    ranks = [pairs[(piece[k] << 8) | piece[k + 1]] for k in range(len(piece) - 1)]
+    while ranks:
+        best, at = NO_MERGE, -1
+        for k in range(len(ranks)):
+            if ranks[k] < best:
+                best, at = ranks[k], k
+        if at < 0:
+            break
+        ids[at] = best & mask
+        del ids[at + 1]
+        del ranks[at]
+        new = ids[at]
+        if at > 0:
+            ranks[at - 1] = flat.get((ids[at - 1] << shift) | new)
+        if at < len(ranks):
+            ranks[at] = flat.get((new << shift) | ids[at + 1])
+    return ids
+
+
+@case("flat-table", "piece_ids.py _merge_piece: the pair table as a dict against an open-addressing array")
+def bench_flat_table(args):
+    for vocab, tok in tokenizers():
+        flat = FlatTable(tok._ranks, tok._shift)
+        for name in ("english_small", "russian", "chinese"):
+            pieces = missed_pieces(tok, name)
+            variants = [
+                ("dict", lambda ps=pieces, t=tok: [t._merge_piece(p) for p in ps]),
+                ("array", lambda ps=pieces, t=tok, f=flat: [merge_flat(t, f, p) for p in ps]),
+            ]
+            yield variants, "%s, %s 4 MB: %d pieces that are no token" % (vocab, name, len(pieces))
+
+
+def fill():
+    paths = [
+        corpus_path(n) for n in ("russian", "chinese", "mixed_multilingual", "python_code", "english_medium")
+    ]
+    gc = {"PYPY_GC_NURSERY": "4MB", "PYPY_GC_MAJOR_COLLECT": "1.3"}  # refbpe encode's (cli/pypy_gc.py)
+    print("%-10s %8s %8s %10s" % ("limit", "CPU s", "peak MB", "entries"))
+    for limit in (1 << 15, 1 << 16, 1 << 17):
+        r = json.loads(child(_FILL_CHILD, str(limit), *paths, env_extra=gc))
+        print("%-10d %8.2f %8d %10d" % (limit, r["cpu"], r["peak_mb"], r["entries"]))
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--fill"]:
+        fill()
+        return 0
+    return CASES.main(__doc__, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
