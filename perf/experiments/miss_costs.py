@@ -153,9 +153,10 @@ def tokenizers():
         yield name, Tokenizer.from_tiktoken(name)
 
 
-def merge_plain(tok, piece):
-    """The merging loop, every pair looked up (no ``_left`` / ``_right`` test)."""
-    table, shift = tok._ranks, tok._shift
+def merge_by(tok, look_up, piece):
+    """The merging loop (``Tokenizer._merge_piece`` without its ``_left`` / ``_right`` test),
+    every pair looked up by ``look_up(key)``: its packed rank and id, or ``NO_MERGE``."""
+    shift = tok._shift
     mask = (1 << shift) - 1
     ids = [tok._byte_id[b] for b in piece]
     pairs = tok._byte_pairs
@@ -172,10 +173,16 @@ def merge_plain(tok, piece):
         del ranks[at]
         new = ids[at]
         if at > 0:
-            ranks[at - 1] = table.get((ids[at - 1] << shift) | new, NO_MERGE)
+            ranks[at - 1] = look_up((ids[at - 1] << shift) | new)
         if at < len(ranks):
-            ranks[at] = table.get((new << shift) | ids[at + 1], NO_MERGE)
+            ranks[at] = look_up((new << shift) | ids[at + 1])
     return ids
+
+
+def dict_look_up(tok):
+    """``merge_by``'s look-up in the tokenizer's own pair table (a dict)."""
+    get = tok._ranks.get
+    return lambda key: get(key, NO_MERGE)
 
 
 @case("pair-filter", "piece_ids.py _merge_piece: pairs filtered by _left/_right against all looked up")
@@ -183,9 +190,10 @@ def bench_pair_filter(args):
     for vocab, tok in tokenizers():
         for name in ("english_small", "russian", "python_code"):
             pieces = missed_pieces(tok, name)
+            look_up = dict_look_up(tok)
             variants = [
                 ("filtered", lambda ps=pieces, t=tok: [t._merge_piece(p) for p in ps]),
-                ("all looked up", lambda ps=pieces, t=tok: [merge_plain(t, p) for p in ps]),
+                ("all looked up", lambda ps=pieces, t=tok, f=look_up: [merge_by(t, f, p) for p in ps]),
             ]
             yield variants, "%s, %s 4 MB: %d pieces that are no token" % (vocab, name, len(pieces))
 
@@ -195,7 +203,7 @@ class FlatTable(object):
     probing, at most half full; a missing key's value is ``NO_MERGE``."""
 
     def __init__(self, table, shift):
-        self.shift, self.mask = shift, (1 << shift) - 1
+        self.shift, self.mask = shift, (1 << shift) - 1  # ``slot`` hashes the two ids apart
         size = 1 << (2 * len(table)).bit_length()
         self.slots = size - 1
         self.cells = cells = array("q", [-1]) * (2 * size)
@@ -220,31 +228,6 @@ class FlatTable(object):
             h = (h + 1) & self.slots
 
 
-def merge_flat(tok, flat, piece):
-    """The merging loop over a ``FlatTable``."""
-    mask = flat.mask
-    shift = flat.shift
-    ids = [tok._byte_id[b] for b in piece]
-    pairs = tok._byte_pairs
-    ranks = [pairs[(piece[k] << 8) | piece[k + 1]] for k in range(len(piece) - 1)]
-    while ranks:
-        best, at = NO_MERGE, -1
-        for k in range(len(ranks)):
-            if ranks[k] < best:
-                best, at = ranks[k], k
-        if at < 0:
-            break
-        ids[at] = best & mask
-        del ids[at + 1]
-        del ranks[at]
-        new = ids[at]
-        if at > 0:
-            ranks[at - 1] = flat.get((ids[at - 1] << shift) | new)
-        if at < len(ranks):
-            ranks[at] = flat.get((new << shift) | ids[at + 1])
-    return ids
-
-
 @case("flat-table", "piece_ids.py _merge_piece: the pair table as a dict against an open-addressing array")
 def bench_flat_table(args):
     for vocab, tok in tokenizers():
@@ -253,7 +236,7 @@ def bench_flat_table(args):
             pieces = missed_pieces(tok, name)
             variants = [
                 ("dict", lambda ps=pieces, t=tok: [t._merge_piece(p) for p in ps]),
-                ("array", lambda ps=pieces, t=tok, f=flat: [merge_flat(t, f, p) for p in ps]),
+                ("array", lambda ps=pieces, t=tok, f=flat.get: [merge_by(t, f, p) for p in ps]),
             ]
             yield variants, "%s, %s 4 MB: %d pieces that are no token" % (vocab, name, len(pieces))
 
