@@ -1,7 +1,8 @@
 """What a piece-cache miss costs an encode call, and three changes tried to make it cheaper.
 
     .venv-pypy/bin/python perf/experiments/miss_costs.py --list
-    .venv-pypy/bin/python perf/experiments/miss_costs.py miss-share pair-filter flat-table cache-size
+    .venv-pypy/bin/python perf/experiments/miss_costs.py miss-share miss-order pair-filter flat-table
+    .venv-pypy/bin/python perf/experiments/miss_costs.py cache-size
     .venv-pypy/bin/python perf/experiments/miss_costs.py --fill    # peak RSS with the caches full
 
 Cases (``harness.Cases``, run as ``perf/micro.py``'s are), under PyPy:
@@ -18,6 +19,10 @@ Cases (``harness.Cases``, run as ``perf/micro.py``'s are), under PyPy:
 - ``flat-table``: the merging loop as it is against one whose pair table is an open-addressing
   ``array('q')`` (key and value side by side, linear probing at under half full) instead of a
   dict, same pieces;
+- ``miss-order``: the warm call of ``miss-share`` as it is, with the merging loop looked up,
+  with every piece of the text in the piece cache (a first call on the same 8 MB, caches that
+  drop nothing: the call's floor when nothing misses), and the time of the merging loop alone
+  on the pieces it got during the call, in their order, in a loop of its own after the call;
 - ``cache-size``: the warm call of ``miss-share`` with ``piece_ids._CACHE_LIMIT`` (entries per
   cache generation) as it is, 1 << 16 and 1 << 17.
 
@@ -54,6 +59,8 @@ from refbpe.encode.tokenizer import Tokenizer
 name, path, how = sys.argv[1], sys.argv[2], sys.argv[3]
 if how.startswith("limit="):
     piece_ids._CACHE_LIMIT = int(how[6:])
+if how == "all-cached":  # caches that never drop an entry, filled by a first call on the same text
+    piece_ids._CACHE_LIMIT = 1 << 30
 tok = Tokenizer.from_tiktoken(name)
 with open(path, "rb") as f:
     first, data = f.read(8000000), f.read(8000000)
@@ -68,10 +75,23 @@ if how == "looked-up":  # every piece's ids known beforehand: the merging loop b
             if piece not in known:
                 known[piece] = merge(piece)
     tok._merge_piece = lambda piece: known[piece] if piece in known else merge(piece)
+missed = []
+if how == "misses-alone":  # the pieces the merging loop gets in the call, in their order
+    merge = tok._merge_piece
+    tok._merge_piece = lambda piece: missed.append(piece) or merge(piece)
 tok.encode_utf8_ordinary(first)
+if how == "all-cached":
+    tok.encode_utf8_ordinary(data)
+del missed[:]
 t0 = time.process_time()
 ids = tok.encode_utf8_ordinary(data)
-print(hashlib.sha256(repr(ids).encode()).hexdigest(), time.process_time() - t0)
+seconds = time.process_time() - t0
+if how == "misses-alone":  # their BPE again, in a loop of its own: the call's time is not printed
+    t0 = time.process_time()
+    for piece in missed:
+        merge(piece)
+    seconds = time.process_time() - t0
+print(hashlib.sha256(repr(ids).encode()).hexdigest(), seconds)
 """
 
 _FILL_CHILD = """
@@ -113,6 +133,21 @@ def bench_miss_share(args):
             variants = [
                 (how, lambda h=how, n=name, t=text: warm_call(n, t, h)) for how in ("as-is", "looked-up")
             ]
+            yield variants, "%s, %s: 8 MB after 8 MB, own processes" % (name, text)
+
+
+@case(
+    "miss-order",
+    "a warm 8 MB call as is, with its BPE looked up, with every piece cached, and its misses' BPE alone",
+    5,
+    0,
+    "self",
+)
+def bench_miss_order(args):
+    hows = ("as-is", "looked-up", "all-cached", "misses-alone")
+    for name in ("o200k_base", "cl100k_base"):
+        for text in ("russian", "english_medium"):
+            variants = [(how, lambda h=how, n=name, t=text: warm_call(n, t, h)) for how in hows]
             yield variants, "%s, %s: 8 MB after 8 MB, own processes" % (name, text)
 
 
