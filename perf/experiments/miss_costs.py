@@ -2,7 +2,7 @@
 
     .venv-pypy/bin/python perf/experiments/miss_costs.py --list
     .venv-pypy/bin/python perf/experiments/miss_costs.py miss-share miss-order pair-filter flat-table
-    .venv-pypy/bin/python perf/experiments/miss_costs.py cache-size
+    .venv-pypy/bin/python perf/experiments/miss_costs.py cache-size table-order
     .venv-pypy/bin/python perf/experiments/miss_costs.py --fill    # peak RSS with the caches full
 
 Cases (``harness.Cases``, run as ``perf/micro.py``'s are), under PyPy:
@@ -23,6 +23,8 @@ Cases (``harness.Cases``, run as ``perf/micro.py``'s are), under PyPy:
   with every piece of the text in the piece cache (a first call on the same 8 MB, caches that
   drop nothing: the call's floor when nothing misses), and the time of the merging loop alone
   on the pieces it got during the call, in their order, in a loop of its own after the call;
+- ``table-order``: the warm call with the pair table's entries in the order ``_rank_pairs``
+  makes them (by token bytes) against in rank order (the pairs most pieces use first, side by side);
 - ``cache-size``: the warm call of ``miss-share`` with ``piece_ids._CACHE_LIMIT`` (entries per
   cache generation) as it is, 1 << 16 and 1 << 17.
 
@@ -62,6 +64,8 @@ if how.startswith("limit="):
 if how == "all-cached":  # caches that never drop an entry, filled by a first call on the same text
     piece_ids._CACHE_LIMIT = 1 << 30
 tok = Tokenizer.from_tiktoken(name)
+if how == "by-rank":  # the pair table's entries laid out in rank order: the common pairs together
+    tok._ranks = dict(sorted(tok._ranks.items(), key=lambda kv: kv[1]))
 with open(path, "rb") as f:
     first, data = f.read(8000000), f.read(8000000)
 first, data = (t.decode("utf-8", "ignore").encode("utf-8") for t in (first, data))
@@ -147,6 +151,15 @@ def bench_miss_order(args):
     hows = ("as-is", "looked-up", "all-cached", "misses-alone")
     for name in ("o200k_base", "cl100k_base"):
         for text in ("russian", "english_medium"):
+            variants = [(how, lambda h=how, n=name, t=text: warm_call(n, t, h)) for how in hows]
+            yield variants, "%s, %s: 8 MB after 8 MB, own processes" % (name, text)
+
+
+@case("table-order", "the pair table in the order it is built (by token) against rank order", 5, 0, "self")
+def bench_table_order(args):
+    for name in ("o200k_base", "cl100k_base"):
+        for text in ("russian", "english_medium"):
+            hows = ("as-is", "by-rank")
             variants = [(how, lambda h=how, n=name, t=text: warm_call(n, t, h)) for how in hows]
             yield variants, "%s, %s: 8 MB after 8 MB, own processes" % (name, text)
 
