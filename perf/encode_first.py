@@ -23,14 +23,16 @@ the caches (more misses) plus the text's own difference.  A variant runs every p
 refbpe is imported); ``--trees A,B`` runs each variant on refbpe from each source tree.
 Variants and trees alternate (run 1 of each, then run 2, ...), medians of CPU
 seconds (user + system) are printed with the load average; the ids of every run must agree.
+Every run's figures are saved in ``perf/results/encode-first-*.json``.
 """
 
 import argparse
 import os
 import statistics
 import sys
+import time
 
-from harness import GPT2_FILES, INTERPRETERS, PEERS, ROOT, corpus, run_result, rusage, tree_env
+from harness import GPT2_FILES, INTERPRETERS, PEERS, ROOT, corpus, run_result, rusage, save_json, tree_env
 
 PHASES = ["first", "fresh", "warm"]
 
@@ -156,6 +158,7 @@ def main(argv):
         "%-11s %-15s %-28s %-27s%-27s%-27s %6s %6s"
         % ("encoding", "text", "variant", "first", "fresh", "warm", "1st-fr", "fr-warm")
     )
+    saved = {"args": vars(args), "load": [os.getloadavg()], "rows": []}
     for name in args.encodings.split(","):
         for text in args.texts.split(","):
             jobs = [(tree, variant) for variant in args.variants for tree in args.trees]
@@ -167,7 +170,11 @@ def main(argv):
             for tree, variant in jobs:
                 label = variant if len(args.trees) == 1 else "%s %s" % (os.path.basename(tree), variant)
                 print_row(name, text, label, runs[tree, variant])
+                row = {"encoding": name, "text": text, "tree": tree, "variant": variant}
+                saved["rows"].append(dict(row, runs=runs[tree, variant]))
     print("load average %.2f %.2f %.2f" % os.getloadavg())
+    saved["load"].append(os.getloadavg())
+    print("results: %s" % save_json("encode-first-%s.json" % time.strftime("%Y%m%d-%H%M%S"), saved))
 
 
 if __name__ == "__main__":
