@@ -29,7 +29,7 @@ import subprocess
 import sys
 import time
 
-from harness import ROOT, SPECIAL, corpus, proc_stat, rusage, save_json, stopwatch, tree_env
+from harness import ROOT, SPECIAL, corpus, proc_stat, rusage, save_results, stopwatch, tree_env
 
 
 def children(pid):
@@ -225,7 +225,7 @@ def main(argv=None):
                 (one["load"] + two["load"]) / 2,
             )
         )
-    print("\nresults: %s" % save_json("count-workers-%s.json" % time.strftime("%Y%m%d-%H%M%S"), out))
+    print("\nresults: %s" % save_results("count-workers", out))
 
 
 if __name__ == "__main__":

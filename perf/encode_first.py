@@ -30,9 +30,8 @@ import argparse
 import os
 import statistics
 import sys
-import time
 
-from harness import GPT2_FILES, INTERPRETERS, PEERS, ROOT, corpus, run_result, rusage, save_json, tree_env
+from harness import GPT2_FILES, INTERPRETERS, PEERS, ROOT, corpus, run_result, rusage, save_results, tree_env
 
 PHASES = ["first", "fresh", "warm"]
 
@@ -174,7 +173,7 @@ def main(argv):
                 saved["rows"].append(dict(row, runs=runs[tree, variant]))
     print("load average %.2f %.2f %.2f" % os.getloadavg())
     saved["load"].append(os.getloadavg())
-    print("results: %s" % save_json("encode-first-%s.json" % time.strftime("%Y%m%d-%H%M%S"), saved))
+    print("results: %s" % save_results("encode-first", saved))
 
 
 if __name__ == "__main__":

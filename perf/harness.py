@@ -637,3 +637,8 @@ def save_json(name, data):
     with open(path, "w") as f:
         json.dump(data, f, indent=1, default=str)
     return path
+
+
+def save_results(prefix, data):
+    """``save_json`` under ``PREFIX-YYYYmmdd-HHMMSS.json``, named by the local time; the path."""
+    return save_json("%s-%s.json" % (prefix, time.strftime("%Y%m%d-%H%M%S")), data)

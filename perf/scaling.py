@@ -39,9 +39,8 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 
-from harness import SPECIAL, corpus, run_result, save_json, stopwatch, timed, tree_env
+from harness import SPECIAL, corpus, run_result, save_results, stopwatch, timed, tree_env
 
 from refbpe.corpus.count import count_chunk, count_words, unpack_counts
 from refbpe.learn.merge import learn_merges
@@ -112,7 +111,7 @@ def main(argv=None):
         shutil.rmtree(tmp, ignore_errors=True)
     out["load_after"] = os.getloadavg()
     print("\nload average after %.1f" % out["load_after"][0])
-    print("results: %s" % save_json("scaling-%s.json" % time.strftime("%Y%m%d-%H%M%S"), out))
+    print("results: %s" % save_results("scaling", out))
 
 
 # -- per process: bytes, words, vocab ----------------------------------------------------

@@ -18,9 +18,8 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 
-from harness import ROOT, SPECIAL, corpus, run_result, save_json, tree_env
+from harness import ROOT, SPECIAL, corpus, run_result, save_results, tree_env
 
 MODES = {"plain": [], "hex": ["--hex"], "offsets": ["--offsets"]}
 
@@ -96,7 +95,7 @@ def main(argv=None):
     same = {mode: len(d) == 1 for mode, d in digests.items()}
     result["identical_output"] = same
     print("  output identical across trees and worker counts: %s" % same)
-    print("\nresults: %s" % save_json("split-speed-%s.json" % time.strftime("%Y%m%d-%H%M%S"), result))
+    print("\nresults: %s" % save_results("split-speed", result))
     if not all(same.values()):
         sys.exit(1)
 

@@ -49,6 +49,8 @@ from harness import GPT2_FILES, TIKTOKEN_CACHE, Cases, tree_env  # noqa: E402
 from harness import corpus as corpus_path  # noqa: E402
 from harness import read_corpus as corpus  # noqa: E402
 
+from refbpe.cli.pypy_gc import GC_SETTINGS  # noqa: E402  ``refbpe encode``'s collector settings
+
 MB = 1 << 20
 CASES = Cases()
 case = CASES.case
@@ -293,10 +295,9 @@ def fill():
     paths = [
         corpus_path(n) for n in ("russian", "chinese", "mixed_multilingual", "python_code", "english_medium")
     ]
-    gc = {"PYPY_GC_NURSERY": "4MB", "PYPY_GC_MAJOR_COLLECT": "1.3"}  # refbpe encode's (cli/pypy_gc.py)
     print("%-10s %8s %8s %10s" % ("limit", "CPU s", "peak MB", "entries"))
     for limit in (1 << 15, 1 << 16, 1 << 17):
-        r = json.loads(child(_FILL_CHILD, str(limit), *paths, env_extra=gc))
+        r = json.loads(child(_FILL_CHILD, str(limit), *paths, env_extra=GC_SETTINGS))
         print("%-10d %8.2f %8d %10d" % (limit, r["cpu"], r["peak_mb"], r["entries"]))
 
 
