@@ -20,6 +20,9 @@ Columns: output MB; write and read as the median of the repeats in CPU seconds
 loaded machine do not count) with MB/s of output on it, and wall seconds (which add the
 fsync of each file and any wait for the CPU); ``ok`` when both CPU rates reach the target
 (or, for a model of under 10 MB of files, ``small``: the milliseconds are the figure);
+the CPU milliseconds of the first read (``rd 1st``: what a command that reads a model
+once pays, its code not yet compiled by PyPy's JIT; cold only for the first input that
+reads the format, so run one input, ``--only english --formats gpt2``);
 and a sha256 digest of the files (byte-identity across versions: the digests of one seed
 do not change unless a writer does).  The load average is printed with the table.
 """
@@ -81,7 +84,8 @@ def clocked(fn):
 
 
 def measure(vocab, merges, fmt, work, repeats, read_limit):
-    """{"bytes", "write": (cpu, wall), "read": (cpu, wall) or None, "digest"} (medians)."""
+    """{"bytes", "write": (cpu, wall), "read": (cpu, wall) or None, "first": the first read's
+    cpu or None, "digest"} (medians)."""
     out_dir = os.path.join(work, fmt)
     writes, reads = [], []
     for _ in range(repeats):
@@ -97,6 +101,7 @@ def measure(vocab, merges, fmt, work, repeats, read_limit):
         "bytes": sum(os.path.getsize(p) for p in paths),
         "write": _medians(writes),
         "read": _medians(reads) if reads else None,
+        "first": reads[0][0] if reads else None,
         "digest": digest(paths),
     }
 
@@ -115,12 +120,14 @@ def row(name, fmt, m):
 
     rates = [mb / t[0] for t in (m["write"], m["read"]) if t is not None and t[0]]
     verdict = "small" if m["bytes"] < SMALL else ("ok" if min(rates) >= TARGET else "BELOW")
-    return "%-8s %-9s %7.1f  %s  %s  %-6s %s" % (
+    first = "%7s" % "-" if m["first"] is None else "%7.0f" % (1000 * m["first"])
+    return "%-8s %-9s %7.1f  %s  %s  %s  %-6s %s" % (
         name,
         fmt,
         mb,
         cells(m["write"]),
         cells(m["read"]),
+        first,
         verdict,
         m["digest"],
     )
@@ -146,7 +153,7 @@ def main():
             % (implementation(), " ".join("%.2f" % x for x in os.getloadavg()), TARGET)
         )
         print(
-            "%-8s %-9s %7s  %7s %6s %7s  %7s %6s %7s  %-6s %s"
+            "%-8s %-9s %7s  %7s %6s %7s  %7s %6s %7s  %7s  %-6s %s"
             % (
                 "input",
                 "format",
@@ -157,11 +164,12 @@ def main():
                 "rd cpu",
                 "MB/s",
                 "rd wall",
+                "rd 1st",
                 "",
                 "sha256",
             )
         )
-        print("%-8s %-9s %7s  %22s  %22s" % ("", "", "", "ms        ms", "ms        ms"))
+        print("%-8s %-9s %7s  %22s  %22s  %7s" % ("", "", "", "ms        ms", "ms        ms", "ms"))
         for name, size, vocab_size in INPUTS:
             if name not in args.only.split(","):
                 continue

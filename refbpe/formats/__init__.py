@@ -34,8 +34,7 @@ from .detect import FILE_OF, detect_format, gpt2_paths
 from .gpt2_files import (
     MANIFEST,
     read_gpt2,
-    read_gpt2_merges,
-    read_gpt2_vocab,
+    read_gpt2_unchecked,
     read_manifest_pattern,
     read_manifest_specials,
     write_gpt2_dir_any_ids,
@@ -117,7 +116,7 @@ def read_model_file(
             if strict:
                 vocab, merges = read_gpt2(vocab_path, merges_path)
             else:
-                vocab, merges = read_gpt2_vocab(vocab_path), read_gpt2_merges(merges_path)
+                vocab, merges = read_gpt2_unchecked(vocab_path, merges_path)
             # Without a manifest (plain GPT-2 files) a vocab entry that is not
             # byte-mapped was read as itself; the caller's special tokens are
             # looked up or appended.

@@ -31,8 +31,7 @@ __all__ = [
     "MANIFEST",
     "gpt2_vocab_json",
     "read_gpt2",
-    "read_gpt2_vocab",
-    "read_gpt2_merges",
+    "read_gpt2_unchecked",
     "write_model_dir",
     "write_gpt2_dir_any_ids",
     "read_manifest_specials",
@@ -303,11 +302,6 @@ def _merge_lines(data, merges_path):
         yield lineno, data[start:space], data[space + 1 : stop]
 
 
-def read_gpt2_merges(merges_path):
-    """[(left bytes, right bytes)] from a GPT-2 ``merges.txt``."""
-    return [pair for _, pair in _read_merge_lines(merges_path)]
-
-
 def _check_merges(vocab, numbered_merges, merges_path, vocab_path):
     """Each merge's two parts and their join must be tokens of the vocab."""
     present = set(vocab.values())
@@ -318,6 +312,16 @@ def _check_merges(vocab, numbered_merges, merges_path, vocab_path):
                     "%s:%d: merge %s %s uses %s, which is not in %s"
                     % (merges_path, lineno, encode_token(a), encode_token(b), encode_token(token), vocab_path)
                 )
+
+
+def read_gpt2_unchecked(vocab_path, merges_path):
+    """``read_gpt2`` without ``_check_merges``: merges of tokens the vocab lacks are read
+    too (``verify`` and ``certify`` report them).  The merges are read first, so that
+    the vocab's tokens are found by the decoder they taught, not decoded again
+    character by character."""
+    decode = TokenBytes()
+    merges = [pair for _, pair in _read_merge_lines(merges_path, decode)]
+    return read_gpt2_vocab(vocab_path, decode), merges
 
 
 def read_gpt2(vocab_path, merges_path):

@@ -1,25 +1,25 @@
 """Checking another trainer's merges on the engine's state (``verify.certify``'s fast path).
 
 Their merges are applied in their order, whatever the rule would choose, and
-before each the rule's own choice is read (``MergeCheck.choice``).  Their
-order is given, so no heap of every pair is kept: pairs wait in buckets by
-count (``levels``, a heap of the counts that have a bucket, plain ints), and
-a bucket holding two live pairs of the top count is ordered by the tie rule
-(``heap.entry_maker``'s entries) the first time it is read.
+before each the rule's own choice is read from the engine's own heap of
+candidate pairs, with its floor (``merge``'s docstring: only the pairs at or
+above the floor are on the heap, and ``heap.refill`` lowers it when nothing
+there is left).  The rule's choice is popped as the engine pops it; when their
+pair is another, the choice goes back on the heap at its count, which is
+current, so the engine's invariant holds after any merge: every pair at or
+above the floor has an entry, its count an upper bound.
 
-Invariant: each pair sits in a bucket at an upper bound of its current count,
-as on the engine's heap (``merge``'s lazy deletion argument: counts only fall
-after the step that made a pair); only the buckets above the pair being
-checked are read, and stale entries there move down to their current count.
-
-Cost: the engine's merge steps (``step.apply_merge``) without its heap: a new
-pair costs a dict lookup and an append; slot lists are kept only for the pairs
-their list merges later (the rest are never applied).
+Cost: the engine's, step for step (``step.apply_merge``, ``heap.pop_best``,
+``heap.refill``), plus one push for each step where their pair is not the
+rule's choice.  Before, pairs waited in buckets by count, every pair in one:
+a dict lookup and an append per new pair, where the engine's floor costs one
+comparison (perf/certify_cost.py, PyPy, english_medium, vocab 10,000: the
+check's phase 1.14x the engine's; CHANGELOG, "Certify, traces and split").
 """
 
 import heapq
 
-from .heap import entry_maker
+from .heap import entry_maker, pop_best, refill
 from .inherited import well_formed
 from .step import StepTables, apply_merge
 from .table import count_byte_pairs, link_words
@@ -33,8 +33,9 @@ class MergeCheck(object):
 
     ``merges`` must make a new token each and use only tokens made before
     (``valid``); ``tie`` is the engine's (``"bytes"``, ``"ids"`` or a rank
-    list over every id the merges make).  ``choice()`` is the pair the rule
-    takes now, ``apply(k)`` merges their k-th pair, whatever it is.
+    list over every id the merges make).  ``check_all`` applies them all, each
+    whatever the rule would choose, and names the steps where it chose another;
+    ``choice()`` is the pair the rule takes now.
     """
 
     def __init__(self, word_counts, merges, tie="bytes"):
@@ -46,10 +47,9 @@ class MergeCheck(object):
         self.make_entry = entry_maker(tie, self.token_bytes, shift, self.mask)
         self.merges = merges
         self.packed = _packed_merges(merges, shift)
-        self.step = _CheckTables(256 + len(merges), self.sym.typecode, set(self.packed))
-        self.plain, self.ordered, self.levels = {}, {}, []
-        for p, c in self.counts.items():
-            self._add(c, p)
+        self.step = StepTables(256 + len(merges), self.sym.typecode)
+        self.heap = []
+        self.floor = refill(self.heap, self.counts, self.where, self.make_entry)
 
     valid = staticmethod(well_formed)
 
@@ -63,51 +63,17 @@ class MergeCheck(object):
     def count(self, p):
         return self.counts.get(p, 0)
 
-    def _add(self, c, p):
-        bucket = self.plain.get(c)
-        if bucket is not None:
-            bucket.append(p)
-            return
-        ordered = self.ordered.get(c)
-        if ordered is not None:
-            heapq.heappush(ordered, self.make_entry(c, p))
-            return
-        self.plain[c] = [p]
-        heapq.heappush(self.levels, -c)
-
     def choice(self):
-        """The packed pair the tie rule takes now, or None when no pair is left."""
-        levels, counts, plain, ordered = self.levels, self.counts, self.plain, self.ordered
-        while levels:
-            top = -levels[0]
-            heap = ordered.get(top)
-            if heap is None:
-                live = []
-                for p in plain.pop(top):
-                    c = counts.get(p, 0)
-                    if c == top:
-                        live.append(p)
-                    elif c > 0:
-                        self._add(c, p)  # below ``top``: the levels' top stays
-                if len(live) == 1:
-                    plain[top] = live
-                    return live[0]
-                if not live:
-                    heapq.heappop(levels)
-                    continue
-                heap = ordered[top] = [self.make_entry(top, p) for p in live]
-                heapq.heapify(heap)
-            while heap:
-                p = heap[0].pair
-                c = counts.get(p, 0)
-                if c == top:
-                    return p
-                heapq.heappop(heap)
-                if c > 0:
-                    self._add(c, p)
-            del ordered[top]
-            heapq.heappop(levels)
-        return None
+        """The packed pair the tie rule takes now, or None when no pair is left (it stays on
+        the heap: for the pair after their last merge)."""
+        heap, counts, where = self.heap, self.counts, self.where
+        best = pop_best(heap, counts, where, self.floor)
+        while best is None and self.floor > 1:
+            self.floor = refill(heap, counts, where, self.make_entry)
+            best = pop_best(heap, counts, where, self.floor)
+        if best is not None:
+            heapq.heappush(heap, self.make_entry(counts[best], best))
+        return best
 
     def tied(self, count):
         """Every packed pair whose count is ``count`` (a scan: for reports only)."""
@@ -121,19 +87,41 @@ class MergeCheck(object):
                 best = c
         return best
 
-    def apply(self, k):
-        """Merge their k-th pair everywhere it occurs (nowhere: only its token is made)."""
-        a, b = self.merges[k]
-        p = self.packed[k]
-        x, y = p >> self.shift, p & self.mask
-        z = len(self.token_bytes)
-        self.token_bytes.append(a + b)
-        slots = self.where.pop(p, None)
-        if slots is None or self.counts.get(p, 0) <= 0:
-            return
-        apply_merge(self.sym, self.nxt, self.prv, self.freq, slots, x, y, z, self.step)
-        self.step.collect_into(self, x, y, z)
-        del self.counts[p]
+    def check_all(self, min_count, failed):
+        """Apply every merge of their list in order, calling ``failed(k, theirs, choice)``
+        (packed pairs; ``choice`` None when no pair is left) before their k-th merge
+        where the rule takes another pair or theirs occurs fewer than ``min_count`` times.
+
+        The engine's loop (``merge.learn_merges``), with their pair merged where it would
+        merge its choice: one function over local names, as there (the same steps as a
+        method call per merge from ``certify``'s loop cost about 5% more CPU in-process).
+        """
+        heap, counts, where, make_entry, step = self.heap, self.counts, self.where, self.make_entry, self.step
+        sym, nxt, prv, freq = self.sym, self.nxt, self.prv, self.freq
+        shift, mask, token_bytes, packed = self.shift, self.mask, self.token_bytes, self.packed
+        floor = self.floor
+        merges = self.merges
+        for k in range(len(merges)):
+            best = pop_best(heap, counts, where, floor)
+            while best is None and floor > 1:
+                floor = refill(heap, counts, where, make_entry)
+                best = pop_best(heap, counts, where, floor)
+            a, b = merges[k]
+            p = packed[k]
+            if best != p or counts[p] < min_count:
+                failed(k, p, best)
+            if best is not None and best != p:
+                heapq.heappush(heap, make_entry(counts[best], best))  # not merged: back on the heap
+            z = len(token_bytes)
+            token_bytes.append(a + b)
+            slots = where.pop(p, None)
+            if slots is None or counts.get(p, 0) <= 0:
+                continue  # their pair does not occur: only its token is made
+            x, y = p >> shift, p & mask
+            apply_merge(sym, nxt, prv, freq, slots, x, y, z, step)
+            step.collect_pushing(counts, where, x, y, z, shift, heap, floor, make_entry)
+            del counts[p]
+        self.floor = floor
 
 
 def _packed_merges(merges, shift):
@@ -144,41 +132,3 @@ def _packed_merges(merges, shift):
         packed.append((id_of[a] << shift) | id_of[b])
         id_of[a + b] = len(id_of)
     return packed
-
-
-class _CheckTables(StepTables):
-    """``step.StepTables`` for ``MergeCheck``: the new pairs go straight into its
-    buckets, and only the slot lists of ``later`` pairs (their merges) are kept."""
-
-    def __init__(self, vocab_size, code, later):
-        StepTables.__init__(self, vocab_size, code)
-        self.later = later
-
-    def collect_into(self, check, a, b, z):
-        """The new pairs of this step (each (x, z), then each (z, y)) entered in ``check``."""
-        shift, left_count, left_at = check.shift, self.left_count, self.left_at
-        for x in self.left_touched:
-            q, p = ((b if x == z else x) << shift) | a, (x << shift) | z
-            self._enter(check, q, p, left_count[x], left_at[x])
-            left_at[x] = None
-        right_count, right_at = self.right_count, self.right_at
-        for y in self.right_touched:
-            q, p = (b << shift) | y, (z << shift) | y
-            self._enter(check, q, p, right_count[y], right_at[y])
-            right_at[y] = None
-        del self.left_touched[:], self.right_touched[:]
-
-    def _enter(self, check, q, p, c, slots):
-        """New pair ``p``, of count ``c`` at ``slots``, in ``check``'s tables and buckets; the
-        pair ``q`` it replaces loses ``c``.  (No loop: PyPy's JIT inlines it into the two above.)"""
-        counts = check.counts
-        # A pair left untabled goes negative (``candidates.count_candidate_pairs``).
-        counts[q] = counts.get(q, 0) - c
-        counts[p] = c
-        if p in self.later:
-            check.where[p] = slots
-        bucket = check.plain.get(c)
-        if bucket is None:
-            check._add(c, p)
-        else:
-            bucket.append(p)

@@ -18,11 +18,10 @@ Two states hold the replay.  When their merges each make a new token from
 tokens made before and the rule is one the engine orders by (greatest bytes,
 smallest ids in refbpe's layout or in theirs), the merge engine's own state
 does (``merge_check.MergeCheck``): their pair is applied whether or not it is the
-rule's choice, which is read from buckets of pairs by count (a new pair costs
-an append, not a heap push; only the buckets above their pair's count are
-read), and a certified run costs the engine's merge steps without its heap,
-about what ``train`` costs from the same counts (0.99 of the whole command,
-``perf/certify_cost.py``; docs/evidence.md says why half is out of reach).  Otherwise (any
+rule's choice, which is read from the engine's heap, so a certified run costs the
+engine's own steps: what ``train`` costs from the same counts, less the writing of
+the model and plus the reading of theirs (``perf/certify_cost.py``; docs/evidence.md
+says why half is out of reach).  Otherwise (any
 other order-free rule, a merge list that spells a token twice) a
 ``PairReplay`` does, with the rule's order on a lazily cleaned heap
 beside it: O(length) per word holding each pair.  The tied set and the
@@ -103,8 +102,8 @@ def _rule_order(rule, tokens, their_ids):
 class _ReplayState(object):
     """Any merge list over a ``PairReplay``, the rule's choice on a heap beside it.
 
-    The same interface as ``merge_check.MergeCheck`` (the fast path): ``choice``,
-    ``count``, ``pair_of``, ``bytes_of``, ``tied``, ``runner_up``, ``apply``.
+    The same interface as ``merge_check.MergeCheck`` (the fast path): ``check_all``,
+    ``choice``, ``count``, ``pair_of``, ``bytes_of``, ``tied``, ``runner_up``.
     """
 
     def __init__(self, word_counts, merges, rule, their_ids):
@@ -137,6 +136,17 @@ class _ReplayState(object):
 
     def runner_up(self, p):
         return max([c for q, c in self.replay.counts.items() if q != p and c > 0] or [0])
+
+    def check_all(self, min_count, failed):
+        """``merge_check.MergeCheck.check_all``: each of their merges applied, ``failed(step,
+        theirs, choice)`` called first where the rule takes another pair or theirs is rarer
+        than ``min_count``."""
+        for step in range(len(self.merges)):
+            best = self.choice()
+            theirs = self.pair_of(step)
+            if best is None or theirs != best or self.count(best) < min_count:
+                failed(step, theirs, best)
+            self.apply(step)
 
     def apply(self, k):
         replay = self.replay
@@ -213,14 +223,14 @@ def certify(
     min_count = max(1, min_count)
     state = _state(word_counts, merges, tie_rule, their_ids, texts, special_tokens)
     failures, failing = [], 0
-    for step in range(len(merges)):
-        best = state.choice()
-        theirs = state.pair_of(step)
-        if best is None or theirs != best or state.count(best) < min_count:
-            failing += 1
-            if len(failures) < limit:
-                failures.append(_failure(state, step, theirs, best, min_count))
-        state.apply(step)
+
+    def failed(step, theirs, best):
+        nonlocal failing
+        failing += 1
+        if len(failures) < limit:
+            failures.append(_failure(state, step, theirs, best, min_count))
+
+    state.check_all(min_count, failed)
     early = None
     if merges_wanted is not None and len(merges) < merges_wanted:
         best = state.choice()
