@@ -174,7 +174,7 @@ def test_the_module_map_lists_every_module():
 
 
 _MEASURED = re.compile(r"\bmeasured\b|\bprobe under\b", re.I)
-_REPRODUCER = re.compile(r"perf/\w+\.py|python -m |tests/\w+\.py|refbpe \w+ ")
+_REPRODUCER = re.compile(r"perf/(?:experiments/)?\w+\.py|python -m |tests/\w+\.py|refbpe \w+ ")
 
 
 def _comment_blocks_and_docstring_paragraphs(path):
