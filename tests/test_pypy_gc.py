@@ -184,7 +184,7 @@ def test_train_restarts_from_its_command_line_alone(execs, tmp_path):
     pypy_gc.restart_train_early(train + [str(small)])  # a short run
     pypy_gc.restart_train_early(train + [str(small), str(tmp_path / "missing.txt")])  # train's error
     pypy_gc.restart_train_early(train + ["--stdlib"])  # decided by ``run``, after parsing
-    pypy_gc.restart_train_early(train + ["--counts", str(big)])  # counts: never restarts
+    pypy_gc.restart_train_early(train + ["--counts", str(big)])  # counts: restart_counts_early decides
     pypy_gc.restart_train_early([MAIN, "encode", "m", str(big)])  # encode decides in ``run``
     pypy_gc.restart_train_early([MAIN])
     assert execs == []
@@ -320,4 +320,53 @@ def test_verify_restarts_from_its_command_line_alone(execs, tmp_path):
     expected = [["refbpe"] + verify[1:] + [str(small), str(big)]]
     assert [argv[argv.index("refbpe") :] for _, argv, _ in execs] == expected
     settings = pypy_gc.VERIFY_GC_SETTINGS.items()
+    assert all(env[name] == value for _, _, env in execs for name, value in settings)
+
+
+def test_the_certify_option_table_is_the_certify_parsers():
+    options = _parser_options("certify")
+    assert pypy_gc.CERTIFY_VALUE_OPTIONS == {s for s, nargs in options.items() if nargs is None}
+    assert pypy_gc.CERTIFY_FLAGS == {s for s, nargs in options.items() if nargs == 0} - {"-h", "--help"}
+    assert set(options) - pypy_gc.CERTIFY_VALUE_OPTIONS - pypy_gc.CERTIFY_FLAGS == {
+        "-h",
+        "--help",
+        "--counts",
+    }
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["train", "--counts", "a.tsv", "b.tsv", "--vocab-size", "500", "-o", "m", "--quiet"],
+        ["train", "--vocab-size=500", "--out", "m", "--counts", "a.tsv"],
+        ["certify", "m", "--counts", "a.tsv", "-", "--vocab-size", "500", "--json"],
+        ["certify", "--vocab-size", "500", "m", "--counts", "a.tsv", "b.tsv"],
+    ],
+)
+def test_counts_files_reads_the_counts_as_the_parser_does(argv):
+    assert pypy_gc.counts_files(["refbpe"] + argv) == build_parser().parse_args(argv).counts
+
+
+def test_counts_files_gives_up_where_the_parser_is_needed():
+    assert pypy_gc.counts_files(["refbpe", "train", "--counts", "a.tsv", "-om"]) is None
+    assert pypy_gc.counts_files(["refbpe", "certify", "m", "--counts=a.tsv"]) is None
+    assert pypy_gc.counts_files(["refbpe", "train", "a.txt", "--vocab-size", "500", "-o", "m"]) is None
+    assert pypy_gc.counts_files(["refbpe", "verify", "--counts", "a.tsv", "--against", "m"]) is None
+    assert pypy_gc.counts_files(["refbpe", "train", "--vocab-size", "500", "--counts"]) is None
+
+
+def test_train_and_certify_of_word_counts_restart_from_their_command_line_alone(execs, tmp_path):
+    big, small = _big_and_small(tmp_path, pypy_gc.COUNTS_RESTART_FROM)
+    train = [MAIN, "train", "--vocab-size", "1000", "-o", str(tmp_path / "m"), "--counts"]
+    certify = [MAIN, "certify", str(tmp_path / "m"), "--vocab-size", "1000", "--counts"]
+    pypy_gc.restart_early(train + [str(small)])  # a few words
+    pypy_gc.restart_early(certify + [str(small)])
+    pypy_gc.restart_early(certify + [str(big), str(tmp_path / "missing.tsv")])  # certify's error
+    pypy_gc.restart_early([MAIN, "verify", "--against", "m", "--counts", str(big)])  # the parser decides
+    assert execs == []
+    pypy_gc.restart_early(train + [str(big)])
+    pypy_gc.restart_early(certify + [str(small), str(big)])
+    expected = [["refbpe"] + train[1:] + [str(big)], ["refbpe"] + certify[1:] + [str(small), str(big)]]
+    assert [argv[argv.index("refbpe") :] for _, argv, _ in execs] == expected
+    settings = pypy_gc.TRAIN_GC_SETTINGS.items()
     assert all(env[name] == value for _, _, env in execs for name, value in settings)
