@@ -375,10 +375,8 @@ def restart_counts_early(argv):
     with ``TRAIN_GC_SETTINGS`` from ``COUNTS_RESTART_FROM`` bytes of word-count files: both
     run the merge engine over the words' table, which lives long (it does not restart when
     this returns)."""
-    if _nursery_bytes() is None:
-        return
     files = counts_files(argv)
-    if files:
+    if files and _nursery_bytes() is not None:
         _restart_for(argv, files, TRAIN_GC_SETTINGS, COUNTS_RESTART_FROM)
 
 

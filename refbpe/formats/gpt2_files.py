@@ -314,14 +314,19 @@ def _check_merges(vocab, numbered_merges, merges_path, vocab_path):
                 )
 
 
+def _read_gpt2_numbered(vocab_path, merges_path):
+    """(vocab, numbered merges): the merges read first, so that the vocab's tokens are found
+    by the decoder they taught, not decoded again character by character."""
+    decode = TokenBytes()
+    numbered = _read_merge_lines(merges_path, decode)
+    return read_gpt2_vocab(vocab_path, decode), numbered
+
+
 def read_gpt2_unchecked(vocab_path, merges_path):
     """``read_gpt2`` without ``_check_merges``: merges of tokens the vocab lacks are read
-    too (``verify`` and ``certify`` report them).  The merges are read first, so that
-    the vocab's tokens are found by the decoder they taught, not decoded again
-    character by character."""
-    decode = TokenBytes()
-    merges = [pair for _, pair in _read_merge_lines(merges_path, decode)]
-    return read_gpt2_vocab(vocab_path, decode), merges
+    too (``verify`` and ``certify`` report them)."""
+    vocab, numbered = _read_gpt2_numbered(vocab_path, merges_path)
+    return vocab, [pair for _, pair in numbered]
 
 
 def read_gpt2(vocab_path, merges_path):
@@ -331,9 +336,7 @@ def read_gpt2(vocab_path, merges_path):
     malformed JSON or lines, a token twice, an id twice, a merge of tokens the
     vocab lacks.
     """
-    decode = TokenBytes()
-    numbered = _read_merge_lines(merges_path, decode)
-    vocab = read_gpt2_vocab(vocab_path, decode)
+    vocab, numbered = _read_gpt2_numbered(vocab_path, merges_path)
     _check_merges(vocab, numbered, merges_path, vocab_path)
     return vocab, [pair for _, pair in numbered]
 

@@ -66,13 +66,9 @@ class MergeCheck(object):
     def choice(self):
         """The packed pair the tie rule takes now, or None when no pair is left (it stays on
         the heap: for the pair after their last merge)."""
-        heap, counts, where = self.heap, self.counts, self.where
-        best = pop_best(heap, counts, where, self.floor)
-        while best is None and self.floor > 1:
-            self.floor = refill(heap, counts, where, self.make_entry)
-            best = pop_best(heap, counts, where, self.floor)
+        best, self.floor = _pop_choice(self.heap, self.counts, self.where, self.floor, self.make_entry)
         if best is not None:
-            heapq.heappush(heap, self.make_entry(counts[best], best))
+            heapq.heappush(self.heap, self.make_entry(self.counts[best], best))
         return best
 
     def tied(self, count):
@@ -95,8 +91,9 @@ class MergeCheck(object):
         The engine's loop (``merge.learn_merges``), with their pair merged where it would
         merge its choice: one function over local names, as there.  Measured by
         perf/experiments/certify_loop.py (PyPy, english_medium, vocab 10,000, a cold process
-        each, medians of 8): this loop 0.96x the engine's CPU; the same steps driven a merge
-        at a time from a loop outside, as ``certify`` drove them before, 1.09x.
+        each, medians of 6-8, six runs): this loop 0.96-1.05x the engine's CPU, the engine's
+        own cost within the noise; the same steps driven a merge at a time from a loop
+        outside, as ``certify`` drove them before, 1.03-1.12x.
         """
         heap, counts, where, make_entry, step = self.heap, self.counts, self.where, self.make_entry, self.step
         sym, nxt, prv, freq = self.sym, self.nxt, self.prv, self.freq
@@ -104,10 +101,7 @@ class MergeCheck(object):
         floor = self.floor
         merges = self.merges
         for k in range(len(merges)):
-            best = pop_best(heap, counts, where, floor)
-            while best is None and floor > 1:
-                floor = refill(heap, counts, where, make_entry)
-                best = pop_best(heap, counts, where, floor)
+            best, floor = _pop_choice(heap, counts, where, floor, make_entry)
             a, b = merges[k]
             p = packed[k]
             if best != p or counts[p] < min_count:
@@ -124,6 +118,16 @@ class MergeCheck(object):
             step.collect_pushing(counts, where, x, y, z, shift, heap, floor, make_entry)
             del counts[p]
         self.floor = floor
+
+
+def _pop_choice(heap, counts, where, floor, make_entry):
+    """(the rule's choice popped, or None when no pair is left; the floor), the floor lowered
+    by ``heap.refill`` while nothing at it is left, as the engine's loop does."""
+    best = pop_best(heap, counts, where, floor)
+    while best is None and floor > 1:
+        floor = refill(heap, counts, where, make_entry)
+        best = pop_best(heap, counts, where, floor)
+    return best, floor
 
 
 def _packed_merges(merges, shift):
