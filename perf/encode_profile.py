@@ -23,7 +23,7 @@ Each (encoding, text) runs as its own PyPy process:
   BPE of their distinct parts, and the BPE of the missed pieces it does not cut.
 
 What is left of the warm call after scan and BPE is the cache look-ups and the
-list of ids.  ``--cache-limit`` sets the entries per piece-cache generation
+list of ids.  ``--cache-limit`` sets the entries of a first piece-cache generation
 (``piece_ids._CACHE_LIMIT``) in the children.  Against tiktoken:
 ``perf/encode_patterns.py`` (wall clock, both systems in the same run).
 """
@@ -167,7 +167,7 @@ def main(argv):
     p.add_argument("--encodings", default=",".join(ENCODINGS))
     p.add_argument("--texts", default=",".join(TEXTS))
     p.add_argument("--mb", type=float, default=2)
-    p.add_argument("--cache-limit", type=int, default=0, help="entries per piece-cache generation")
+    p.add_argument("--cache-limit", type=int, default=0, help="entries of a first cache generation")
     args = p.parse_args(argv)
     size = int(args.mb * 1e6)
     print(

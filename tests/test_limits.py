@@ -41,9 +41,10 @@ _STREAM_SCRIPT = textwrap.dedent("""
     import refbpe.encode.piece_ids
     from refbpe import Tokenizer, train_bpe
 
-    # The piece caches are bounded (two generations of _CACHE_LIMIT entries each), but the bound
-    # is reached only after some 100 MB of this text: a small one is reached in the warm-up, so
-    # any growth after it is memory that grows with the stream.
+    # The piece caches are bounded (two generations of _CACHE_LIMIT entries each, doubled at most
+    # _CACHE_DOUBLINGS times), but the bound is reached only after some 100 MB of this text: a
+    # small one is reached in the warm-up, so any growth after it is memory that grows with the
+    # stream.
     refbpe.encode.piece_ids._CACHE_LIMIT = 1 << 10
 
     def rss_mb():

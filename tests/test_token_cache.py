@@ -26,5 +26,45 @@ def test_ids_with_tiny_caches_equal_the_naive_ones(texts, limit):
             assert tok.encode(text) == naive_encode(text, vocab, merges, SMALL_SPECIALS)
     finally:
         refbpe.encode.piece_ids._CACHE_LIMIT = saved
-    assert len(tok._cache) <= limit and len(tok._small_cache) <= limit
-    assert len(tok._old) <= limit and len(tok._small_old) <= limit
+    most = limit << refbpe.encode.piece_ids._CACHE_DOUBLINGS  # a generation may have doubled
+    assert len(tok._cache) <= most and len(tok._small_cache) <= most
+    assert len(tok._old) <= most and len(tok._small_old) <= most
+
+
+def _words(n, length):
+    """``n`` distinct words of ``length`` letters (a, b, ... in base 26), each with a leading space."""
+    out = []
+    for k in range(n):
+        letters = []
+        for _ in range(length):
+            k, r = divmod(k, 26)
+            letters.append("abcdefghijklmnopqrstuvwxyz"[r])
+        out.append(" " + "".join(letters))
+    return out
+
+
+@pytest.mark.parametrize("length", [4, 9])  # the small cache (under 8 bytes) and the other
+def test_a_generation_doubles_while_its_pieces_come_back(monkeypatch, length):
+    _, vocab, merges = small_tokenizer()
+    tok = Tokenizer(vocab, merges, SMALL_SPECIALS)
+    monkeypatch.setattr(refbpe.encode.piece_ids, "_CACHE_LIMIT", 16)
+    # Working sets between one generation and two: their pieces come back from the previous
+    # one, so it doubles (16 -> 32 -> 64), and no further, though 96 would have it double again.
+    words = _words(96, length)
+    text = "".join(words[:24] * 4 + words[:48] * 4 + words[:96] * 4)
+    assert tok.encode(text) == naive_encode(text, vocab, merges, SMALL_SPECIALS)
+    grown, cache = (tok._small_grown, tok._small_cache) if length < 8 else (tok._grown, tok._cache)
+    assert grown == refbpe.encode.piece_ids._CACHE_DOUBLINGS == 2
+    assert len(cache) <= 16 << grown
+    assert tok.encode(text) == naive_encode(text, vocab, merges, SMALL_SPECIALS)
+
+
+@pytest.mark.parametrize("length", [4, 9])
+def test_a_generation_stays_small_when_its_pieces_do_not_come_back(monkeypatch, length):
+    _, vocab, merges = small_tokenizer()
+    tok = Tokenizer(vocab, merges, SMALL_SPECIALS)
+    monkeypatch.setattr(refbpe.encode.piece_ids, "_CACHE_LIMIT", 16)
+    text = "".join(_words(400, length))  # every piece once
+    assert tok.encode(text) == naive_encode(text, vocab, merges, SMALL_SPECIALS)
+    assert (tok._small_grown, tok._grown) == (0, 0)
+    assert len(tok._small_cache) <= 16 and len(tok._cache) <= 16

@@ -29,10 +29,13 @@ Cases (``harness.Cases``, run as ``perf/micro.py``'s are), under PyPy:
   cache generation) as it is, 1 << 16 and 1 << 17.
 
 ``--fill`` encodes the first 24 MB of russian, chinese, mixed_multilingual, python_code and
-english_medium, in calls of 8 MB, with o200k_base in one process per cache limit, with
-``refbpe encode``'s GC settings, and prints the CPU seconds, the peak RSS and the entries the
-caches hold at the end.  Not part of the suite (perf/experiments/README.md); what
-it measured is in the CHANGELOG ("Where the misses' time goes").  Python 3.9 syntax.
+english_medium, in calls of 8 MB, with o200k_base in one process per cache setting (generations
+of a fixed 1 << 15, 1 << 16 or 1 << 17 entries, or as they are: starting at ``_CACHE_LIMIT`` and
+doubling, ``piece_ids._grown_after``), with ``refbpe encode``'s GC settings, and prints the CPU
+seconds, the peak RSS, the memory the collector holds at the end beyond the loaded tokenizer's
+(after a full collection: the caches, mostly) and the entries the caches hold.  Not part of
+the suite (perf/experiments/README.md); what it measured is in the CHANGELOG ("Where the misses'
+time goes").  Python 3.9 syntax.
 """
 
 import json
@@ -101,20 +104,32 @@ print(hashlib.sha256(repr(ids).encode()).hexdigest(), seconds)
 """
 
 _FILL_CHILD = """
-import json, resource, sys, time
+import gc, json, resource, sys, time
 import refbpe.encode.piece_ids as piece_ids
 from refbpe.encode.tokenizer import Tokenizer
-piece_ids._CACHE_LIMIT = int(sys.argv[1])
+def used_mb():  # PyPy's figure is text: "240.3MB"
+    text = gc.get_stats().memory_used_sum
+    for unit, scale in (("kB", 1.0 / 1024), ("MB", 1.0), ("GB", 1024.0)):
+        if text.endswith(unit):
+            return float(text[: -len(unit)]) * scale
+    return float(text) / (1 << 20)
+if sys.argv[1] != "grows":  # a fixed generation size: no doubling
+    piece_ids._CACHE_LIMIT, piece_ids._CACHE_DOUBLINGS = int(sys.argv[1]), 0
 tok = Tokenizer.from_tiktoken("o200k_base")
+gc.collect()
+loaded = used_mb()
 t0 = time.process_time()
 for path in sys.argv[2:]:
     with open(path, "rb") as f:
         for _ in range(3):
             data = f.read(8000000)
             tok.encode_utf8_ordinary(data.decode("utf-8", "ignore").encode("utf-8"))
+cpu = time.process_time() - t0
+del data
+gc.collect()
 caches = (tok._cache, tok._old, tok._small_cache, tok._small_old)
-print(json.dumps({"cpu": time.process_time() - t0,
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
+print(json.dumps({"cpu": cpu, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
+                  "live_mb": used_mb() - loaded,
                   "entries": sum(map(len, caches))}))
 """
 
@@ -295,10 +310,11 @@ def fill():
     paths = [
         corpus_path(n) for n in ("russian", "chinese", "mixed_multilingual", "python_code", "english_medium")
     ]
-    print("%-10s %8s %8s %10s" % ("limit", "CPU s", "peak MB", "entries"))
-    for limit in (1 << 15, 1 << 16, 1 << 17):
-        r = json.loads(child(_FILL_CHILD, str(limit), *paths, env_extra=GC_SETTINGS))
-        print("%-10d %8.2f %8d %10d" % (limit, r["cpu"], r["peak_mb"], r["entries"]))
+    print("%-14s %8s %8s %8s %10s" % ("generations", "CPU s", "peak MB", "live MB", "entries"))
+    for limit in ("32768", "65536", "131072", "grows"):
+        r = json.loads(child(_FILL_CHILD, limit, *paths, env_extra=GC_SETTINGS))
+        label = "grows" if limit == "grows" else "fixed " + limit
+        print("%-14s %8.2f %8d %8.1f %10d" % (label, r["cpu"], r["peak_mb"], r["live_mb"], r["entries"]))
 
 
 def main(argv=None):

@@ -140,6 +140,8 @@ class Tokenizer(RankTables, PieceEncoder, Streaming):
         self._cache = {}  # pieces of 8 bytes or more -> ids
         self._small_cache = {}  # shorter pieces, under packed-int keys -> ids
         self._old, self._small_old = {}, {}  # the previous generation of each
+        self._kept, self._small_kept = 0, 0  # entries of each taken from the previous generation
+        self._grown, self._small_grown = 0, 0  # doublings of each generation (``_grown_after``)
         self._parts = {}  # parts of pieces (``_encode_in_parts``) -> ids
         self._cuts = None  # ``PieceCuts`` of the vocab, built when first needed
         self._backtracker = None  # ``backtrack.Backtracker`` of the tables, built when first needed
