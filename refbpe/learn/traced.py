@@ -97,40 +97,45 @@ class TracedTables(StepTables):
         pairs reach ``level`` less how many leave it, the merged pair left out (two
         comparisons per entry).  One pass, no list of new pairs: with a list and a
         second pass for the pushes ``train --counts --trace`` took 1.07-1.11x the CPU
-        of ``train --counts`` (english_medium, 10,000, PyPy; perf/certify_cost.py)."""
-        merged, change = (a << shift) | b, 0
+        of ``train --counts`` (english_medium, 10,000, PyPy; perf/certify_cost.py).
+        The two loops are the untraced ones with the tally written in, not a shared
+        method per entry: the merge phase of that run 1.06x ``train_from_counts``'s
+        CPU with the method, 1.0Nx without (perf/certify_cost.py, its phase table)."""
+        merged, level, change = (a << shift) | b, self.level, 0
+        left_count, left_at = self.left_count, self.left_at
         for x in self.left_touched:
-            q, p = ((b if x == z else x) << shift) | a, (x << shift) | z
-            change += self._enter(
-                counts, where, q, p, self.left_count[x], self.left_at[x], merged, heap, floor, make_entry
-            )
-            self.left_at[x] = None
+            c = left_count[x]
+            q = ((b if x == z else x) << shift) | a
+            old = counts[q]
+            if old == level and q != merged:
+                change -= 1
+            counts[q] = old - c
+            p = (x << shift) | z
+            counts[p] = c
+            if c == level:
+                change += 1
+            where[p] = left_at[x]
+            left_at[x] = None
+            if c >= floor:
+                heapq.heappush(heap, make_entry(c, p))
+        right_count, right_at = self.right_count, self.right_at
         for y in self.right_touched:
-            q, p = (b << shift) | y, (z << shift) | y
-            change += self._enter(
-                counts, where, q, p, self.right_count[y], self.right_at[y], merged, heap, floor, make_entry
-            )
-            self.right_at[y] = None
+            c = right_count[y]
+            q = (b << shift) | y
+            old = counts[q]
+            if old == level and q != merged:
+                change -= 1
+            counts[q] = old - c
+            p = (z << shift) | y
+            counts[p] = c
+            if c == level:
+                change += 1
+            where[p] = right_at[y]
+            right_at[y] = None
+            if c >= floor:
+                heapq.heappush(heap, make_entry(c, p))
         del self.left_touched[:], self.right_touched[:]
         self.changes.append(change)
-
-    def _enter(self, counts, where, q, p, c, slots, merged, heap, floor, make_entry):
-        """New pair ``p``, of count ``c`` at ``slots``, entered (and pushed when ``c`` is at
-        ``floor`` or above); the pair ``q`` it replaces loses ``c``.  Returns the change in
-        how many pairs have ``level``'s count, the ``merged`` pair left out.  (No loop:
-        PyPy's JIT inlines it into ``collect_pushing``.)"""
-        level, change = self.level, 0
-        old = counts[q]
-        if old == level and q != merged:
-            change -= 1
-        counts[q] = old - c
-        counts[p] = c
-        if c == level:
-            change += 1
-        where[p] = slots
-        if c >= floor:
-            heapq.heappush(heap, make_entry(c, p))
-        return change
 
     def records(self, counts):
         """``(count, ties, runner_up)`` per merge, ``counts`` the pairs' counts at the end."""
