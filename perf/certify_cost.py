@@ -8,13 +8,14 @@ whole processes of::
     refbpe train --counts C --vocab-size V -o DIR --trace T    (train --trace)
     refbpe certify DIR --counts C --vocab-size V                (certify)
 
-and two phase runs, a process each, that read the counts and then train or
-certify in-process, timing CPU seconds with ``harness.stopwatch``: imports, reading the
-counts (shared by both commands), reading their model (certify's ``read_model``: its
-first read, as the command pays it), and the phase itself (``train_from_counts``;
-``certify``).  Medians of CPU seconds (``wait4`` rusage, the
-figure a loaded machine disturbs least) and wall seconds, the least CPU seconds of the rounds, and the ratios
-certify / train and train --trace / train, whole and by phase; the load
+and three phase runs, a process each, that read the counts and then train (with a
+trace or without) or certify in-process, timing CPU seconds with
+``harness.stopwatch``: imports, reading the counts (shared by both commands),
+reading their model (certify's ``read_model``: its first read, as the command
+pays it), and the phase itself (``train_from_counts``; ``certify``).  Medians of
+CPU seconds (``wait4`` rusage, the figure a loaded machine disturbs least) and
+wall seconds, the least CPU seconds of the rounds, and the ratios certify / train
+and train --trace / train, whole and by phase; the load
 average before and after::
 
     .venv/bin/python perf/certify_cost.py                         # PyPy, english_medium, vocab 10,000
@@ -45,8 +46,8 @@ def phase(what, counts_path, model, vocab):
     with stopwatch() as loading:
         theirs = read_model(model, "auto", [EOT], strict=False) if what == "certify" else None
     with stopwatch() as checking:
-        if what == "train":
-            train_from_counts(counts, vocab, [EOT])
+        if what in ("train", "trace"):
+            train_from_counts(counts, vocab, [EOT], trace=[] if what == "trace" else None)
             ok = True
         else:
             ok = certify(counts, theirs.merges, "greatest-bytes", None, vocab - 257)["certified"]
@@ -94,6 +95,16 @@ def main():
                 str(args.vocab),
                 "--phase",
                 "train",
+                counts,
+                model,
+            ],
+            "phase trace": [
+                args.python,
+                os.path.abspath(__file__),
+                "--vocab",
+                str(args.vocab),
+                "--phase",
+                "trace",
                 counts,
                 model,
             ],
@@ -149,7 +160,7 @@ def main():
             p: median([r["result"][p] for r in runs["phase " + k]])
             for p in ("imports", "read", "model", "phase")
         }
-        for k in ("train", "certify")
+        for k in ("train", "trace", "certify")
     }
     print("%-16s %9s %9s %9s %9s" % ("phase (CPU s)", "imports", "read", "model", "phase"))
     for k, v in parts.items():
@@ -164,11 +175,13 @@ def main():
         )
     )
     print(
-        "train --trace / train: %.3f (CPU), %.3f (wall), %.3f (least CPU)"
+        "train --trace / train: %.3f (CPU), %.3f (wall), %.3f (least CPU); phase %.3f (train_from_counts "
+        "with a trace against without)"
         % (
             cpu["train --trace"] / cpu["train"],
             wall["train --trace"] / wall["train"],
             least["train --trace"] / least["train"],
+            parts["trace"]["phase"] / parts["train"]["phase"],
         )
     )
     sys.stdout.flush()

@@ -121,8 +121,8 @@ def learn_merges(
     merged pair's count, how many pairs had that count (it included), and the
     greatest count among the other pairs (``traced.TracedTables``: two comparisons
     per changed pair and the heap's next entry per merge, only when tracing;
-    ``train --trace`` costs at most 1% more CPU than ``train`` under PyPy on
-    english_medium at vocab 10,000, perf/certify_cost.py).
+    the merge phase about 5% more CPU under PyPy on english_medium at vocab
+    10,000, perf/certify_cost.py).
 
     >>> learn_merges({b"abab": 2, b"ab": 1}, 2)
     [(b'a', b'b'), (b'ab', b'ab')]

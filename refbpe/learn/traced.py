@@ -16,8 +16,8 @@ the next step would make) puts it on top, exactly.
 
 Cost: two comparisons per changed pair and the heap's next entry per merge,
 only when tracing; one pass over the counts at the end.  ``train --counts
---trace`` costs 0.96-1.01x the CPU of ``train --counts`` under PyPy on
-english_medium at vocab 10,000 (least of 5-7 rounds, a loaded machine;
+--trace`` costs 1.01-1.05x the CPU of ``train --counts`` under PyPy on
+english_medium at vocab 10,000, its merge phase 1.05x (medians of 5 rounds;
 perf/certify_cost.py).
 """
 
@@ -98,9 +98,10 @@ class TracedTables(StepTables):
         comparisons per entry).  One pass, no list of new pairs: with a list and a
         second pass for the pushes ``train --counts --trace`` took 1.07-1.11x the CPU
         of ``train --counts`` (english_medium, 10,000, PyPy; perf/certify_cost.py).
-        The two loops are the untraced ones with the tally written in, not a shared
-        method per entry: the merge phase of that run 1.06x ``train_from_counts``'s
-        CPU with the method, 1.0Nx without (perf/certify_cost.py, its phase table)."""
+        The two loops are the untraced ones with the tally written in, not a method
+        per entry: ``train_from_counts`` with a trace took 1.071-1.078x its CPU without
+        one with the method, 1.049-1.056x written in (perf/certify_cost.py --repeats 5,
+        its ``train --trace / train`` phase ratio, two runs of each tree)."""
         merged, level, change = (a << shift) | b, self.level, 0
         left_count, left_at = self.left_count, self.left_at
         for x in self.left_touched:
