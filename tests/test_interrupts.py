@@ -10,10 +10,11 @@ import os
 import random
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
-from support import IS_PYPY, session_processes, start_train
+from support import IS_PYPY, REPO_ROOT, session_processes, start_train
 
 EOT = "<|endoftext|>"
 LIMIT = 1.0  # seconds
@@ -112,3 +113,54 @@ def test_signal_during_a_merge_on_a_long_word_ends_within_a_second(tmp_path, lon
     assert "Traceback" not in err
     assert took < LIMIT, "%.2f s from %s to the end of the run" % (took, sig)
     assert not os.path.exists(out)
+
+
+_HUNG_CLEANUP = """
+import os, signal, sys, threading, time
+import refbpe.cli.commands as commands
+import refbpe.cli.train as train
+
+SIGNAL, commands.INTERRUPT_GRACE = getattr(signal, sys.argv[1]), float(sys.argv[2])
+
+
+def run(args):  # a command whose cleaning up never ends
+    try:
+        os.kill(os.getpid(), SIGNAL)
+        time.sleep(30)  # the signal's exception is raised here
+    finally:
+        threading.Event().wait()
+
+
+train.run = run
+sys.argv = ["refbpe", "train", "corpus.txt", "--out", "model", "--vocab-size", "300"]
+sys.exit(commands.main())
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_run_whose_cleaning_up_hangs_still_ends_after_the_grace(sig):
+    t0 = time.time()
+    r = subprocess.run(
+        [sys.executable, "-c", _HUNG_CLEANUP, sig, "0.5"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, PYTHONPATH=REPO_ROOT),
+        timeout=60,
+    )
+    assert r.returncode == 128 + getattr(signal, sig), r.stderr.decode()
+    assert b"still stopping" in r.stderr
+    assert time.time() - t0 < 30
+
+
+def test_a_library_call_is_not_ended_by_the_grace(tmp_path):
+    script = _HUNG_CLEANUP.replace("sys.exit(commands.main())", "sys.exit(commands.main(sys.argv[1:]))")
+    script = script.replace("threading.Event().wait()", "time.sleep(2)")  # ends by itself after 2 s
+    r = subprocess.run(
+        [sys.executable, "-c", script, "SIGINT", "0.5"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, PYTHONPATH=REPO_ROOT),
+        timeout=60,
+    )
+    assert r.returncode == 130, r.stderr.decode()  # main's own exit status, after the 2 s
+    assert b"still stopping" not in r.stderr

@@ -1,12 +1,13 @@
-"""Many SIGTERMs while counting: does every run end?  Stacks of the runs that do not.
+"""Many SIGTERMs (or SIGINTs) while counting: does every run end?  Stacks of the runs that do not.
 
     .venv/bin/python perf/experiments/interrupt_hang.py [--runs 700] [--max-delay 0.45]
-        [--python .venv-pypy/bin/python]
+        [--python .venv-pypy/bin/python] [--signal INT]
 
 Each run is ``python -m refbpe train`` on about 16 MB of random words (the corpus of
 tests/test_interrupts.py) with 3 workers and 1 MiB units, in a new session.  Once its
 three processes exist, SIGTERM goes to the main process after a random delay up to
-``--max-delay`` seconds.  A run that has not ended 10 s later is a hang: every process
+``--max-delay`` seconds (``--signal INT``: SIGINT to the whole session, as a terminal's
+Ctrl-C sends it).  A run that has not ended 10 s later is a hang: every process
 of its session gets SIGUSR1, on which ``faulthandler`` (registered by a
 ``sitecustomize`` on the children's path) prints every thread's stack to stderr, and
 those stacks are printed here.  Found this way under PyPy: 2 hangs in about 1,200 runs
@@ -45,7 +46,7 @@ def word_corpus(path):
             f.write(block)
 
 
-def one_run(python, corpus, out, env, delay):
+def one_run(python, corpus, out, env, delay, sig="TERM"):
     """True if the run ended within 10 s of the signal; else its processes' stacks are printed."""
     args = [python, "-m", "refbpe", "train", corpus, "--out", out, "--progress", "--vocab-size", "1000"]
     args += ["--special-token", EOT, "--workers", "3", "--chunk-size", "1M"]
@@ -57,7 +58,10 @@ def one_run(python, corpus, out, env, delay):
             break
         time.sleep(0.02)
     time.sleep(delay)
-    os.kill(proc.pid, signal.SIGTERM)
+    if sig == "INT":
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        os.kill(proc.pid, signal.SIGTERM)
     try:
         proc.communicate(timeout=10)
         return True
@@ -84,6 +88,7 @@ def main():
     ap.add_argument("--runs", type=int, default=700)
     ap.add_argument("--max-delay", type=float, default=0.45)
     ap.add_argument("--python", default=os.path.join(ROOT, ".venv-pypy", "bin", "python"))
+    ap.add_argument("--signal", choices=["TERM", "INT"], default="TERM")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, "sitecustomize.py"), "w") as f:
@@ -93,12 +98,11 @@ def main():
         env = dict(os.environ, PYTHONPATH=tmp + os.pathsep + ROOT)
         hung = 0
         for k in range(args.runs):
-            if not one_run(
-                args.python, corpus, os.path.join(tmp, "model%d" % k), env, random.uniform(0, args.max_delay)
-            ):
+            delay = random.uniform(0, args.max_delay)
+            if not one_run(args.python, corpus, os.path.join(tmp, "model%d" % k), env, delay, args.signal):
                 hung += 1
                 print("run %d of %d did not end" % (k + 1, args.runs), flush=True)
-        print("%d of %d runs did not end within 10 s of SIGTERM" % (hung, args.runs))
+        print("%d of %d runs did not end within 10 s of SIG%s" % (hung, args.runs, args.signal))
 
 
 if __name__ == "__main__":
