@@ -173,16 +173,14 @@ class PersistentTarget(Target):
                 return None, "timeout"
             ready, _, _ = select.select(watched, [], [], left)
             for fd in ready:
-                chunk = os.read(fd, _READ)
                 if fd == err:
-                    if chunk:
-                        tail.add(chunk)
-                    else:
+                    if not tail.read_from(err):
                         watched.remove(err)
-                elif not chunk:
+                    continue
+                chunk = os.read(fd, _READ)
+                if not chunk:
                     return None, "eof"
-                else:
-                    self._pending += chunk
+                self._pending += chunk
         line, _, rest = bytes(self._pending).partition(b"\n")
         self._pending = bytearray(rest)
         return line, "line"
@@ -254,7 +252,5 @@ def _drain_ready(pipe, tail):
     """Read what ``pipe`` holds now into ``tail``, without waiting."""
     fd = pipe.fileno()
     while select.select([fd], [], [], 0)[0]:
-        chunk = os.read(fd, _READ)
-        if not chunk:
+        if not tail.read_from(fd):
             return
-        tail.add(chunk)
