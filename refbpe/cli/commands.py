@@ -89,13 +89,11 @@ def main(argv=None):
         return EXIT_BAD_INPUT
     args.command_line = sys.argv if argv is None else None  # a command may re-execute itself (``pypy_gc``)
     on_line = args.command_line is not None
-    handlers = {
-        signal.SIGTERM: _interrupt_handler(Terminated, 128 + signal.SIGTERM, on_line),
-        signal.SIGINT: _interrupt_handler(KeyboardInterrupt, 128 + signal.SIGINT, on_line),
-    }
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        del handlers[signal.SIGINT]  # SIGINT ignored (a background job) or the caller's own: kept
-    previous = {signum: signal.signal(signum, handler) for signum, handler in handlers.items()}
+    terminated = _interrupt_handler(Terminated, 128 + signal.SIGTERM, on_line)
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, terminated)}
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored, not the caller's own
+        interrupted = _interrupt_handler(KeyboardInterrupt, 128 + signal.SIGINT, on_line)
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, interrupted)
     try:
         return args.func(args)
     except CliError as e:

@@ -289,8 +289,8 @@ class Tail(object):
     """The last ``size`` bytes written to it, kept in a ring of that size.
 
     ``read_from`` reads a pipe into one buffer made once and copies it into the ring, so
-    a flood allocates nothing: a bytes object per read, with a bytearray grown and cut,
-    left garbage that PyPy frees only at a major collection, which its default heap
+    a flood allocates nothing the size of a read: a bytes object per read, with a bytearray
+    grown and cut, left garbage that PyPy frees only at a major collection, which its default heap
     limit (8 nurseries; 240 MB ones where the CPU reports a 480 MiB cache) put off until
     a runner reading a 2 s flood peaked at 780 MB (tests/test_runner_bounds.py).
     """
