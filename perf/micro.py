@@ -85,6 +85,52 @@ def bench_encode_neighbours(args):
         yield [trick, rescan], "%s 4 MB, its %d unique pieces" % (name, len(pieces))
 
 
+def encode_two_lists(tok, piece):
+    """The alternative to _merge_piece's interleaved list: the ids and the ranks between them in
+    two lists, an item of each deleted per merge (the loop as it was)."""
+    table, shift, none = tok._ranks, tok._shift, 1 << 62
+    can_left, can_right, mask = tok._left, tok._right, (1 << shift) - 1
+    ids = [tok._byte_id[b] for b in piece]
+    pairs = tok._byte_pairs
+    ranks = [pairs[(piece[k] << 8) | piece[k + 1]] for k in range(len(piece) - 1)]
+    while ranks:
+        best, at = none, -1
+        for k in range(len(ranks)):
+            if ranks[k] < best:
+                best, at = ranks[k], k
+        if at < 0:
+            break
+        ids[at] = new = best & mask
+        del ids[at + 1]
+        del ranks[at]
+        if at > 0:
+            a = ids[at - 1]
+            ranks[at - 1] = table.get((a << shift) | new, none) if can_left[a] and can_right[new] else none
+        if at < len(ranks):
+            b = ids[at + 1]
+            ranks[at] = table.get((new << shift) | b, none) if can_left[new] and can_right[b] else none
+    return ids
+
+
+@case("encode-interleaved", "piece_ids.py _merge_piece, interleaved ids and ranks: pieces that are no token")
+def bench_encode_interleaved(args):
+    from refbpe.encode.tokenizer import Tokenizer
+
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", TIKTOKEN_CACHE)
+    for vocab in ("gpt2", "cl100k_base", "o200k_base"):
+        tok = gpt2() if vocab == "gpt2" else Tokenizer.from_tiktoken(vocab)
+        whole = tok._rank_of if tok._rank_of is not None else {}
+        for name in ("english_small", "russian"):
+            data = corpus(name, 4 * MB)
+            ends = tok._piece_ends(data)
+            pieces = sorted(
+                {data[s:e] for s, e in zip([0] + ends, ends) if 1 < e - s < 192 and data[s:e] not in whole}
+            )
+            trick = ("interleaved", lambda ps=pieces, t=tok: [t._merge_piece(p) for p in ps])
+            lists = ("two lists", lambda ps=pieces, t=tok: [encode_two_lists(t, p) for p in ps])
+            yield [trick, lists], "%s, %s 4 MB: its %d pieces that are no token" % (vocab, name, len(pieces))
+
+
 def encode_sliced_keys(data, ends, cache):
     """The alternative to _encode_bytes' packed-int keys: slice every piece, look its bytes up."""
     out = []

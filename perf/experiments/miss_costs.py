@@ -3,7 +3,9 @@
     .venv-pypy/bin/python perf/experiments/miss_costs.py --list
     .venv-pypy/bin/python perf/experiments/miss_costs.py miss-share miss-order pair-filter flat-table
     .venv-pypy/bin/python perf/experiments/miss_costs.py cache-size table-order
+    .venv-pypy/bin/python perf/experiments/miss_costs.py loop-parts
     .venv-pypy/bin/python perf/experiments/miss_costs.py --fill    # peak RSS with the caches full
+    .venv-pypy/bin/python perf/experiments/miss_costs.py --compulsory
 
 Cases (``harness.Cases``, run as ``perf/micro.py``'s are), under PyPy:
 
@@ -26,7 +28,17 @@ Cases (``harness.Cases``, run as ``perf/micro.py``'s are), under PyPy:
 - ``table-order``: the warm call with the pair table's entries in the order ``_rank_pairs``
   makes them (by token bytes) against in rank order (the pairs most pieces use first, side by side);
 - ``cache-size``: the warm call of ``miss-share`` with ``piece_ids._CACHE_LIMIT`` (entries per
-  cache generation) as it is, 1 << 16 and 1 << 17.
+  cache generation) as it is, 1 << 16 and 1 << 17;
+- ``loop-parts``: the merging loop over ``pair-filter``'s pieces against the two things it is
+  made of, each alone in a loop of the same pieces: the pair look-ups it makes (their keys
+  recorded beforehand, looked up in the same order) and the lists it starts from (a piece's
+  byte ids and the ranks of its byte pairs).  What neither explains is the loop's own work.
+
+``--compulsory`` counts, for the second 8 MB of a text after the first (the warm call of
+``miss-share``), its pieces, the distinct ones not seen in the first 8 MB (of those: tokens,
+and those ``_encode_one`` cuts), and the pieces the merging loop gets during the warm call
+(``Tokenizer._merge_piece`` calls), one process per encoding: what no piece cache could have
+answered, against what this one did not.
 
 ``--fill`` encodes the first 24 MB of russian, chinese, mixed_multilingual, python_code and
 english_medium, in calls of 8 MB, with o200k_base in one process per cache setting (generations
@@ -263,6 +275,71 @@ def bench_pair_filter(args):
             yield variants, "%s, %s 4 MB: %d pieces that are no token" % (vocab, name, len(pieces))
 
 
+def recorded_look_ups(tok, pieces):
+    """The keys ``Tokenizer._merge_piece`` looks up in the pair table over ``pieces``, in order."""
+    keys, table = [], tok._ranks
+
+    class Recorder(object):
+        def get(self, key, default=None):
+            keys.append(key)
+            return table.get(key, default)
+
+    tok._ranks = Recorder()
+    try:
+        for piece in pieces:
+            tok._merge_piece(piece)
+    finally:
+        tok._ranks = table
+    return keys
+
+
+def merged_alone(tok, pieces):
+    """The merging loop over ``pieces``; how many (the result the other variants give too)."""
+    for piece in pieces:
+        tok._merge_piece(piece)
+    return len(pieces)
+
+
+def look_ups_alone(table, keys, pieces):
+    """The pair look-ups ``keys`` of ``pieces``, in order; how many pieces."""
+    get = table.get
+    for key in keys:
+        get(key, NO_MERGE)
+    return len(pieces)
+
+
+def lists_alone(tok, pieces):
+    """The two lists the merging loop starts from, built for every piece."""
+    byte_id, pairs = tok._byte_id, tok._byte_pairs
+    for piece in pieces:
+        ids = [byte_id[b] for b in piece]  # noqa: F841  built as the loop builds it
+        ranks = [pairs[(piece[k] << 8) | piece[k + 1]] for k in range(len(piece) - 1)]  # noqa: F841
+    return len(pieces)
+
+
+@case("loop-parts", "piece_ids.py _merge_piece: the loop against its pair look-ups alone and its lists alone")
+def bench_loop_parts(args):
+    for vocab, tok in tokenizers():
+        for name in ("english_small", "russian", "python_code"):
+            pieces = missed_pieces(tok, name)
+            keys = recorded_look_ups(tok, pieces)
+            variants = [
+                ("merging loop", lambda ps=pieces, t=tok: merged_alone(t, ps)),
+                ("look-ups alone", lambda ps=pieces, ks=keys, t=tok: look_ups_alone(t._ranks, ks, ps)),
+                ("lists alone", lambda ps=pieces, t=tok: lists_alone(t, ps)),
+            ]
+            yield (
+                variants,
+                "%s, %s 4 MB: %d pieces, %.1f look-ups each"
+                % (
+                    vocab,
+                    name,
+                    len(pieces),
+                    len(keys) / max(1, len(pieces)),
+                ),
+            )
+
+
 class FlatTable(object):
     """A pair table as one ``array('q')``: slot h holds key and value at 2h and 2h + 1, linear
     probing, at most half full; a missing key's value is ``NO_MERGE``."""
@@ -306,6 +383,60 @@ def bench_flat_table(args):
             yield variants, "%s, %s 4 MB: %d pieces that are no token" % (vocab, name, len(pieces))
 
 
+_COMPULSORY_CHILD = """
+import json, sys
+from refbpe.encode.tokenizer import Tokenizer
+name, paths = sys.argv[1], sys.argv[2:]
+tok = Tokenizer.from_tiktoken(name)
+merge, calls = tok._merge_piece, []
+for path in paths:
+    with open(path, "rb") as f:
+        first, data = f.read(8000000), f.read(8000000)
+    first, data = (t.decode("utf-8", "ignore").encode("utf-8") for t in (first, data))
+    def pieces(text):
+        ends = tok._piece_ends(text)
+        return [text[s:e] for s, e in zip([0] + ends, ends)]
+    seen = set(pieces(first))
+    second = pieces(data)
+    new = set(p for p in second if p not in seen)
+    tokens = sum(1 for p in new if p in tok._rank_of)
+    cut = sum(1 for p in new if p not in tok._rank_of and len(p) >= 8 and p[-3] >= 0xE0)
+    tok = Tokenizer.from_tiktoken(name)  # empty caches, then the warm call of miss-share
+    merge = tok._merge_piece
+    tok._merge_piece = lambda piece: calls.append(piece) or merge(piece)
+    tok.encode_utf8_ordinary(first)
+    del calls[:]
+    tok.encode_utf8_ordinary(data)
+    figures = {"text": path.rsplit("/", 1)[-1], "pieces": len(second), "new": len(new), "tokens": tokens}
+    figures.update(cut=cut, merged=len(calls), merged_distinct=len(set(calls)))
+    print(json.dumps(figures))
+"""
+
+
+def compulsory():
+    texts = [corpus_path(n) for n in ("russian", "english_medium", "python_code", "mixed_multilingual")]
+    print(
+        "%-12s %-24s %9s %9s %8s %8s %9s %9s"
+        % ("encoding", "text", "pieces", "new", "tokens", "cut", "merged", "distinct")
+    )
+    for name in ("o200k_base", "cl100k_base"):
+        for line in child(_COMPULSORY_CHILD, name, *texts).splitlines():
+            r = json.loads(line)
+            print(
+                "%-12s %-24s %9d %9d %8d %8d %9d %9d"
+                % (
+                    name,
+                    r["text"],
+                    r["pieces"],
+                    r["new"],
+                    r["tokens"],
+                    r["cut"],
+                    r["merged"],
+                    r["merged_distinct"],
+                )
+            )
+
+
 def fill():
     paths = [
         corpus_path(n) for n in ("russian", "chinese", "mixed_multilingual", "python_code", "english_medium")
@@ -321,6 +452,9 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv == ["--fill"]:
         fill()
+        return 0
+    if argv == ["--compulsory"]:
+        compulsory()
         return 0
     return CASES.main(__doc__, argv)
 
