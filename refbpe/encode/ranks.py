@@ -92,6 +92,7 @@ class RankTables(object):
             left, right = bytes(left), bytes(right)
         self._left, self._right = left, right
         self._ranks_grow = _ranks_grow(table, shift)
+        self._byte_gap = None in self._byte_id  # a byte with no token: ``_merge_piece`` checks each piece
         byte_id = [none if i is None else i for i in self._byte_id]
         self._byte_pairs = [
             table.get((byte_id[b1] << shift) | byte_id[b2], none)
