@@ -371,3 +371,19 @@ def test_long_pieces_of_every_script_follow_the_plain_tiktoken_rule(name, piece)
     or more the heap of (rank, slot); both against the plain rule, in every script."""
     tok = _gpt2_ranks() if name == "gpt2" else _refbpe_only(name)
     assert tok._encode_one(piece) == naive_rank_encode(piece, tok._rank_of)
+
+
+@pytest.mark.parametrize("gap", [ord("z"), 0x80])
+def test_a_vocab_without_a_byte_merges_pieces_without_it_and_refuses_those_with_it(gap):
+    """The merging loop builds its list straight from the bytes only where every byte has a
+    token (``RankTables._byte_gap``); otherwise each piece is checked first."""
+    ranks = {bytes([i]): i for i in range(256) if i != gap}
+    ranks.update({b"ab": 256, b"bc": 257, b"abc": 258, b"cab": 259})
+    tok = Tokenizer.from_ranks(ranks)
+    assert tok._byte_gap
+    for piece in (b"abcab", b"cabcabc", b"a", b""):
+        assert tok._merge_piece(piece) == naive_rank_encode(piece, ranks)
+    with pytest.raises(ValueError, match="single-byte token"):
+        tok._merge_piece(b"ab" + bytes([gap]) + b"c")
+    complete = Tokenizer.from_ranks({**ranks, bytes([gap]): 260})
+    assert not complete._byte_gap
