@@ -309,8 +309,11 @@ class PieceEncoder(object):
         Short pieces are looked up in the cache under the packed-int key of
         ``gpt2.count_pieces``, built without slicing (perf/micro.py
         encode-small-key under PyPy: 1.2x faster than slicing and hashing
-        ``bytes`` per piece).  A piece that is one token is cached as that int,
-        not a list: one memory access fewer per lookup (perf/micro.py
+        ``bytes`` per piece), by a ``while`` loop: against ``for`` over a
+        ``range``, warm 8 MB calls of code 3-15% faster and GPT-2's English
+        8-10%, the others within 3% either way (perf/encode_first.py --trees,
+        two runs).  A piece that is one token is cached as that int, not a
+        list: one memory access fewer per lookup (perf/micro.py
         encode-int-cache: 1.1-1.2x).
 
         A piece that ``_encode_one`` cuts (``_UNCACHED_FROM`` bytes or more, CJK at its end) goes
@@ -339,8 +342,10 @@ class PieceEncoder(object):
         for end in ends:
             if end - start < 8:
                 key = 1
-                for p in range(start, end):
+                p = start
+                while p < end:
                     key = (key << 8) | data[p]
+                    p += 1
                 ids = small.get(key)
                 if ids is None:
                     ids = self._small_miss(key, data, start, end)
