@@ -89,8 +89,11 @@ class PieceCuts(object):
         start = 0  # where the current character (``key``, its bytes so far) starts
         part_start = 0
         key = piece[0] if piece else 0
-        for i in range(1, len(piece) + 1):
-            b = piece[i] if i < len(piece) else 0
+        n = len(piece)
+        i = 0
+        while i < n:  # not ``for`` over a ``range``: ``PieceEncoder._merge_piece`` says why
+            i += 1
+            b = piece[i] if i < n else 0
             if b & 0xC0 == 0x80:
                 key = ((key << 8) | b) & 0xFFFFFFFFFF  # a longer run: its last five bytes, not well-formed
                 continue
