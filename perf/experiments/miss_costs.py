@@ -31,8 +31,9 @@ Cases (``harness.Cases``, run as ``perf/micro.py``'s are), under PyPy:
   cache generation) as it is, 1 << 16 and 1 << 17;
 - ``loop-parts``: the merging loop over ``pair-filter``'s pieces against the two things it is
   made of, each alone in a loop of the same pieces: the pair look-ups it makes (their keys
-  recorded beforehand, looked up in the same order) and the lists it starts from (a piece's
-  byte ids and the ranks of its byte pairs).  What neither explains is the loop's own work.
+  recorded beforehand, looked up in the same order) and the list it starts from (a piece's
+  byte ids and the ranks of its byte pairs, interleaved).  What neither explains is the loop's
+  own work.
 
 ``--compulsory`` counts, for the second 8 MB of a text after the first (the warm call of
 ``miss-share``), its pieces, the distinct ones not seen in the first 8 MB (of those: tokens,
@@ -308,16 +309,23 @@ def look_ups_alone(table, keys, pieces):
     return len(pieces)
 
 
-def lists_alone(tok, pieces):
-    """The two lists the merging loop starts from, built for every piece."""
+def list_alone(tok, pieces):
+    """The list the merging loop starts from (``chain``), built for every piece as it builds it."""
     byte_id, pairs = tok._byte_id, tok._byte_pairs
     for piece in pieces:
-        ids = [byte_id[b] for b in piece]  # noqa: F841  built as the loop builds it
-        ranks = [pairs[(piece[k] << 8) | piece[k + 1]] for k in range(len(piece) - 1)]  # noqa: F841
+        n = len(piece)
+        chain = [0] * (2 * n - 1)
+        left = piece[0]
+        chain[0] = byte_id[left]
+        for k in range(1, n):
+            right = piece[k]
+            chain[2 * k - 1] = pairs[(left << 8) | right]
+            chain[2 * k] = byte_id[right]
+            left = right
     return len(pieces)
 
 
-@case("loop-parts", "piece_ids.py _merge_piece: the loop against its pair look-ups alone and its lists alone")
+@case("loop-parts", "piece_ids.py _merge_piece: the loop against its pair look-ups alone and its list alone")
 def bench_loop_parts(args):
     for vocab, tok in tokenizers():
         for name in ("english_small", "russian", "python_code"):
@@ -326,7 +334,7 @@ def bench_loop_parts(args):
             variants = [
                 ("merging loop", lambda ps=pieces, t=tok: merged_alone(t, ps)),
                 ("look-ups alone", lambda ps=pieces, ks=keys, t=tok: look_ups_alone(t._ranks, ks, ps)),
-                ("lists alone", lambda ps=pieces, t=tok: lists_alone(t, ps)),
+                ("list alone", lambda ps=pieces, t=tok: list_alone(t, ps)),
             ]
             yield (
                 variants,
@@ -387,9 +395,10 @@ _COMPULSORY_CHILD = """
 import json, sys
 from refbpe.encode.tokenizer import Tokenizer
 name, paths = sys.argv[1], sys.argv[2:]
-tok = Tokenizer.from_tiktoken(name)
-merge, calls = tok._merge_piece, []
+calls = []
 for path in paths:
+    tok = Tokenizer.from_tiktoken(name)  # empty caches: the warm call of miss-share below
+    merge = tok._merge_piece
     with open(path, "rb") as f:
         first, data = f.read(8000000), f.read(8000000)
     first, data = (t.decode("utf-8", "ignore").encode("utf-8") for t in (first, data))
@@ -401,8 +410,6 @@ for path in paths:
     new = set(p for p in second if p not in seen)
     tokens = sum(1 for p in new if p in tok._rank_of)
     cut = sum(1 for p in new if p not in tok._rank_of and len(p) >= 8 and p[-3] >= 0xE0)
-    tok = Tokenizer.from_tiktoken(name)  # empty caches, then the warm call of miss-share
-    merge = tok._merge_piece
     tok._merge_piece = lambda piece: calls.append(piece) or merge(piece)
     tok.encode_utf8_ordinary(first)
     del calls[:]

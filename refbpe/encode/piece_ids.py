@@ -89,7 +89,7 @@ class PieceEncoder(object):
         """The ``Backtracker`` of these tables, or False when the vocab lacks a byte (the
         merging loop raises) or its ids are far apart."""
         size = max(self.vocab, default=0) + 1
-        if None in self._byte_id or not dense(size, len(self.vocab)):
+        if self._byte_gap or not dense(size, len(self.vocab)):
             return False
         id_of = self._id_of if self._rank_of is None else self._rank_of
         tokens = self.__dict__.get("_sorted_tokens") or sorted(id_of)
@@ -108,19 +108,14 @@ class PieceEncoder(object):
         pair (``_index_pairs``).  Against rescanning every pair after each
         merge this is O(1) instead of O(n) lookups per merge, though on
         ordinary text's short pieces the two are close (perf/micro.py
-        encode-neighbours under PyPy: 1.0-1.1x).  One list instead of a list
-        of ids and one of ranks, each losing an item per merge: 8 MB calls
-        under cl100k_base and o200k_base up to 7% faster warm and 11% first,
-        none slower; GPT-2's level, -7% to +4% (perf/encode_first.py
-        --trees, five texts), though the loop alone races level, 0.95-1.04x
-        (perf/micro.py encode-interleaved).  ``chain`` is built straight from
-        the piece's bytes, not from a list of ids first, where every byte has a
-        token (``_byte_gap``): 12 of 15 warm calls 2-9% faster, the others
-        within 5%, first calls up to 14% (the same runs).  The scan for the
-        lowest rank is a ``while`` loop, as ``piece_cuts``' cut loop: against
-        ``for`` over a ``range``, the two together made warm 8 MB calls up to
-        7% faster, none more than 4% slower in either of two runs
-        (perf/encode_first.py --trees).  That is O(n) per merge, O(n^2) per
+        encode-neighbours under PyPy: 1.0-1.1x).  One list, built straight
+        from the bytes where every byte has a token (``_byte_gap``) and scanned
+        by a ``while`` loop, against two lists built from a list of ids and
+        scanned by ``for`` over a ``range``: warm 8 MB calls 4-20% faster on 13
+        of 15 texts and encodings, the others level (perf/encode_first.py
+        --trees, with ``_encode_bytes``' key loop; each step in the
+        CHANGELOG), though the loop alone races level
+        (perf/micro.py encode-interleaved).  That is O(n) per merge, O(n^2) per
         piece; pieces of ``_LONG_PIECE`` bytes or more go to
         ``_encode_long_piece``, O(n log n).
         """
