@@ -137,3 +137,22 @@ def test_parts_encode_as_the_whole_piece_by_merges(texts, pieces, vocab_size):
         assert tok._encode_in_parts(piece) == tok._encode_piece(piece)
         text = piece.decode("utf-8")
         assert tok.encode(text) == naive_encode(text, vocab, merges)
+
+
+def test_a_long_cjk_piece_that_is_a_token_is_that_token():
+    """The cut comes before tiktoken's rule, which is looked up only for a piece with no
+    place to cut (a token equal to the piece spans every place).  中文中 is a token that no
+    merge makes; 丁中文中 is none and is cut before 中文中 (no token spans that place), whose
+    part gets no such rule: it is merged as BPE merges it."""
+    piece = "中文中".encode("utf-8")
+    rank_of = {bytes([b]): b for b in range(256)}
+    for char in "中文":
+        rank_of[char.encode("utf-8")[:2]] = len(rank_of)
+        rank_of[char.encode("utf-8")] = len(rank_of)
+    rank_of[piece] = len(rank_of)
+    tok = Tokenizer.from_ranks(rank_of)
+    assert tok._encode_one(piece) == [rank_of[piece]] == naive_rank_encode(piece, rank_of)
+    assert tok._encode_piece(piece) != [rank_of[piece]]  # BPE alone would not make it
+    longer = "丁".encode("utf-8") + piece
+    made = [rank_of[t.encode("utf-8")] for t in "中文中"]
+    assert tok._encode_one(longer) == naive_rank_encode(longer, rank_of) == [256, 0x81] + made

@@ -7,8 +7,9 @@ does, and the parts left and right of ``k`` are merged as each would be alone: e
 joins the lowest-ranked adjacent pair of the whole piece, leftmost on a tie; a step on the
 left side is then the lowest pair of that side (leftmost among the side's equals), and the
 other side does not change it.  So ``ids(piece) == ids(piece[:k]) + ids(piece[k:])`` for the
-merging loop (not for tiktoken's "a piece that is a token is that token", which the caller
-checks on the whole piece first).
+merging loop (not for tiktoken's "a piece that is a token is that token": a piece with a
+place no token spans is no token, so the caller checks that rule only on a piece with none,
+``encode_in_parts``' ``whole``).
 
 Long pieces are runs of CJK and other scripts whose characters take 2-4 bytes; their parts
 repeat far more than the pieces do, so each part is encoded once and kept (the caller's
@@ -29,7 +30,7 @@ Cost: building, O(total bytes of the tokens holding a multi-byte character);
 characters, plus ``encode`` of each part not yet in ``parts``.
 """
 
-from typing import Callable, Dict, Iterable, List
+from typing import Callable, Dict, Iterable, List, Optional
 
 __all__ = ["PieceCuts"]
 
@@ -80,38 +81,58 @@ class PieceCuts(object):
         self._joined = joined
         self._partial = bytes(partial)
 
-    def encode_in_parts(self, piece: bytes, parts: Dict[bytes, List[int]], encode: Callable) -> List[int]:
+    def encode_in_parts(
+        self,
+        piece: bytes,
+        parts: Dict[bytes, List[int]],
+        encode: Callable,
+        whole: Optional[Callable] = None,
+    ) -> List[int]:
         """``encode(piece)``, as the ids of its parts between the places no token spans, each
-        part's ``encode`` looked up in ``parts`` first (and added to it); one pass."""
+        part's ``encode`` looked up in ``parts`` first (and added to it); one pass.  A piece
+        with no such place is ``whole(piece)`` (``encode`` by default).
+
+        The loop steps a character at a time; a three-byte character (CJK, kana, Hangul:
+        what this is for) is read in one step, any other run byte by byte."""
         joined, partial = self._joined, self._partial
         ids = None
-        previous = 0  # the character before ``start``: its bytes if multi-byte and well-formed, else 0
-        start = 0  # where the current character (``key``, its bytes so far) starts
+        previous = 0  # the character before ``i``: its bytes if multi-byte and well-formed, else 0
         part_start = 0
-        key = piece[0] if piece else 0
         n = len(piece)
         i = 0
         while i < n:  # not ``for`` over a ``range``: ``PieceEncoder._merge_piece`` says why
-            i += 1
-            b = piece[i] if i < n else 0
-            if b & 0xC0 == 0x80:
-                key = ((key << 8) | b) & 0xFFFFFFFFFF  # a longer run: its last five bytes, not well-formed
-                continue
-            if _well_formed_multibyte(key):
-                around = (piece[start - 1] << 8) | piece[start]  # the two bytes around the place
-                if previous and not partial[around] and (previous << 32) | key not in joined:
-                    found = _part_ids(parts, piece[part_start:start], encode)
-                    if ids is None:
-                        ids = list(found)
-                    else:
-                        ids.extend(found)
-                    part_start = start
-                previous = key
-            else:
-                previous = 0
-            start, key = i, b
+            b = piece[i]
+            j = i + 3
+            if (
+                0xE0 <= b < 0xF0
+                and j <= n
+                and piece[i + 1] & 0xC0 == 0x80
+                and piece[i + 2] & 0xC0 == 0x80
+                and (j == n or piece[j] & 0xC0 != 0x80)
+            ):
+                key = (b << 16) | (piece[i + 1] << 8) | piece[i + 2]
+            else:  # any other run: a lead byte (or a stray continuation byte) and its continuation bytes
+                key = b
+                j = i + 1
+                while j < n and piece[j] & 0xC0 == 0x80:
+                    key = ((key << 8) | piece[j]) & 0xFFFFFFFFFF  # its last five bytes: not well-formed
+                    j += 1
+                if not _well_formed_multibyte(key):
+                    previous = 0
+                    i = j
+                    continue
+            # ``piece[i - 1:i + 1]``: the two bytes around the place
+            if previous and not partial[(piece[i - 1] << 8) | b] and (previous << 32) | key not in joined:
+                found = _part_ids(parts, piece[part_start:i], encode)
+                if ids is None:
+                    ids = list(found)
+                else:
+                    ids.extend(found)
+                part_start = i
+            previous = key
+            i = j
         if ids is None:
-            return encode(piece)
+            return (whole or encode)(piece)
         ids.extend(_part_ids(parts, piece[part_start:], encode))
         return ids
 
