@@ -156,3 +156,5 @@ def test_a_long_cjk_piece_that_is_a_token_is_that_token():
     longer = "丁".encode("utf-8") + piece
     made = [rank_of[t.encode("utf-8")] for t in "中文中"]
     assert tok._encode_one(longer) == naive_rank_encode(longer, rank_of) == [256, 0x81] + made
+    # encode's own path for such pieces (``_extend_in_parts``: ids appended as found)
+    assert tok.encode("中文中 丁中文中") == [rank_of[piece], 32, 256, 0x81] + made

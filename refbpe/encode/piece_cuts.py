@@ -90,51 +90,61 @@ class PieceCuts(object):
     ) -> List[int]:
         """``encode(piece)``, as the ids of its parts between the places no token spans, each
         part's ``encode`` looked up in ``parts`` first (and added to it); one pass.  A piece
-        with no such place is ``whole(piece)`` (``encode`` by default).
+        with no such place is ``whole(piece)`` (``encode`` by default)."""
+        ids: List[int] = []
+        self.extend_in_parts(piece, 0, len(piece), parts, encode, whole or encode, ids)
+        return ids
+
+    def extend_in_parts(
+        self,
+        data: bytes,
+        start: int,
+        end: int,
+        parts: Dict[bytes, List[int]],
+        encode: Callable,
+        whole: Callable,
+        out: List[int],
+    ) -> None:
+        """``encode_in_parts`` of the piece ``data[start:end]``, its ids appended to ``out``:
+        the piece is not sliced unless it has no place to cut.
 
         The loop steps a character at a time; a three-byte character (CJK, kana, Hangul:
         what this is for) is read in one step, any other run byte by byte."""
         joined, partial = self._joined, self._partial
-        ids = None
         previous = 0  # the character before ``i``: its bytes if multi-byte and well-formed, else 0
-        part_start = 0
-        n = len(piece)
-        i = 0
-        while i < n:  # not ``for`` over a ``range``: ``PieceEncoder._merge_piece`` says why
-            b = piece[i]
+        part_start = start
+        i = start
+        while i < end:  # not ``for`` over a ``range``: ``PieceEncoder._merge_piece`` says why
+            b = data[i]
             j = i + 3
             if (
                 0xE0 <= b < 0xF0
-                and j <= n
-                and piece[i + 1] & 0xC0 == 0x80
-                and piece[i + 2] & 0xC0 == 0x80
-                and (j == n or piece[j] & 0xC0 != 0x80)
+                and j <= end
+                and data[i + 1] & 0xC0 == 0x80
+                and data[i + 2] & 0xC0 == 0x80
+                and (j == end or data[j] & 0xC0 != 0x80)
             ):
-                key = (b << 16) | (piece[i + 1] << 8) | piece[i + 2]
+                key = (b << 16) | (data[i + 1] << 8) | data[i + 2]
             else:  # any other run: a lead byte (or a stray continuation byte) and its continuation bytes
                 key = b
                 j = i + 1
-                while j < n and piece[j] & 0xC0 == 0x80:
-                    key = ((key << 8) | piece[j]) & 0xFFFFFFFFFF  # its last five bytes: not well-formed
+                while j < end and data[j] & 0xC0 == 0x80:
+                    key = ((key << 8) | data[j]) & 0xFFFFFFFFFF  # its last five bytes: not well-formed
                     j += 1
                 if not _well_formed_multibyte(key):
                     previous = 0
                     i = j
                     continue
-            # ``piece[i - 1:i + 1]``: the two bytes around the place
-            if previous and not partial[(piece[i - 1] << 8) | b] and (previous << 32) | key not in joined:
-                found = _part_ids(parts, piece[part_start:i], encode)
-                if ids is None:
-                    ids = list(found)
-                else:
-                    ids.extend(found)
+            # ``data[i - 1:i + 1]``: the two bytes around the place
+            if previous and not partial[(data[i - 1] << 8) | b] and (previous << 32) | key not in joined:
+                out.extend(_part_ids(parts, data[part_start:i], encode))
                 part_start = i
             previous = key
             i = j
-        if ids is None:
-            return (whole or encode)(piece)
-        ids.extend(_part_ids(parts, piece[part_start:], encode))
-        return ids
+        if part_start == start:
+            out.extend(whole(data[start:end]))
+        else:
+            out.extend(_part_ids(parts, data[part_start:end], encode))
 
 
 def _enter_runs(token, joined, partial):
