@@ -43,28 +43,42 @@ def _words(n, length):
     return out
 
 
-@pytest.mark.parametrize("length", [4, 9])  # the small cache (under 8 bytes) and the other
-def test_a_generation_doubles_while_its_pieces_come_back(monkeypatch, length):
+def test_a_generation_doubles_while_its_pieces_come_back(monkeypatch):
     _, vocab, merges = small_tokenizer()
     tok = Tokenizer(vocab, merges, SMALL_SPECIALS)
     monkeypatch.setattr(refbpe.encode.piece_ids, "_CACHE_LIMIT", 16)
     # Working sets between one generation and two: their pieces come back from the previous
     # one, so it doubles (16 -> 32 -> 64), and no further, though 96 would have it double again.
-    words = _words(96, length)
+    words = _words(96, 9)  # pieces of 10 bytes: the cache of bytes keys
     text = "".join(words[:24] * 4 + words[:48] * 4 + words[:96] * 4)
     assert tok.encode(text) == naive_encode(text, vocab, merges, SMALL_SPECIALS)
-    grown, cache = (tok._small_grown, tok._small_cache) if length < 8 else (tok._grown, tok._cache)
-    assert grown == refbpe.encode.piece_ids._CACHE_DOUBLINGS == 2
-    assert len(cache) <= 16 << grown
+    assert tok._grown == refbpe.encode.piece_ids._CACHE_DOUBLINGS == 2
+    assert len(tok._cache) <= 16 << tok._grown
     assert tok.encode(text) == naive_encode(text, vocab, merges, SMALL_SPECIALS)
 
 
-@pytest.mark.parametrize("length", [4, 9])
-def test_a_generation_stays_small_when_its_pieces_do_not_come_back(monkeypatch, length):
+def test_a_generation_stays_small_when_its_pieces_do_not_come_back(monkeypatch):
     _, vocab, merges = small_tokenizer()
     tok = Tokenizer(vocab, merges, SMALL_SPECIALS)
     monkeypatch.setattr(refbpe.encode.piece_ids, "_CACHE_LIMIT", 16)
-    text = "".join(_words(400, length))  # every piece once
+    text = "".join(_words(400, 9))  # every piece once
     assert tok.encode(text) == naive_encode(text, vocab, merges, SMALL_SPECIALS)
-    assert (tok._small_grown, tok._grown) == (0, 0)
-    assert len(tok._small_cache) <= 16 and len(tok._cache) <= 16
+    assert tok._grown == 0
+    assert len(tok._cache) <= 16
+
+
+def test_the_small_cache_starts_at_its_largest_generation(monkeypatch):
+    """Pieces under 8 bytes (int keys): a generation holds ``_CACHE_LIMIT << _CACHE_DOUBLINGS``
+    from the start, rotates there, and grows no further."""
+    _, vocab, merges = small_tokenizer()
+    tok = Tokenizer(vocab, merges, SMALL_SPECIALS)
+    monkeypatch.setattr(refbpe.encode.piece_ids, "_CACHE_LIMIT", 16)
+    most = 16 << refbpe.encode.piece_ids._CACHE_DOUBLINGS
+    words = _words(most + 16, 4)  # pieces of 5 bytes
+    text = "".join(words[:most])
+    assert tok.encode(text) == naive_encode(text, vocab, merges, SMALL_SPECIALS)
+    assert len(tok._small_cache) == most and not tok._small_old  # held, not rotated
+    text = "".join(words * 3)
+    assert tok.encode(text) == naive_encode(text, vocab, merges, SMALL_SPECIALS)
+    assert tok._small_grown == refbpe.encode.piece_ids._CACHE_DOUBLINGS
+    assert len(tok._small_cache) <= most and len(tok._small_old) <= most and tok._small_old

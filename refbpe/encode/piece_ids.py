@@ -354,7 +354,11 @@ class PieceEncoder(object):
         0.59 s; two generations of 1 << 15, 0.37-0.40 s (tiktoken 0.59 s in
         the same run); one of 1 << 18, 0.36 s but 55 MB more per process.
         A generation starts at ``_CACHE_LIMIT`` entries and doubles (``_grown_after``)
-        while the pieces found in the previous one make a quarter of it.
+        while the pieces found in the previous one make a quarter of it.  The small cache's
+        (int keys) start at their largest, ``_CACHE_LIMIT << _CACHE_DOUBLINGS``: against
+        growing there, warm 8 MB calls of code 4-9% faster, English 1-4%, the others within
+        3% either way (perf/encode_first.py --trees, two runs), and 1.8 MB more held after
+        120 MB of five corpora (the "grows" row of perf/experiments/miss_costs.py --fill).
         """
         if ends is None:
             ends = self._piece_ends(data)
