@@ -70,6 +70,15 @@ _PARTS_LIMIT = 1 << 16  # parts kept by _encode_in_parts (short: a few MB)
 class PieceEncoder(object):
     """The piece encoders of a ``Tokenizer`` (its base; the methods read its tables and caches)."""
 
+    def _empty_caches(self):
+        """The piece caches of ``_encode_bytes``, empty: each of two generations."""
+        self._cache = {}  # pieces of 8 bytes or more -> ids
+        self._small_cache = {}  # shorter pieces, under packed-int keys -> ids
+        self._old, self._small_old = {}, {}  # the previous generation of each
+        self._kept, self._small_kept = 0, 0  # entries of each taken from the previous generation
+        # doublings of each generation (``_grown_after``): the small cache's start at their largest
+        self._grown, self._small_grown = 0, _CACHE_DOUBLINGS
+
     def _encode_piece(self, piece):
         """Ids of one pre-token: ``_merge_piece``'s, found by the backtracking search
         (``backtrack.Backtracker``) where it measured faster (perf/piece_lengths.py

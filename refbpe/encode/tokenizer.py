@@ -74,7 +74,7 @@ from ..formats.tiktoken import merges_from_ranks
 from ..loader import read_model
 from ..pretokenize.patterns import Pattern, get_pattern, pattern_key
 from ..specials import special_pattern, split_specials
-from .piece_ids import _CACHE_DOUBLINGS, PieceEncoder
+from .piece_ids import PieceEncoder
 from .ranks import RankTables
 from .streaming import Streaming, utf16_repaired
 
@@ -137,12 +137,7 @@ class Tokenizer(RankTables, PieceEncoder, Streaming):
         self._ranks = self._merge_ranks()
         self._index_pairs()
         self._pattern = special_pattern(self.special_tokens)
-        self._cache = {}  # pieces of 8 bytes or more -> ids
-        self._small_cache = {}  # shorter pieces, under packed-int keys -> ids
-        self._old, self._small_old = {}, {}  # the previous generation of each
-        self._kept, self._small_kept = 0, 0  # entries of each taken from the previous generation
-        # doublings of each generation (``_grown_after``): the small cache's start at their largest
-        self._grown, self._small_grown = 0, _CACHE_DOUBLINGS
+        self._empty_caches()  # the piece caches (``piece_ids``)
         self._parts = {}  # parts of pieces (``_encode_in_parts``) -> ids
         self._cuts = None  # ``PieceCuts`` of the vocab, built when first needed
         self._backtracker = None  # ``backtrack.Backtracker`` of the tables, built when first needed
