@@ -75,9 +75,8 @@ class PieceEncoder(object):
         self._cache = {}  # pieces of 8 bytes or more -> ids
         self._small_cache = {}  # shorter pieces, under packed-int keys -> ids
         self._old, self._small_old = {}, {}  # the previous generation of each
-        self._kept, self._small_kept = 0, 0  # entries of each taken from the previous generation
-        # doublings of each generation (``_grown_after``): the small cache's start at their largest
-        self._grown, self._small_grown = 0, _CACHE_DOUBLINGS
+        self._kept = 0  # entries taken from the previous generation (the small cache's do not grow)
+        self._grown = 0  # doublings of a generation (``_grown_after``)
 
     def _encode_piece(self, piece):
         """Ids of one pre-token: ``_merge_piece``'s, found by the backtracking search
@@ -364,7 +363,7 @@ class PieceEncoder(object):
         the same run); one of 1 << 18, 0.36 s but 55 MB more per process.
         A generation starts at ``_CACHE_LIMIT`` entries and doubles (``_grown_after``)
         while the pieces found in the previous one make a quarter of it.  The small cache's
-        (int keys) start at their largest, ``_CACHE_LIMIT << _CACHE_DOUBLINGS``: against
+        (int keys) are their largest, ``_CACHE_LIMIT << _CACHE_DOUBLINGS``, from the start: against
         growing there, warm 8 MB calls of code 4-9% faster, English 1-4%, the others within
         3% either way (perf/encode_first.py --trees, two runs), and 1.8 MB more held after
         120 MB of five corpora (the "grows" row of perf/experiments/miss_costs.py --fill).
@@ -405,11 +404,8 @@ class PieceEncoder(object):
         ids = self._small_old.get(key)
         if ids is None:
             ids = self._cached_form(self._encode_one(data[start:end]))
-        else:
-            self._small_kept += 1
-        if len(self._small_cache) >= _CACHE_LIMIT << self._small_grown:
-            self._small_grown = _grown_after(self._small_kept, self._small_grown)
-            self._small_old, self._small_cache, self._small_kept = self._small_cache, {}, 0
+        if len(self._small_cache) >= _CACHE_LIMIT << _CACHE_DOUBLINGS:  # its largest from the start
+            self._small_old, self._small_cache = self._small_cache, {}
         self._small_cache[key] = ids
         return ids
 
