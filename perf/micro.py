@@ -420,6 +420,33 @@ def bench_count_here(args):
     )
 
 
+def small_pairs_to_bytes(pairs, counts):
+    """The alternative to gpt2.add_small_pairs' struct: ``int.to_bytes`` of the key less its leading bit."""
+    for key, n in pairs:
+        size = (key.bit_length() - 1) >> 3
+        piece = (key ^ (1 << (size << 3))).to_bytes(size, "big")
+        counts[piece] = counts.get(piece, 0) + n
+    return counts
+
+
+@case("count-settle", "gpt2.py add_small_pairs: a small key's bytes by struct or by int.to_bytes", 7, 2)
+def bench_count_settle(args):
+    from refbpe.corpus.count import add_chunk_counts
+    from refbpe.pretokenize.gpt2 import add_small_pairs
+
+    small, counts = {}, {}
+    add_chunk_counts(corpus("english_medium", 36 << 20), 0, "-", ("<|endoftext|>",), "strict", None, small, counts)
+
+    def settle(add):
+        return lambda: add(small.items(), dict(counts))
+
+    yield (
+        [("struct", settle(add_small_pairs)), ("int.to_bytes", settle(small_pairs_to_bytes))],
+        "the small keys of 36 MiB of english_medium (%d) into its table of longer pieces (%d)"
+        % (len(small), len(counts)),
+    )
+
+
 @case("count-lines", "sequences.py count_text: lines counted in one pass, or line by line", 5, 2)
 def bench_count_lines(args):
     from refbpe.corpus.sequences import count_sequences, count_text, cut_sequences

@@ -14,6 +14,7 @@ import subprocess
 
 import pytest
 from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from support import (
     CONTRACTIONS_ANY_CASE,
     EMOJI,
@@ -261,6 +262,20 @@ def test_count_pretokens_equals_counter(name, text):
     from refbpe.pretokenize.gpt2 import add_small_counts
 
     assert add_small_counts(small, counts) == dict(Counter(pattern.pretokenize(data)))
+
+
+@settings(max_examples=examples(100))
+@given(pieces=st.lists(st.binary(max_size=7), max_size=20))
+@example(pieces=[b"", b"\x00", b"\x00\x00\x01", b"\xff" * 7, b"\x80" + b"\x00" * 6])
+def test_small_keys_become_their_bytes(pieces):
+    """``add_small_pairs`` turns each packed key (a leading 1 bit, then the bytes) back into
+    its bytes, leading zero bytes and all lengths 0-7 included, adding to what is there."""
+    from collections import Counter
+
+    from refbpe.pretokenize.gpt2 import add_small_pairs
+
+    pairs = [(int.from_bytes(b"\x01" + p, "big"), 1) for p in pieces]
+    assert add_small_pairs(pairs, {b"\x00": 5}) == dict(Counter(pieces) + Counter({b"\x00": 5}))
 
 
 # -- the same splits on PyPy (and CPython) ----------------------------------------------
