@@ -435,7 +435,8 @@ def bench_count_settle(args):
     from refbpe.pretokenize.gpt2 import add_small_pairs
 
     small, counts = {}, {}
-    add_chunk_counts(corpus("english_medium", 36 << 20), 0, "-", ("<|endoftext|>",), "strict", None, small, counts)
+    data = corpus("english_medium", 36 << 20)
+    add_chunk_counts(data, 0, "-", ("<|endoftext|>",), "strict", None, small, counts)
 
     def settle(add):
         return lambda: add(small.items(), dict(counts))
