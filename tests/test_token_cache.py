@@ -82,3 +82,25 @@ def test_the_small_cache_starts_at_its_largest_generation(monkeypatch):
     assert tok.encode(text) == naive_encode(text, vocab, merges, SMALL_SPECIALS)
     assert len(tok._small_old) == most  # each generation rotated at its largest
     assert len(tok._small_cache) <= most and len(tok._small_old) <= most and tok._small_old
+
+
+def test_each_cached_form_gives_the_ids_again():
+    """Long pieces of one, two and more tokens are cached as an int, a pair and a list; a
+    second call, answered from the cache, gives each piece's ids again, in order."""
+    _, vocab, merges = small_tokenizer()
+    tok = Tokenizer(vocab, merges, SMALL_SPECIALS)
+    words = [t.decode() for t in vocab.values() if t[:1] == b" " and t[1:].isalpha() and len(t) >= 4]
+    tails = [t.decode() for t in vocab.values() if t.isalpha() and t.islower()]
+    pieces = [w + t for w in words[:40] for t in tails[:40]] + words + _words(50, 9)
+    pieces = [p for p in pieces if len(p.encode()) >= 8]
+    text = "".join(pieces)
+    expected = naive_encode(text, vocab, merges, SMALL_SPECIALS)
+    assert tok.encode(text) == expected
+    sizes = {len(naive_encode(p, vocab, merges, SMALL_SPECIALS)) for p in pieces}
+    assert {1, 2, 3} <= sizes  # the text has pieces of each form
+    forms = {type(ids) for ids in tok._cache.values()}
+    assert forms == {int, tuple, list}, forms
+    assert all(len(ids) == 2 for ids in tok._cache.values() if type(ids) is tuple)
+    assert all(len(ids) > 2 for ids in tok._cache.values() if type(ids) is list)
+    assert tok.encode(text) == expected
+    assert tok.encode(text + text) == expected + expected
