@@ -158,3 +158,31 @@ def test_a_long_cjk_piece_that_is_a_token_is_that_token():
     assert tok._encode_one(longer) == naive_rank_encode(longer, rank_of) == [256, 0x81] + made
     # encode's own path for such pieces (``_extend_in_parts``: ids appended as found)
     assert tok.encode("中文中 丁中文中") == [rank_of[piece], 32, 256, 0x81] + made
+
+
+_HAN = st.text(alphabet="中文字符丁七万三上下不与丐丑专且世丘", min_size=1, max_size=30)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(texts=st.lists(_HAN, min_size=1, max_size=6), calls=st.lists(_HAN, min_size=1, max_size=6))
+def test_one_character_parts_kept_by_code_point_encode_as_merged(texts, calls):
+    """``encode``'s cut path keeps a part that is one three-byte character under its code
+    point (``piece_cuts._char_ids``) instead of under its bytes: each call, the first filling
+    those entries and the later ones reading them, gives the textbook encoder's ids."""
+    vocab, merges = train_from_texts(texts, 290, [])
+    tok = Tokenizer(vocab, merges)
+    for text in calls + calls:
+        text = " " + text  # a piece of 8 bytes or more ending in a three-byte character: cut
+        assert tok.encode(text) == naive_encode(text, vocab, merges)
+
+
+def test_one_character_parts_are_kept_by_code_point():
+    """Not vacuous: with no token holding two of these characters, every part of the piece is
+    one character, and each is kept under its code point, not under its bytes."""
+    vocab, merges = train_from_texts(["中中 文文 字字"], 262, [])
+    tok = Tokenizer(vocab, merges)
+    text = " 中文字中文字"
+    assert tok.encode(text) == naive_encode(text, vocab, merges) == tok.encode(text)
+    kept = {chr(point) for point, ids in enumerate(tok._chars) if ids is not None}
+    assert kept == set("中文字")
+    assert list(tok._parts) == [" 中".encode("utf-8")]  # the first part, with the space

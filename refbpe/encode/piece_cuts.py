@@ -13,13 +13,14 @@ place no token spans is no token, so the caller checks that rule only on a piece
 
 Long pieces are runs of CJK and other scripts whose characters take 2-4 bytes; their parts
 repeat far more than the pieces do, so each part is encoded once and kept (the caller's
-``parts``).  Only places between two multi-byte characters are tried.  A token spanning
-such a place either holds both characters whole, and then the pair is in ``joined`` (every
-two adjacent multi-byte characters inside a token), or begins or ends inside one of them,
-and then the two bytes around the place are in ``partial`` (the byte pairs around a
-character boundary of a token that begins or ends inside one of the two characters).  Both
-tests may say "spanned" for a place no token spans (a cut missed); neither can miss a token
-that spans it.
+``parts``; a part that is one three-byte character in the caller's ``chars``, a list indexed
+by its code point: no slice of the text and no hash of bytes). Only places between two
+multi-byte characters are tried. A token spanning such a place either holds both characters
+whole, and then the pair is in ``joined`` (every two adjacent multi-byte characters inside a
+token), or begins or ends inside one of them, and then the two bytes around the place are in
+``partial`` (the byte pairs around a character boundary of a token that begins or ends inside
+one of the two characters). Both tests may say "spanned" for a place no token spans (a cut
+missed); neither can miss a token that spans it.
 
 Characters are the runs of a lead byte and its continuation bytes; a place is tried only
 between two runs that are well-formed UTF-8 (lead and length agree), so any bytes may be
@@ -104,12 +105,15 @@ class PieceCuts(object):
         encode: Callable,
         whole: Callable,
         out: List[int],
+        chars: Optional[List[Optional[List[int]]]] = None,
     ) -> None:
         """``encode_in_parts`` of the piece ``data[start:end]``, its ids appended to ``out``:
         the piece is not sliced unless it has no place to cut.
 
         The loop steps a character at a time; a three-byte character (CJK, kana, Hangul:
-        what this is for) is read in one step, any other run byte by byte."""
+        what this is for) is read in one step, any other run byte by byte.  ``chars`` (a list of
+        65,536, or None): a part that is one three-byte character is kept there by code point
+        (``_char_ids``), the other parts in ``parts`` by their bytes."""
         joined, partial = self._joined, self._partial
         previous = 0  # the character before ``i``: its bytes if multi-byte and well-formed, else 0
         part_start = start
@@ -137,12 +141,17 @@ class PieceCuts(object):
                     continue
             # ``data[i - 1:i + 1]``: the two bytes around the place
             if previous and not partial[(data[i - 1] << 8) | b] and (previous << 32) | key not in joined:
-                out.extend(_part_ids(parts, data[part_start:i], encode))
+                if chars is not None and i - part_start == 3 and previous >= 0xE00000:
+                    out.extend(_char_ids(chars, previous, data, part_start, encode))
+                else:
+                    out.extend(_part_ids(parts, data[part_start:i], encode))
                 part_start = i
             previous = key
             i = j
         if part_start == start:
             out.extend(whole(data[start:end]))
+        elif chars is not None and end - part_start == 3 and previous >= 0xE00000:
+            out.extend(_char_ids(chars, previous, data, part_start, encode))
         else:
             out.extend(_part_ids(parts, data[part_start:end], encode))
 
@@ -160,6 +169,16 @@ def _enter_runs(token, joined, partial):
 def _whole(key, length):
     """Whether a run (its ``key`` and ``length``) is a whole character: ASCII or well-formed."""
     return key < 0x80 if length == 1 else _well_formed_multibyte(key)
+
+
+def _char_ids(chars, key, data, start, encode):
+    """The ids of the three-byte character ``key`` at ``data[start]``, kept in ``chars`` by code
+    point (no slice, no hash)."""
+    point = ((key >> 4) & 0xF000) | ((key >> 2) & 0x0FC0) | (key & 0x3F)
+    found = chars[point]
+    if found is None:
+        found = chars[point] = encode(data[start : start + 3])
+    return found
 
 
 def _part_ids(parts, part, encode):

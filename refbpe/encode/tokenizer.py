@@ -140,6 +140,7 @@ class Tokenizer(RankTables, PieceEncoder, Streaming):
         self._empty_caches()  # the piece caches (``piece_ids``)
         self._parts = {}  # parts of pieces (``_encode_in_parts``) -> ids
         self._cuts = None  # ``PieceCuts`` of the vocab, built when first needed
+        self._chars = None  # ids of one-character parts by code point (``_extend_in_parts``)
         self._backtracker = None  # ``backtrack.Backtracker`` of the tables, built when first needed
         self._rank_of = None  # tiktoken's {token bytes: rank}, set by from_tiktoken
 
