@@ -88,12 +88,14 @@ class PieceCuts(object):
         parts: Dict[bytes, List[int]],
         encode: Callable,
         whole: Optional[Callable] = None,
+        chars: Optional[List[Optional[List[int]]]] = None,
     ) -> List[int]:
         """``encode(piece)``, as the ids of its parts between the places no token spans, each
-        part's ``encode`` looked up in ``parts`` first (and added to it); one pass.  A piece
-        with no such place is ``whole(piece)`` (``encode`` by default)."""
+        part's ``encode`` looked up in ``parts`` (or ``chars``, ``extend_in_parts``) first and
+        added to it; one pass.  A piece with no such place is ``whole(piece)`` (``encode`` by
+        default)."""
         ids: List[int] = []
-        self.extend_in_parts(piece, 0, len(piece), parts, encode, whole or encode, ids)
+        self.extend_in_parts(piece, 0, len(piece), parts, encode, whole or encode, ids, chars)
         return ids
 
     def extend_in_parts(

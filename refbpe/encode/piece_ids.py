@@ -308,8 +308,8 @@ class PieceEncoder(object):
         With ``PieceCuts``' character steps, warm 8 MB calls of Chinese 14-17% faster under
         o200k_base and cl100k_base, mixed text up to 4%, GPT-2's level (perf/encode_first.py
         --trees, two runs)."""
-        cuts, parts = self._cutter()
-        return cuts.encode_in_parts(piece, parts, self._encode_piece, self._encode_whole)
+        cuts, parts, chars = self._cutter()
+        return cuts.encode_in_parts(piece, parts, self._encode_piece, self._encode_whole, chars)
 
     def _extend_in_parts(self, data, start, end, out):
         """``_encode_in_parts`` of ``data[start:end]``, its ids appended to ``out`` as its parts
@@ -319,21 +319,20 @@ class PieceEncoder(object):
         three-byte character is kept by code point in ``_chars`` (512 KB, made at the first cut):
         warm calls of Chinese 2-10% faster, mixed text level to 7%, first calls within 6% either
         way (perf/encode_first.py --trees, two runs of 5 rounds)."""
-        cuts, parts = self._cutter()
-        chars = self._chars
-        if chars is None:
-            chars = self._chars = [None] * 0x10000
+        cuts, parts, chars = self._cutter()
         cuts.extend_in_parts(data, start, end, parts, self._encode_piece, self._encode_whole, out, chars)
 
     def _cutter(self):
-        """The ``PieceCuts`` of the vocab (built when a piece first needs it) and the parts kept."""
+        """The ``PieceCuts`` of the vocab and the one-character parts kept by code point (both
+        made when a piece is first cut), and the other parts kept."""
         cuts = self._cuts
         if cuts is None:
             cuts = self._cuts = PieceCuts(self._id_of)
+            self._chars = [None] * 0x10000  # at most one entry per three-byte character: no limit
         parts = self._parts
         if len(parts) >= _PARTS_LIMIT:
             parts = self._parts = {}
-        return cuts, parts
+        return cuts, parts, self._chars
 
     @staticmethod
     def _cached_form(ids):
@@ -344,8 +343,7 @@ class PieceEncoder(object):
         """``_cached_form``, and two ids as a tuple: PyPy keeps a pair of ints in one object (a
         list of two is two, the list and its items), so a look-up reads one memory block fewer
         (``_encode_bytes``)."""
-        n = len(ids)
-        return ids[0] if n == 1 else (ids[0], ids[1]) if n == 2 else ids
+        return (ids[0], ids[1]) if len(ids) == 2 else PieceEncoder._cached_form(ids)
 
     def _encode_bytes(self, data, out, ends=None):
         """Append the ids of UTF-8 ``data`` (pieces ending at ``ends``) to ``out``.
