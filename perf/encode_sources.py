@@ -25,7 +25,17 @@ import os
 import statistics
 import sys
 
-from harness import GPT2_FILES, INTERPRETERS, PEERS, ROOT, corpus, run_result, save_results, tree_env
+from harness import (
+    GPT2_FILES,
+    INTERPRETERS,
+    PEERS,
+    ROOT,
+    corpus,
+    run_result,
+    save_results,
+    stopwatch,
+    tree_env,
+)
 
 SEPARATOR = "<|endoftext|>"
 
@@ -89,14 +99,8 @@ def count_misses(tok):
 
 
 def worker(system, name, path, max_bytes, misses):
-    import resource
-
     sys.path.insert(0, PEERS)
     from _common import emit, ids_digest
-
-    def cpu():
-        r = resource.getrusage(resource.RUSAGE_SELF)
-        return r.ru_utime + r.ru_stime
 
     warm_up, later = windows(documents(path), max_bytes)
     tok = encoder(system, name)
@@ -107,9 +111,9 @@ def worker(system, name, path, max_bytes, misses):
         text = later[source]
         if counts is not None:
             counts["bpe"] = counts["again"] = 0
-        t0 = cpu()
-        ids = tok.encode_ordinary(text)
-        row = {"bytes": len(text.encode("utf-8")), "seconds": cpu() - t0, "digest": ids_digest(ids)}
+        with stopwatch() as clock:
+            ids = tok.encode_ordinary(text)
+        row = {"bytes": len(text.encode("utf-8")), "seconds": clock.cpu, "digest": ids_digest(ids)}
         if counts is not None:
             row.update(counts)
         sources[source] = row

@@ -448,6 +448,38 @@ def bench_count_settle(args):
     )
 
 
+def pack_counts_by_lookup(small, counts):
+    """The alternative to count.pack_counts' values read in order: each key's count looked up again."""
+    from array import array
+
+    keys = list(counts)
+    small_keys = list(small)
+    return (
+        array("q", small_keys),
+        array("q", [small[k] for k in small_keys]),
+        b"".join(keys),
+        array("l", [len(k) for k in keys]),
+        array("q", [counts[k] for k in keys]),
+    )
+
+
+@case("count-pack", "count.py pack_counts: counts read with the keys' order, or looked up by key", 7, 2)
+def bench_count_pack(args):
+    from refbpe.corpus.count import add_chunk_counts, pack_counts
+
+    small, counts = {}, {}
+    data = corpus("english_medium", 12 << 20)
+    add_chunk_counts(data, 0, "-", ("<|endoftext|>",), "strict", None, small, counts)
+    yield (
+        [
+            ("values in order", lambda: pack_counts(small, counts)),
+            ("looked up", lambda: pack_counts_by_lookup(small, counts)),
+        ],
+        "the tables of a 12 MiB unit of english_medium (%d small keys, %d longer)"
+        % (len(small), len(counts)),
+    )
+
+
 @case("count-lines", "sequences.py count_text: lines counted in one pass, or line by line", 5, 2)
 def bench_count_lines(args):
     from refbpe.corpus.sequences import count_sequences, count_text, cut_sequences

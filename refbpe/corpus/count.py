@@ -90,14 +90,15 @@ def pack_counts(small, counts):
     (its pickle is pure Python); CPython 7 ms against 17 ms.  PyPy is the
     interpreter to count with, so the packed form it is.
     """
+    # A dict's values come in its keys' order, so the counts are read, not looked up by key: a
+    # 12 MiB unit's tables packed in 4.4 ms against 6.6 ms under PyPy (perf/micro.py count-pack).
     keys = list(counts)
-    small_keys = list(small)
     return (
-        array("q", small_keys),
-        _int_array([small[k] for k in small_keys]),
+        array("q", list(small)),
+        _int_array(list(small.values())),
         b"".join(keys),
         array("l", [len(k) for k in keys]),
-        _int_array([counts[k] for k in keys]),
+        _int_array(list(counts.values())),
     )
 
 
