@@ -48,8 +48,7 @@ def deferred_encode_bytes(self, data, out, ends=None):
             if end - start < 8:
                 key, p = 1, start
                 while p < end:
-                    key = (key << 8) | data[p]
-                    p += 1
+                    key, p = (key << 8) | data[p], p + 1
                 ids = small.get(key)
                 if ids is None:
                     ids = self._small_miss(key, data, start, end)
