@@ -132,6 +132,16 @@ tables = st.tuples(
 
 
 @settings(max_examples=examples(50), deadline=None)
+@given(table=tables)
+def test_a_packed_table_unpacks_to_itself(table):
+    """``pack_counts`` reads each table's counts in its keys' order: unpacked into empty tables,
+    every key has its own count again (counts above 2**63 included)."""
+    small, counts = {}, {}
+    unpack_counts(pack_counts(*table), small, counts)
+    assert small == table[0] and counts == table[1]
+
+
+@settings(max_examples=examples(50), deadline=None)
 @given(mine=tables, theirs=st.lists(tables, max_size=3), settle_after=st.integers(0, 3))
 def test_tables_added_after_the_small_keys_are_settled_sum_the_same(mine, theirs, settle_after):
     """``count._Tables.settle``: packed tables added with ``small`` None (their small keys turned
