@@ -31,7 +31,17 @@ import os
 import statistics
 import sys
 
-from harness import GPT2_FILES, INTERPRETERS, PEERS, ROOT, corpus, run_result, rusage, save_results, tree_env
+from harness import (
+    INTERPRETERS,
+    PEERS,
+    ROOT,
+    corpus,
+    load_tokenizer,
+    run_result,
+    rusage,
+    save_results,
+    tree_env,
+)
 
 PHASES = ["first", "fresh", "warm"]
 
@@ -49,12 +59,6 @@ def worker(name, path, max_bytes, jit_params):
         import pypyjit
 
         pypyjit.set_param(jit_params)
-    from refbpe import Tokenizer
-
-    def load():
-        if name == "gpt2":
-            return Tokenizer.from_files(*GPT2_FILES)
-        return Tokenizer.from_tiktoken(name)
 
     minors = [0]
 
@@ -67,10 +71,10 @@ def worker(name, path, max_bytes, jit_params):
     raw = both.encode("utf-8")
     cut = len(read_text(path, max_bytes)[0].encode("utf-8"))
     first, second = raw[:cut].decode("utf-8"), raw[cut:].decode("utf-8")
-    tok = load()
+    tok = load_tokenizer(name)
     fields = {}
     for phase in PHASES:
-        encoder = load() if phase == "fresh" else tok
+        encoder = load_tokenizer(name) if phase == "fresh" else tok
         text = second if phase == "warm" else first
         m0, r0 = minors[0], rusage()
         ids = encoder.encode_ordinary(text)

@@ -26,11 +26,11 @@ import statistics
 import sys
 
 from harness import (
-    GPT2_FILES,
     INTERPRETERS,
     PEERS,
     ROOT,
     corpus,
+    load_tokenizer,
     run_result,
     save_results,
     stopwatch,
@@ -74,11 +74,7 @@ def encoder(system, name):
         import tiktoken
 
         return tiktoken.get_encoding(name)
-    from refbpe import Tokenizer
-
-    if name == "gpt2":
-        return Tokenizer.from_files(*GPT2_FILES)
-    return Tokenizer.from_tiktoken(name)
+    return load_tokenizer(name)
 
 
 def count_misses(tok):

@@ -107,6 +107,15 @@ def corpus(name):
 CORPUS_FILES = {name: corpus(name) for name in ["corpus.en"] + CORPUS_NAMES}
 
 
+def load_tokenizer(name):
+    """A refbpe ``Tokenizer`` by encoding name: ``gpt2`` from the CS336 GPT-2 files, any other
+    from tiktoken's rank file in the shared cache (offline)."""
+    from refbpe import Tokenizer
+
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", TIKTOKEN_CACHE)
+    return Tokenizer.from_files(*GPT2_FILES) if name == "gpt2" else Tokenizer.from_tiktoken(name)
+
+
 def read_text(path, start=0, size=-1):
     """Bytes [start, start + size) of ``path`` as text (partial characters at the ends dropped)."""
     with open(path, "rb") as f:

@@ -33,11 +33,10 @@ whether the tokenizer searches such a piece (``piece_ids._SEARCH_FROM``,
 families (and skips the per-length table).
 """
 
-import os
 import random
 import sys
 
-from harness import GPT2_FILES, TIKTOKEN_CACHE, corpus, read_corpus, stopwatch
+from harness import GPT2_FILES, corpus, load_tokenizer, read_corpus, stopwatch
 
 from refbpe.encode import backtrack
 from refbpe.encode import piece_ids as tokenizer_module
@@ -155,12 +154,6 @@ def family_piece(family, n, rng):
     scripts = {"cyrillic": (0x430, 0x44F, 2), "greek": (0x3B1, 0x3C9, 2), "emoji": (0x1F600, 0x1F64F, 4)}
     first, last, width = scripts[family]
     return "".join(chr(rng.randint(first, last)) for _ in range(n // width)).encode()
-
-
-def load_tokenizer(name):
-    """gpt2's CS336 merge list, or a tiktoken encoding from the shared cache (offline)."""
-    os.environ.setdefault("TIKTOKEN_CACHE_DIR", TIKTOKEN_CACHE)
-    return Tokenizer.from_files(*GPT2_FILES) if name == "gpt2" else Tokenizer.from_tiktoken(name)
 
 
 def cpu_best(fn, pieces):

@@ -26,7 +26,7 @@ import sys
 PERF = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, PERF)
 
-from harness import GPT2_FILES, INTERPRETERS, PEERS, ROOT, corpus, run_result, rusage, tree_env  # noqa: E402
+from harness import INTERPRETERS, PEERS, ROOT, corpus, load_tokenizer, run_result, rusage, tree_env  # noqa: E402
 
 BLOCK = 1 << 15  # pieces per block
 
@@ -82,12 +82,6 @@ def deferred_encode_bytes(self, data, out, ends=None):
         b0 = b1
 
 
-def load(name):
-    from refbpe import Tokenizer
-
-    return Tokenizer.from_files(*GPT2_FILES) if name == "gpt2" else Tokenizer.from_tiktoken(name)
-
-
 def halves(text):
     """The first 8 MB of a corpus and the next 8 MB, each cut at a character boundary."""
     with open(corpus(text), "rb") as f:
@@ -103,7 +97,7 @@ def worker(variant, name, text):
         from refbpe.encode import piece_ids
 
         piece_ids.PieceEncoder._encode_bytes = deferred_encode_bytes
-    tok = load(name)
+    tok = load_tokenizer(name)
     fields, ids = {}, []
     for phase, part in zip(("first", "warm"), halves(text)):
         r0 = rusage()
@@ -117,7 +111,7 @@ def alone():
     """The misses' BPE of a warm o200k_base call of Russian in three orders, one process."""
     from refbpe.encode import piece_ids
 
-    tok = load("o200k_base")
+    tok = load_tokenizer("o200k_base")
     first, warm = halves("russian")
     tok.encode_ordinary(first)
     got, merge_piece = [], piece_ids.PieceEncoder._merge_piece
