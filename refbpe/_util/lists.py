@@ -11,7 +11,10 @@ it as any list does.  Measured by
 (English; its minor page faults 1,760 -> 9), 0.88 -> 0.83 s (Russian; an earlier run 0.91 ->
 0.97) and 1.90 -> 1.65 s (Chinese); the first call level within the noise (0.90 -> 0.93,
 1.29 -> 1.39, 2.16 -> 2.05).  Where pieces are longer than 4 bytes the room is partly unused:
-8 bytes per 4 input bytes at most, for the life of the list.  Cost: one block of ``n`` slots.
+8 bytes per 4 input bytes at most, for the life of the list.  The scanners still reserve that
+quarter; the ids of a text of 1 MB or more now get one slot per byte
+(``encode.tokenizer._ids_room`` says why).  Cost: one block of ``n`` slots, its pages touched
+as items are written (the minor page faults of perf/encode_first.py).
 """
 
 try:

@@ -80,6 +80,31 @@ from .streaming import Streaming, utf16_repaired
 
 __all__ = ["Tokenizer"]
 
+# Texts of _ROOM_ALL_FROM bytes or more get room for one id per byte, at most _ROOM_MOST ids
+# (512 MB of address space); shorter ones a quarter of their length (_ids_room says why).
+_ROOM_ALL_FROM = 1 << 20
+_ROOM_MOST = 1 << 26
+
+
+def _ids_room(nbytes):
+    """The room to reserve for the ids of ``nbytes`` bytes of text (``list_with_room``).
+
+    A list that outgrows its room is copied into a block an eighth larger.  A quarter of the
+    length is room enough for English (4.2-4.6 bytes per token), but GPT-2's mixed text runs 2.0
+    bytes per token and its Russian 1.7, and their ids passed many times their size through the
+    allocator.  From 1 MB on the room is one id per byte, the most a text can have (a token is a
+    byte or more), so the list is never copied; under PyPy the room is address space until the
+    ids are written.  Against a quarter's room: ``refbpe encode`` of mixed_multilingual 1.94-2.00
+    -> 1.76-1.79 s, its peak RSS 673 -> 536 MB, the other corpora level (perf/encode_corpus.py
+    whole); first 8 MB calls of GPT-2's code, Chinese and mixed text 7-24% faster, cl100k_base's
+    Chinese and mixed text 5-8%, with a fifth to a half of the minor page faults; warm calls
+    within 6% either way but GPT-2's Chinese, 3-11% slower (perf/encode_first.py --trees, five
+    runs; the CHANGELOG has each).  A shorter text keeps the quarter: a small list is made in the
+    nursery with all its room, which a kept list would hold on to."""
+    if nbytes < _ROOM_ALL_FROM:
+        return nbytes >> 2
+    return min(nbytes, _ROOM_MOST)
+
 
 class Tokenizer(RankTables, PieceEncoder, Streaming):
     """Byte-level BPE tokenizer with the CS336 ``Tokenizer`` interface.
@@ -312,12 +337,15 @@ class Tokenizer(RankTables, PieceEncoder, Streaming):
             return self._encode_text(utf16_repaired(text), specials)
 
     def _encode_text(self, text, pattern):
-        out = list_with_room(len(text) >> 2)
-        for segment, is_special in split_specials(text, pattern):
+        segments = [
+            (s if special else s.encode("utf-8"), special) for s, special in split_specials(text, pattern)
+        ]
+        out = list_with_room(_ids_room(sum(len(s) for s, special in segments)))  # a special: 1 id, 1+ chars
+        for segment, is_special in segments:
             if is_special:
                 out.append(self._special_id[segment])
             else:
-                self._encode_bytes(segment.encode("utf-8"), out)
+                self._encode_bytes(segment, out)
         return out
 
     def encode_utf8(self, data: bytes, segments: Optional[List[Tuple[int, int]]] = None) -> List[int]:
@@ -388,7 +416,7 @@ class Tokenizer(RankTables, PieceEncoder, Streaming):
         return i not in special and all(b in b" \n\t" for b in self.vocab[i])
 
     def _encode_valid_utf8(self, data, pattern, segments):
-        out = list_with_room(len(data) >> 2)
+        out = list_with_room(_ids_room(len(data)))
         pos = 0
         for m in pattern.finditer(data) if pattern is not None else ():
             before = len(out)
