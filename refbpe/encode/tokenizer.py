@@ -98,9 +98,10 @@ def _ids_room(nbytes):
     -> 1.76-1.79 s, its peak RSS 673 -> 536 MB, the other corpora level (perf/encode_corpus.py
     whole); first 8 MB calls of GPT-2's code, Chinese and mixed text 7-24% faster, cl100k_base's
     Chinese and mixed text 5-8%, with a fifth to a half of the minor page faults; warm calls
-    within 6% either way but GPT-2's Chinese, 3-11% slower (perf/encode_first.py --trees, five
-    runs; the CHANGELOG has each).  A shorter text keeps the quarter: a small list is made in the
-    nursery with all its room, which a kept list would hold on to."""
+    within 6% either way but GPT-2's Chinese and mixed text, 3-11% and 5% slower
+    (perf/encode_first.py --trees, six runs; the CHANGELOG has each).  A shorter text keeps
+    the quarter: a small list is made in the nursery with all its room, which a kept list
+    would hold on to."""
     if nbytes < _ROOM_ALL_FROM:
         return nbytes >> 2
     return min(nbytes, _ROOM_MOST)
