@@ -9,7 +9,7 @@ first ``--mb`` MB (the caches fill), then, on the next ``--mb`` MB, it counts a 
 ``encode_ordinary`` (its misses included), the scan alone (``_piece_ends``), the piece loop
 alone with every piece cached (``_encode_bytes`` with the ends given, after the warm call), the
 BPE of the long pieces the warm call missed (``_merge_piece``, each once; then again, and by
-``merge_in_one_loop``, its loop inside a loop made one loop, the ids checked equal), and a
+``merge_in_one_loop_function``, its loop inside a loop made one loop, the ids checked equal), and a
 function that holds only a counting loop, called once per missed piece (what a call of a
 function with a loop allocates by itself under PyPy's JIT).  CPU seconds beside each
 (``harness.rusage``).  Under PyPy only; the figures are in the CHANGELOG ("What a warm call
@@ -27,43 +27,38 @@ sys.path.insert(0, PERF)
 
 from harness import INTERPRETERS, corpus, load_tokenizer, rusage, tree_env  # noqa: E402
 
+# Three edits of ``PieceEncoder._merge_piece``'s source, once dedented, that make its loop inside a
+# loop one loop (the rest stays the library's own): (found, replaced by) each.
+ONE_LOOP_EDITS = [
+    (
+        "    while True:\n        best, q = none, -1\n        k, m = 1, len(chain)\n        while k < m:\n",
+        "    best, q, k, m = none, -1, 1, len(chain)\n    while True:\n        if k < m:\n",
+    ),
+    ("            k += 2\n", "            k += 2\n            continue\n"),
+    (
+        "if can_left[new] and can_right[b] else none\n",
+        "if can_left[new] and can_right[b] else none\n        best, q, k, m = none, -1, 1, len(chain)\n",
+    ),
+]
 
-def merge_in_one_loop(self, piece):
-    """``PieceEncoder._merge_piece``'s merging loop for short pieces, its scan for the lowest rank
-    and its merge step in one ``while`` loop instead of a loop inside a loop."""
-    from refbpe.encode.ranks import NO_MERGE
 
-    byte_id, byte_pairs, none = self._byte_id, self._byte_pairs, NO_MERGE
-    table, shift, can_left, can_right = self._ranks, self._shift, self._left, self._right
-    mask = (1 << shift) - 1
-    n = len(piece)
-    chain = [0] * (2 * n - 1)
-    left = piece[0]
-    chain[0] = byte_id[left]
-    for k in range(1, n):
-        right = piece[k]
-        chain[2 * k - 1] = byte_pairs[(left << 8) | right]
-        chain[2 * k] = byte_id[right]
-        left = right
-    best, q, k, m = none, -1, 1, len(chain)
-    while True:
-        if k < m:
-            if chain[k] < best:
-                best, q = chain[k], k
-            k += 2
-            continue
-        if q < 0:
-            return chain[::2]
-        new = best & mask
-        chain[q - 1] = new
-        del chain[q : q + 2]
-        if q > 1:
-            a = chain[q - 3]
-            chain[q - 2] = table.get((a << shift) | new, none) if can_left[a] and can_right[new] else none
-        if q < len(chain):
-            b = chain[q + 1]
-            chain[q] = table.get((new << shift) | b, none) if can_left[new] and can_right[b] else none
-        best, q, k, m = none, -1, 1, len(chain)
+def merge_in_one_loop_function():
+    """``_merge_piece`` with its scan for the lowest rank and its merge step in one ``while``
+    loop instead of a loop inside a loop: the method's source, edited and compiled."""
+    import inspect
+    import textwrap
+
+    from refbpe.encode import piece_ids
+
+    source = textwrap.dedent(inspect.getsource(piece_ids.PieceEncoder._merge_piece))
+    for found, replaced in ONE_LOOP_EDITS:
+        assert source.count(found) == 1, "_merge_piece has changed: %r" % found
+        source = source.replace(found, replaced)
+    namespace = dict(vars(piece_ids))
+    exec(
+        compile(source.replace("def _merge_piece(", "def merge_in_one_loop("), "one_loop", "exec"), namespace
+    )
+    return namespace["merge_in_one_loop"]
 
 
 def counting_loop(piece):
@@ -111,6 +106,7 @@ def worker(name, path, mb):
     print("  (%d long pieces missed by the warm call)" % len(missed))
     step("their BPE (_merge_piece)", lambda: [tok._merge_piece(p) for p in missed])
     short = [p for p in missed if len(p) < 192]
+    merge_in_one_loop = merge_in_one_loop_function()
     assert [merge_in_one_loop(tok, p) for p in short] == [tok._merge_piece(p) for p in short]
     step("their BPE (_merge_piece), again", lambda: [tok._merge_piece(p) for p in missed])
     step("the same by one loop (merge_in_one_loop)", lambda: [merge_in_one_loop(tok, p) for p in short])
