@@ -12,7 +12,7 @@ BPE of the long pieces the warm call missed (``_merge_piece``, each once; then a
 ``merge_in_one_loop_function``, its loop inside a loop made one loop, the ids checked equal), and a
 function that holds only a counting loop, called once per missed piece (what a call of a
 function with a loop allocates by itself under PyPy's JIT).  CPU seconds beside each
-(``harness.rusage``).  Under PyPy only; the figures are in the CHANGELOG ("What a warm call
+(``harness.stopwatch``).  Under PyPy only; the figures are in the CHANGELOG ("What a warm call
 allocates").  Python 3.9 syntax.
 """
 
@@ -25,7 +25,7 @@ import sys
 PERF = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, PERF)
 
-from harness import INTERPRETERS, corpus, load_tokenizer, rusage, tree_env  # noqa: E402
+from harness import INTERPRETERS, load_tokenizer, read_corpus, stopwatch, tree_env  # noqa: E402
 
 # Three edits of ``PieceEncoder._merge_piece``'s source, once dedented, that make its loop inside a
 # loop one loop (the rest stays the library's own): (found, replaced by) each.
@@ -68,11 +68,10 @@ def counting_loop(piece):
     return k
 
 
-def worker(name, path, mb):
-    raw = open(path, "rb").read(2 * mb << 20)
-    first = raw[: mb << 20].decode("utf-8", "ignore")
-    later = raw[mb << 20 :].decode("utf-8", "ignore")
-    data = later.encode("utf-8")
+def worker(name, text, mb):
+    head = read_corpus(text, mb << 20)  # each cut after a newline
+    data = read_corpus(text, 2 * mb << 20)[len(head) :]
+    first, later = head.decode("utf-8"), data.decode("utf-8")
     tok = load_tokenizer(name)
     tok.encode_ordinary(first)
     seen = set(tok._cache) | set(tok._old)
@@ -84,14 +83,12 @@ def worker(name, path, mb):
     gc.hooks.on_gc_minor = on_minor
 
     def step(label, run):
-        minors[0], before = 0, rusage()
-        result = run()
-        after = rusage()
-        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-        print("  %-40s %6d MB  %.3f CPU s" % (label, minors[0], cpu))
+        minors[0] = 0
+        with stopwatch() as watch:
+            result = run()
+        print("  %-40s %6d MB  %.3f CPU s" % (label, minors[0], watch.cpu))
         return result
 
-    text = os.path.basename(path)
     print("%s, %s, %d MB (1 MB nursery: minor collections = MB allocated)" % (name, text, mb))
     step("warm encode_ordinary", lambda: tok.encode_ordinary(later))
     ends = step("the scan (_piece_ends)", lambda: tok._piece_ends(data))
@@ -118,7 +115,7 @@ def main():
     p.add_argument("--encoding", default="o200k_base")
     p.add_argument("--texts", default="russian,english_medium")
     p.add_argument("--mb", type=int, default=8)
-    p.add_argument("--worker", nargs=2, metavar=("ENCODING", "PATH"), help=argparse.SUPPRESS)
+    p.add_argument("--worker", nargs=2, metavar=("ENCODING", "TEXT"), help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
         worker(args.worker[0], args.worker[1], args.mb)
@@ -126,7 +123,7 @@ def main():
     env = tree_env(PYPY_GC_NURSERY="1MB")
     for text in args.texts.split(","):
         cmd = [INTERPRETERS["pypy"], os.path.abspath(__file__), "--mb", str(args.mb)]
-        subprocess.run(cmd + ["--worker", args.encoding, corpus(text)], env=env, check=True)
+        subprocess.run(cmd + ["--worker", args.encoding, text], env=env, check=True)
 
 
 if __name__ == "__main__":

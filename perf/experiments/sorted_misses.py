@@ -26,7 +26,7 @@ import sys
 PERF = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, PERF)
 
-from harness import INTERPRETERS, PEERS, ROOT, corpus, load_tokenizer, run_result, rusage, tree_env  # noqa: E402
+from harness import INTERPRETERS, PEERS, ROOT, load_tokenizer, read_corpus, run_result, rusage, tree_env  # noqa: E402
 
 BLOCK = 1 << 15  # pieces per block
 
@@ -83,10 +83,9 @@ def deferred_encode_bytes(self, data, out, ends=None):
 
 
 def halves(text):
-    """The first 8 MB of a corpus and the next 8 MB, each cut at a character boundary."""
-    with open(corpus(text), "rb") as f:
-        raw = f.read(16 << 20)
-    return raw[: 8 << 20].decode("utf-8", "ignore"), raw[8 << 20 :].decode("utf-8", "ignore")
+    """The first 8 MB of a corpus and the next 8 MB, each cut after a newline (``read_corpus``)."""
+    head = read_corpus(text, 8 << 20)
+    return head.decode("utf-8"), read_corpus(text, 16 << 20)[len(head) :].decode("utf-8")
 
 
 def worker(variant, name, text):
